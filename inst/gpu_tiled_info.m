@@ -1,0 +1,107 @@
+## Copyright (C) 2026 The gpu_tiled developers
+##
+## This program is free software: you can redistribute it and/or modify it
+## under the terms of the GNU General Public License as published by the
+## Free Software Foundation, either version 3 of the License, or (at your
+## option) any later version.  See the file COPYING.
+
+## -*- texinfo -*-
+## @deftypefn  {} {} gpu_tiled_info ()
+## @deftypefnx {} {@var{s} =} gpu_tiled_info ()
+## Report the GPU that @code{gpu_tiled_mtimes} uses.
+##
+## With no output, print a summary.  Otherwise return a struct with fields:
+##
+## @table @code
+## @item usable
+## true when a CUDA device is present and can run this build's kernels.
+## @item reason
+## why not, when @code{usable} is false (no driver, no device, driver too
+## old for the build, no kernel image for the GPU's architecture, ...).
+## @item name
+## @itemx compute_capability
+## @itemx multiprocessors
+## the device, e.g. @qcode{"NVIDIA H100 80GB HBM3"}, @qcode{"9.0"}, 132.
+## @item total_memory
+## @itemx free_memory
+## device memory in bytes.
+## @item cached_device_memory
+## @itemx cached_pinned_memory
+## bytes of device and page-locked host memory that @code{gpu_tiled_mtimes}
+## keeps between calls; @code{gpu_tiled_reset} releases them.
+## @item driver_version
+## @itemx runtime_version
+## CUDA driver and (statically linked) runtime versions, e.g. 13000.
+## @item build_archs
+## the GPU architectures compiled into this installation.
+## @end table
+##
+## Example:
+## @example
+## @group
+## if (gpu_tiled_info ().usable)
+##   C = gpu_tiled_mtimes (A, B);
+## else
+##   C = A * B;
+## endif
+## @end group
+## @end example
+##
+## @seealso{gpu_tiled_mtimes, gpu_tiled_reset}
+## @end deftypefn
+
+function s = gpu_tiled_info ()
+
+  info = __gpu_tiled_info__ ();
+  if (nargout > 0)
+    s = info;
+    return;
+  endif
+  if (! info.usable)
+    printf ("gpu_tiled: no usable GPU: %s\n", info.reason);
+    return;
+  endif
+  mib = 1024 ^ 2;
+  printf ("gpu_tiled: device %d, %s (compute capability %s, %d multiprocessors)\n",
+          info.device, info.name, info.compute_capability,
+          info.multiprocessors);
+  printf ("  memory: %.0f MiB total, %.0f MiB free\n",
+          info.total_memory / mib, info.free_memory / mib);
+  printf ("  kept between calls: %.1f MiB device, %.1f MiB pinned host\n",
+          info.cached_device_memory / mib, info.cached_pinned_memory / mib);
+  printf ("  CUDA driver %d, runtime %d; built for %s\n",
+          info.driver_version, info.runtime_version, info.build_archs);
+
+endfunction
+
+%!error <called with too many inputs> gpu_tiled_info (1)
+%!test
+%! s = gpu_tiled_info ();
+%! assert (isstruct (s));
+%! for f = {"usable", "reason", "device", "name", "compute_capability", ...
+%!          "multiprocessors", "total_memory", "free_memory", ...
+%!          "cached_device_memory", "cached_pinned_memory", ...
+%!          "driver_version", "runtime_version", "build_archs"}
+%!   assert (isfield (s, f{1}), true, f{1});
+%! endfor
+%! assert (islogical (s.usable));
+%! assert (! isempty (s.build_archs));
+%! if (s.usable)
+%!   assert (isempty (s.reason));
+%!   assert (! isempty (s.name));
+%!   assert (s.total_memory >= s.free_memory);
+%!   assert (s.free_memory > 0);
+%!   assert (s.multiprocessors > 0);
+%! else
+%!   assert (! isempty (s.reason));
+%! endif
+%!testif ; gpu_tiled_info ().usable
+%! ## a product leaves its buffers cached, a reset frees them
+%! gpu_tiled_mtimes (randn (300, 200, "single"), randn (200, 100, "single"));
+%! s = gpu_tiled_info ();
+%! assert (s.cached_device_memory > 0);
+%! assert (s.cached_pinned_memory > 0);
+%! gpu_tiled_reset ();
+%! s = gpu_tiled_info ();
+%! assert (s.cached_device_memory, 0);
+%! assert (s.cached_pinned_memory, 0);

@@ -1,0 +1,295 @@
+## Copyright (C) 2026 The gpu_tiled developers
+##
+## This program is free software: you can redistribute it and/or modify it
+## under the terms of the GNU General Public License as published by the
+## Free Software Foundation, either version 3 of the License, or (at your
+## option) any later version.  See the file COPYING.
+
+## -*- texinfo -*-
+## @deftypefn  {} {@var{C} =} gpu_tiled_mtimes (@var{A}, @var{B})
+## @deftypefnx {} {@var{C} =} gpu_tiled_mtimes (@var{A}, @var{B}, @var{tile})
+## Matrix product @code{@var{A} * @var{B}} of single matrices on an NVIDIA GPU.
+##
+## @var{A} (m-by-k) and @var{B} (k-by-n) must be real, full, 2-D and of
+## class single.  @var{C} is an m-by-n single matrix equal to
+## @code{@var{A} * @var{B}} up to single-precision rounding; NaN and Inf
+## propagate as they do in @code{*}.  A scalar @var{A} or @var{B} scales the
+## other operand, as @code{*} does (on the CPU: there is nothing to tile).
+##
+## Without @var{tile}, the fastest kernel for the shape runs: a
+## register-blocked kernel fed by an asynchronous-copy pipeline, split over
+## k when m and n are small, and matrix-vector kernels when @var{A} has one
+## row or @var{B} one column.  With @var{tile} = 8, 16 or 32 the classic
+## tiled kernel runs instead: a @var{tile}-by-@var{tile} thread block
+## computes a @var{tile}-by-@var{tile} block of @var{C}, one element per
+## thread, from tiles of @var{A} and @var{B} staged in shared memory.
+##
+## The operands are copied to the GPU and the result back on every call;
+## device buffers and page-locked staging memory are kept between calls
+## (see @code{gpu_tiled_info} and @code{gpu_tiled_reset}).
+##
+## Example:
+## @example
+## @group
+## A = randn (2000, 3000, "single");
+## B = randn (3000, 1000, "single");
+## C = gpu_tiled_mtimes (A, B);        # fastest kernel
+## C16 = gpu_tiled_mtimes (A, B, 16);  # classic 16x16 tiles
+## norm (C - A * B, "fro") / norm (A * B, "fro")
+## @end group
+## @end example
+##
+## @seealso{gpu_tiled_info, gpu_tiled_reset, mtimes}
+## @end deftypefn
+
+function C = gpu_tiled_mtimes (A, B, tile)
+
+  if (nargin < 2)
+    print_usage ();
+  endif
+  if (nargin < 3)
+    tile = 0;    # the library's "fastest kernel"
+  else
+    check_tile (tile);
+  endif
+  check_operand (A, "A");
+  check_operand (B, "B");
+
+  if (isscalar (A) || isscalar (B))
+    C = A * B;
+    return;
+  endif
+  if (columns (A) != rows (B))
+    error ("gpu_tiled_mtimes: nonconformant arguments (A is %dx%d, B is %dx%d)",
+           rows (A), columns (A), rows (B), columns (B));
+  endif
+  C = __gpu_tiled_mtimes__ (A, B, double (tile));
+
+endfunction
+
+function check_operand (X, name)
+  if (iscell (X) || isstruct (X))
+    error ("gpu_tiled_mtimes: %s must be a single matrix, not a %s",
+           name, ifelse_str (iscell (X), "cell array", "struct"));
+  endif
+  if (issparse (X))
+    error ("gpu_tiled_mtimes: %s must be full, not sparse; use single (full (%s))",
+           name, name);
+  endif
+  if (! isa (X, "single"))
+    error ("gpu_tiled_mtimes: %s must be single, not %s; convert it with single (%s)",
+           name, class (X), name);
+  endif
+  if (iscomplex (X))
+    error ("gpu_tiled_mtimes: %s must be real; complex single is not supported",
+           name);
+  endif
+  if (ndims (X) > 2)
+    error ("gpu_tiled_mtimes: %s must be 2-D, not %d-D", name, ndims (X));
+  endif
+endfunction
+
+function check_tile (tile)
+  if (ischar (tile))
+    error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32, not a string");
+  endif
+  if (! (isnumeric (tile) && isreal (tile) && isscalar (tile)))
+    error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32 (a real scalar), not a %s of size %s",
+           class (tile), mat2str (size (tile)));
+  endif
+  if (! any (double (tile) == [8, 16, 32]))
+    error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32, not %s",
+           num2str (double (tile)));
+  endif
+endfunction
+
+function s = ifelse_str (c, a, b)
+  if (c)
+    s = a;
+  else
+    s = b;
+  endif
+endfunction
+
+%!demo
+%! ## Multiply two 4096x4096 single matrices on the GPU and on the CPU,
+%! ## compare the results and the times.
+%! n = 4096;
+%! A = randn (n, "single");  B = randn (n, "single");
+%! gpu_tiled_mtimes (A(1:64,1:64), B(1:64,1:64));   # set up the GPU once
+%! tic; C = gpu_tiled_mtimes (A, B); t_gpu = toc;
+%! tic; R = A * B; t_cpu = toc;
+%! err = norm (double (C) - double (A) * double (B), "fro") ...
+%!       / (norm (double (A), "fro") * norm (double (B), "fro"));
+%! printf ("n = %d: gpu_tiled_mtimes %.1f ms, built-in * %.1f ms (%.0fx)\n",
+%!         n, 1e3 * t_gpu, 1e3 * t_cpu, t_cpu / t_gpu);
+%! printf ("relative error against a double product: %.2g\n", err);
+
+## ---- argument checks: these need no GPU ----
+%!error <Invalid call> gpu_tiled_mtimes ()
+%!error <Invalid call> gpu_tiled_mtimes (single (1))
+%!error <called with too many inputs> gpu_tiled_mtimes (single (1), single (1), 8, 4)
+%!error <A must be single, not double; convert it with single \(A\)> gpu_tiled_mtimes (ones (2), single (ones (2)))
+%!error <B must be single, not double> gpu_tiled_mtimes (single (ones (2)), ones (2))
+%!error <A must be single, not int32> gpu_tiled_mtimes (int32 (ones (2)), single (ones (2)))
+%!error <A must be single, not uint8> gpu_tiled_mtimes (uint8 (ones (2)), single (ones (2)))
+%!error <B must be single, not logical> gpu_tiled_mtimes (single (ones (2)), true (2))
+%!error <A must be single, not char> gpu_tiled_mtimes ("ab", single (ones (2)))
+%!error <A must be real; complex single is not supported> gpu_tiled_mtimes (single ([1+2i, 3]), single ([1; 2]))
+%!error <B must be real> gpu_tiled_mtimes (single ([1, 3]), single ([1i; 2]))
+%!error <A must be full, not sparse> gpu_tiled_mtimes (sparse (eye (2)), single (ones (2)))
+%!error <B must be full, not sparse> gpu_tiled_mtimes (single (ones (2)), sparse (eye (2)))
+%!error <A must be 2-D, not 3-D> gpu_tiled_mtimes (ones (2, 2, 2, "single"), ones (2, "single"))
+%!error <B must be 2-D, not 4-D> gpu_tiled_mtimes (ones (2, "single"), ones (2, 2, 1, 2, "single"))
+%!error <A must be a single matrix, not a cell array> gpu_tiled_mtimes ({1}, single (1))
+%!error <B must be a single matrix, not a struct> gpu_tiled_mtimes (single (1), struct ("a", 1))
+%!error <nonconformant arguments \(A is 2x3, B is 4x5\)> gpu_tiled_mtimes (ones (2, 3, "single"), ones (4, 5, "single"))
+%!error <nonconformant arguments \(A is 1x2, B is 1x2\)> gpu_tiled_mtimes (ones (1, 2, "single"), ones (1, 2, "single"))
+%!error <TILE must be 8, 16 or 32, not NaN> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), NaN)
+%!error <TILE must be 8, 16 or 32, not 0> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 0)
+%!error <TILE must be 8, 16 or 32, not 7> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 7)
+%!error <TILE must be 8, 16 or 32, not 1.5> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 1.5)
+%!error <TILE must be 8, 16 or 32, not -16> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), -16)
+%!error <TILE must be 8, 16 or 32, not Inf> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), Inf)
+%!error <TILE must be 8, 16 or 32, not a string> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), "16")
+%!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double of size \[1 2\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), [8 16])
+%!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double of size \[0 0\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), [])
+%!error <TILE must be 8, 16 or 32 \(a real scalar\), not a cell> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), {16})
+%!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 16i)
+## The private entry point defends itself too.
+%!error <A and B must be real full 2-D single matrices> __gpu_tiled_mtimes__ (ones (2), ones (2), 0)
+%!error <TILE must be 8, 16 or 32> __gpu_tiled_mtimes__ (ones (2, "single"), ones (2, "single"), 5)
+%!error <nonconformant> __gpu_tiled_mtimes__ (ones (2, 3, "single"), ones (2, "single"), 0)
+%!error <Invalid call> __gpu_tiled_mtimes__ (ones (2, "single"))
+
+## ---- products that need no kernel: empties and scalars, checked on CPU ----
+%!test
+%! C = gpu_tiled_mtimes (zeros (0, 3, "single"), zeros (3, 4, "single"));
+%! assert (class (C), "single");
+%! assert (size (C), [0, 4]);
+%!test
+%! C = gpu_tiled_mtimes (zeros (3, 0, "single"), zeros (0, 4, "single"));
+%! assert (class (C), "single");
+%! assert (size (C), [3, 4]);
+%! assert (all (C(:) == 0));
+%!test
+%! C = gpu_tiled_mtimes (zeros (3, 0, "single"), zeros (0, 4, "single"), 8);
+%! assert (size (C), [3, 4]);
+%! assert (all (C(:) == 0));
+%!test
+%! C = gpu_tiled_mtimes (zeros (5, 4, "single"), zeros (4, 0, "single"), 32);
+%! assert (size (C), [5, 0]);
+%! assert (class (C), "single");
+%!test
+%! A = randn (3, 4, "single");  s = single (-2.5);
+%! assert (gpu_tiled_mtimes (s, A), s * A);
+%! assert (gpu_tiled_mtimes (A, s, 16), A * s);
+%! assert (class (gpu_tiled_mtimes (s, s)), "single");
+%! assert (size (gpu_tiled_mtimes (s, zeros (0, 3, "single"))), [0, 3]);
+
+## ---- GPU products, norm-wise against a double product ----
+%!function check_product (m, k, n, tile)
+%!  A = randn (m, k, "single");
+%!  B = randn (k, n, "single");
+%!  if (tile)
+%!    C = gpu_tiled_mtimes (A, B, tile);
+%!  else
+%!    C = gpu_tiled_mtimes (A, B);
+%!  endif
+%!  assert (class (C), "single");
+%!  assert (size (C), [m, n]);
+%!  R = double (A) * double (B);
+%!  tol = 4 * max (k, 1) * eps ("single");
+%!  err = norm (double (C) - R, "fro");
+%!  bound = tol * norm (double (A), "fro") * norm (double (B), "fro");
+%!  if (! (err <= bound))
+%!    error ("%dx%dx%d tile %d: error %g above %g", m, k, n, tile, err, bound);
+%!  endif
+%!endfunction
+
+%!shared gpu
+%! gpu = gpu_tiled_info ().usable;
+%! setenv ("GPU_TILED_POISON", "1");   # unwritten elements come back NaN
+
+%!testif ; gpu
+%! for tile = [8, 16, 32, 0]
+%!   for s = [1 1 1; 2 3 5; 7 11 13; 31 33 29; 63 65 17; 97 1 89; 1 257 3; 129 127 131; 255 257 100]'
+%!     check_product (s(1), s(2), s(3), tile);
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## tile - 1, tile, tile + 1 in every dimension, for every tile
+%! for tile = [8, 16, 32]
+%!   for d = [tile - 1, tile, tile + 1]
+%!     check_product (d, tile + 1, tile - 1, tile);
+%!     check_product (tile + 1, d, tile, tile);
+%!     check_product (tile, tile - 1, d, tile);
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## default kernel around its 128x128x16, 128x64 and 64x64 tiles
+%! for s = [127 129 15; 128 128 16; 129 17 127; 200 1000 300; 64 4096 64; 513 33 1025]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## tall and skinny, wide, k = 1, vectors, for every tile
+%! for tile = [8, 16, 32, 0]
+%!   check_product (5000, 3, 2, tile);
+%!   check_product (2, 3, 5000, tile);
+%!   check_product (300, 1, 200, tile);
+%!   check_product (1, 700, 300, tile);
+%!   check_product (300, 700, 1, tile);
+%!   check_product (1, 5000, 1, tile);
+%!   check_product (4000, 1, 1, tile);
+%! endfor
+%!testif ; gpu
+%! ## the kernel issue's shapes, default path
+%! for s = [256 256 256; 512 512 512; 1000 1000 1000; 3000 700 5000; 65536 64 64; 64 65536 64; 128 65536 128; 1 4096 4096; 4096 4096 1]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## large enough to stream in several panels and staging slots
+%! check_product (2048, 2049, 3001, 0);
+%! check_product (1027, 3000, 2051, 32);
+%!testif ; gpu
+%! ## repeated calls, shapes growing and shrinking, fresh data each time
+%! for r = 1:20
+%!   s = randi (300, 1, 3);
+%!   check_product (s(1), s(2), s(3), [0 8 16 32](mod (r, 4) + 1));
+%! endfor
+%!testif ; gpu
+%! ## NaN and Inf land where * puts them (B has no exact zeros)
+%! for tile = [8, 16, 32, 0]
+%!   A = randn (37, 41, "single");  B = randn (41, 29, "single") + 8;
+%!   A(5, 7) = Inf;  A(9, 3) = -Inf;  B(11, 13) = NaN;  A(20, :) = NaN;
+%!   if (tile)
+%!     C = gpu_tiled_mtimes (A, B, tile);
+%!   else
+%!     C = gpu_tiled_mtimes (A, B);
+%!   endif
+%!   R = A * B;
+%!   assert (isnan (C), isnan (R));
+%!   assert (isinf (C), isinf (R));
+%!   assert (sign (C(isinf (R))), sign (R(isinf (R))));
+%!   fin = isfinite (R);
+%!   assert (any (fin(:)));
+%! endfor
+%!testif ; gpu
+%! ## an Inf times an exact zero is NaN, as in *
+%! A = randn (40, 40, "single");  B = randn (40, 40, "single");
+%! A(3, 4) = Inf;  B(4, 10) = 0;
+%! for tile = [8, 16, 32, 0]
+%!   if (tile)
+%!     C = gpu_tiled_mtimes (A, B, tile);
+%!   else
+%!     C = gpu_tiled_mtimes (A, B);
+%!   endif
+%!   assert (isnan (C(3, 10)), isnan ((A * B)(3, 10)));
+%!   assert (isinf (C(3, 11)));
+%! endfor
+%!testif ; gpu
+%! ## single precision, not TF32: error at 4096 as a plain FP32 product
+%! A = randn (4096, "single");  B = randn (4096, "single");
+%! R = double (A) * double (B);
+%! rel = norm (double (gpu_tiled_mtimes (A, B)) - R, "fro") / norm (R, "fro");
+%! assert (rel < 1e-5);

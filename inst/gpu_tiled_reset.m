@@ -1,0 +1,54 @@
+## Copyright (C) 2026 The gpu_tiled developers
+##
+## This program is free software: you can redistribute it and/or modify it
+## under the terms of the GNU General Public License as published by the
+## Free Software Foundation, either version 3 of the License, or (at your
+## option) any later version.  See the file COPYING.
+
+## -*- texinfo -*-
+## @deftypefn {} {} gpu_tiled_reset ()
+## Release the device buffers, page-locked staging memory, streams and
+## events that @code{gpu_tiled_mtimes} keeps between calls.
+##
+## The next call sets them up again.  @code{pkg unload gpu_tiled} does this
+## too.
+##
+## Example:
+## @example
+## @group
+## C = gpu_tiled_mtimes (A, B);
+## gpu_tiled_reset ();     # give the GPU memory back to other programs
+## gpu_tiled_info ().cached_device_memory   # 0
+## @end group
+## @end example
+##
+## @seealso{gpu_tiled_mtimes, gpu_tiled_info}
+## @end deftypefn
+
+function gpu_tiled_reset ()
+
+  __gpu_tiled_reset__ ();
+
+endfunction
+
+%!error <called with too many inputs> gpu_tiled_reset (1)
+%!test
+%! gpu_tiled_reset ();   # safe with nothing cached, and twice
+%! gpu_tiled_reset ();
+%! assert (gpu_tiled_info ().cached_device_memory, 0);
+%!testif ; gpu_tiled_info ().usable
+%! ## the package works again after a reset
+%! A = randn (70, 50, "single");  B = randn (50, 90, "single");
+%! C1 = gpu_tiled_mtimes (A, B);
+%! gpu_tiled_reset ();
+%! C2 = gpu_tiled_mtimes (A, B);
+%! assert (C2, C1);
+%!testif ; gpu_tiled_info ().usable
+%! ## no device memory is lost over many calls
+%! A = randn (64, "single");  B = randn (64, "single");
+%! gpu_tiled_mtimes (A, B);
+%! before = gpu_tiled_info ().free_memory;
+%! for i = 1:2000
+%!   gpu_tiled_mtimes (A, B);
+%! endfor
+%! assert (gpu_tiled_info ().free_memory, before);

@@ -1,0 +1,272 @@
+/* gt_context.c -- device set-up, cached buffers, error text, device query
+   and reset.  */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "gt_context.h"
+#include "gt_gemm.h"
+
+static gt_context the_ctx;
+static char err_text[512] = "no error";
+
+const char *
+gt_error_text (void)
+{
+  return err_text;
+}
+
+int
+gt_tile_is_valid (int tile)
+{
+  return tile == GT_TILE_DEFAULT || tile == 8 || tile == 16 || tile == 32;
+}
+
+gt_status
+gt_fail (gt_status status, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  vsnprintf (err_text, sizeof err_text, fmt, ap);
+  va_end (ap);
+  return status;
+}
+
+static gt_status
+status_of (cudaError_t err)
+{
+  switch (err)
+    {
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInitializationError:
+    case cudaErrorInvalidDevice:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorCompatNotSupportedOnDevice:
+    case cudaErrorSystemNotReady:
+      return GT_ERR_NO_DEVICE;
+    case cudaErrorMemoryAllocation:
+      return GT_ERR_NO_MEMORY;
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction:
+    case cudaErrorUnsupportedPtxVersion:
+    case cudaErrorInvalidPtx:
+    case cudaErrorInvalidKernelImage:
+      return GT_ERR_NO_KERNEL;
+    default:
+      return GT_ERR_CUDA;
+    }
+}
+
+/* Errors after which the context can run nothing more.  */
+static int
+is_sticky (cudaError_t err)
+{
+  switch (err)
+    {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorContextIsDestroyed:
+      return 1;
+    default:
+      return 0;
+    }
+}
+
+gt_status
+gt_fail_cuda (cudaError_t err, const char *what)
+{
+  gt_status st = status_of (err);
+  if (st == GT_ERR_NO_MEMORY)
+    {
+      size_t free_b = 0, total_b = 0;
+      cudaMemGetInfo (&free_b, &total_b);
+      cudaGetLastError ();
+      gt_fail (st, "%s: out of device memory (%s; %.0f MiB free of %.0f "
+               "MiB)", what, cudaGetErrorName (err), free_b / 1048576.0,
+               total_b / 1048576.0);
+    }
+  else if (st == GT_ERR_NO_KERNEL)
+    gt_fail (st, "%s: %s (%s): this build has kernels for %s only; "
+             "reinstall with --with-cuda-arch naming this GPU", what,
+             cudaGetErrorString (err), cudaGetErrorName (err),
+             gt_build_archs ());
+  else
+    gt_fail (st, "%s: %s (%s)", what, cudaGetErrorString (err),
+             cudaGetErrorName (err));
+  if (is_sticky (err))
+    {
+      /* The context is gone: forget what lived in it, start over.  */
+      memset (&the_ctx, 0, sizeof the_ctx);
+      cudaDeviceReset ();
+    }
+  cudaGetLastError ();
+  return st;
+}
+
+#define TRY(call, what)                          \
+  do {                                           \
+    cudaError_t e_ = (call);                     \
+    if (e_ != cudaSuccess)                       \
+      return gt_fail_cuda (e_, what);            \
+  } while (0)
+
+gt_status
+gt_ctx_get (gt_context **out)
+{
+  gt_context *c = &the_ctx;
+  *out = c;
+  if (c->ready)
+    return GT_OK;
+  int count = 0;
+  TRY (cudaGetDeviceCount (&count), "CUDA device query");
+  if (count == 0)
+    return gt_fail (GT_ERR_NO_DEVICE, "no CUDA device found");
+  TRY (cudaGetDevice (&c->device), "CUDA device query");
+  TRY (cudaSetDevice (c->device), "CUDA device selection");
+  TRY (gt_check_kernel_image (), "loading the kernels");
+  TRY (cudaStreamCreateWithFlags (&c->up, cudaStreamNonBlocking),
+       "creating streams");
+  TRY (cudaStreamCreateWithFlags (&c->comp, cudaStreamNonBlocking),
+       "creating streams");
+  TRY (cudaStreamCreateWithFlags (&c->down, cudaStreamNonBlocking),
+       "creating streams");
+  for (int i = 0; i < GT_SLOTS; i++)
+    TRY (cudaEventCreateWithFlags (&c->slot_done[i], cudaEventDisableTiming),
+         "creating events");
+  for (int i = 0; i < GT_MAX_PANELS; i++)
+    {
+      TRY (cudaEventCreateWithFlags (&c->panel_in[i], cudaEventDisableTiming),
+           "creating events");
+      TRY (cudaEventCreateWithFlags (&c->panel_out[i],
+                                     cudaEventDisableTiming),
+           "creating events");
+    }
+  TRY (cudaEventCreateWithFlags (&c->work_free, cudaEventDisableTiming),
+       "creating events");
+  c->ready = 1;
+  return GT_OK;
+}
+
+gt_status
+gt_ctx_device_buffer (void **buf, size_t *have, size_t bytes,
+                      const char *what)
+{
+  if (bytes <= *have)
+    return GT_OK;
+  if (*buf)
+    {
+      cudaDeviceSynchronize ();
+      cudaFree (*buf);
+      *buf = NULL;
+      *have = 0;
+    }
+  cudaError_t err = cudaMalloc (buf, bytes);
+  if (err != cudaSuccess)
+    {
+      *buf = NULL;
+      cudaGetLastError ();
+      size_t free_b = 0, total_b = 0;
+      cudaMemGetInfo (&free_b, &total_b);
+      return gt_fail (GT_ERR_NO_MEMORY,
+                      "out of device memory: %s needs %.1f MiB, %.1f MiB "
+                      "free of %.1f MiB (%s)", what, bytes / 1048576.0,
+                      free_b / 1048576.0, total_b / 1048576.0,
+                      cudaGetErrorName (err));
+    }
+  *have = bytes;
+  return GT_OK;
+}
+
+gt_status
+gt_ctx_pinned (gt_context *c)
+{
+  if (c->pinned)
+    return GT_OK;
+  void *p = NULL;
+  cudaError_t err = cudaHostAlloc (&p, (size_t) GT_SLOTS * GT_SLOT_BYTES,
+                                   cudaHostAllocPortable);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "allocating pinned staging memory");
+  c->pinned = (unsigned char *) p;
+  return GT_OK;
+}
+
+void
+gt_reset (void)
+{
+  gt_context *c = &the_ctx;
+  if (!c->ready)
+    return;
+  cudaDeviceSynchronize ();
+  cudaFree (c->dev);
+  cudaFree (c->work);
+  cudaFreeHost (c->pinned);
+  cudaStreamDestroy (c->up);
+  cudaStreamDestroy (c->comp);
+  cudaStreamDestroy (c->down);
+  for (int i = 0; i < GT_SLOTS; i++)
+    cudaEventDestroy (c->slot_done[i]);
+  for (int i = 0; i < GT_MAX_PANELS; i++)
+    {
+      cudaEventDestroy (c->panel_in[i]);
+      cudaEventDestroy (c->panel_out[i]);
+    }
+  cudaEventDestroy (c->work_free);
+  cudaGetLastError ();
+  memset (c, 0, sizeof *c);
+}
+
+/* When the plug-in is unloaded, give the memory back while the runtime is
+   still there.  */
+__attribute__ ((destructor)) static void
+gt_unload (void)
+{
+  gt_reset ();
+}
+
+gt_status
+gt_device_info (gt_info *info)
+{
+  memset (info, 0, sizeof *info);
+  snprintf (info->build_archs, sizeof info->build_archs, "%s",
+            gt_build_archs ());
+  cudaDriverGetVersion (&info->driver_version);
+  cudaRuntimeGetVersion (&info->runtime_version);
+  gt_context *c;
+  gt_status st = gt_ctx_get (&c);
+  if (st != GT_OK)
+    {
+      snprintf (info->reason, sizeof info->reason, "%s", gt_error_text ());
+      return GT_OK;
+    }
+  struct cudaDeviceProp prop;
+  cudaError_t err = cudaGetDeviceProperties (&prop, c->device);
+  if (err == cudaSuccess)
+    err = cudaMemGetInfo (&info->free_bytes, &info->total_bytes);
+  if (err != cudaSuccess)
+    {
+      gt_fail_cuda (err, "CUDA device query");
+      snprintf (info->reason, sizeof info->reason, "%s", gt_error_text ());
+      return GT_OK;
+    }
+  info->usable = 1;
+  info->device = c->device;
+  snprintf (info->name, sizeof info->name, "%s", prop.name);
+  info->cc_major = prop.major;
+  info->cc_minor = prop.minor;
+  info->multiprocessors = prop.multiProcessorCount;
+  info->cached_device_bytes = c->dev_bytes + c->work_bytes;
+  info->cached_pinned_bytes = c->pinned ? (size_t) GT_SLOTS * GT_SLOT_BYTES
+                                        : 0;
+  return GT_OK;
+}

@@ -1,0 +1,50 @@
+/* gt_context.h -- the state the host-side C keeps between calls (internal to
+   the CUDA half of the package).  */
+
+#ifndef GT_CONTEXT_H
+#define GT_CONTEXT_H
+
+#include <cuda_runtime_api.h>
+#include "gpu_tiled.h"
+
+/* Pinned staging: GT_SLOTS slots of GT_SLOT_BYTES, reused round robin.  */
+#define GT_SLOTS 8
+#define GT_SLOT_BYTES ((size_t) 8 << 20)
+/* Column panels of B and C in one host call.  */
+#define GT_MAX_PANELS 64
+
+typedef struct
+{
+  int ready;
+  int device;
+  cudaStream_t up, comp, down;      /* host-to-device, kernels, back */
+  cudaEvent_t slot_done[GT_SLOTS];  /* last copy through the slot ended */
+  cudaEvent_t panel_in[GT_MAX_PANELS], panel_out[GT_MAX_PANELS];
+  cudaEvent_t work_free;            /* device-pointer calls share scratch */
+  void *dev;                        /* A | B | C | scratch of host calls */
+  size_t dev_bytes;
+  void *work;                       /* scratch of device-pointer calls */
+  size_t work_bytes;
+  unsigned char *pinned;            /* GT_SLOTS * GT_SLOT_BYTES */
+} gt_context;
+
+/* The context, set up on first use.  */
+gt_status gt_ctx_get (gt_context **ctx);
+
+/* Grows *buf (device memory) to at least bytes; keeps it otherwise.  */
+gt_status gt_ctx_device_buffer (void **buf, size_t *have, size_t bytes,
+                                const char *what);
+
+/* Allocates the pinned staging area if it is not there yet.  */
+gt_status gt_ctx_pinned (gt_context *ctx);
+
+/* Turns a CUDA failure into a gt_status and the error text ("what: CUDA
+   message (name)"); after an error that breaks the CUDA context it drops
+   every cached resource and resets the device so the next call starts
+   clean.  */
+gt_status gt_fail_cuda (cudaError_t err, const char *what);
+
+/* Sets the error text from a printf format and returns status.  */
+gt_status gt_fail (gt_status status, const char *fmt, ...);
+
+#endif

@@ -1,0 +1,207 @@
+/* The dispatcher: picks a kernel, tile configuration and k split for a
+   shape, and runs a plan.  The choice is a small cost model: for each
+   configuration and split, the number of waves of resident blocks times the
+   work of one wave, plus the bytes the split's partial sums add.  */
+
+#include <math.h>
+#include "gt_gemm.h"
+#include "gt_launch.cuh"
+
+#ifndef GT_BUILD_ARCHS
+#define GT_BUILD_ARCHS "unknown"
+#endif
+
+extern "C" void gt_k4_shape (int cfg, int *bm, int *bn, int *bk,
+                             int *threads, int *smem);
+extern "C" int gt_k4_occupancy (int cfg);
+
+extern "C" const char *
+gt_build_archs (void)
+{
+  return GT_BUILD_ARCHS;
+}
+
+#define GT_MAX_DEVICES 64
+
+typedef struct
+{
+  int known;
+  int sms;
+  int occupancy[GT_CFG_COUNT];
+} device_facts;
+
+static device_facts facts[GT_MAX_DEVICES];
+
+static const device_facts *
+current_facts (void)
+{
+  static device_facts fallback = { 1, 132, { 2, 2, 4, 4 } };
+  int dev = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= GT_MAX_DEVICES)
+    return &fallback;
+  device_facts *f = &facts[dev];
+  if (!f->known)
+    {
+      if (cudaDeviceGetAttribute (&f->sms, cudaDevAttrMultiProcessorCount,
+                                  dev) != cudaSuccess || f->sms <= 0)
+        return &fallback;
+      for (int c = 0; c < GT_CFG_COUNT; c++)
+        {
+          f->occupancy[c] = gt_k4_occupancy (c);
+          if (f->occupancy[c] <= 0)
+            f->occupancy[c] = 1;
+        }
+      f->known = 1;
+    }
+  return f;
+}
+
+/* Relative throughput of one resident block set of each configuration
+   (smaller tiles reuse each loaded word less); 0 keeps a configuration
+   out of the default choice.  */
+static const double cfg_efficiency[GT_CFG_COUNT] = { 1.0, 0.95, 0.85, 0.7 };
+
+/* Rough machine balance for the cost model, which counts in flops of one
+   SM: what an SM computes while the chip moves one byte (FP32 rate of an
+   SM over device bandwidth), and while a kernel launch goes by.  */
+#define FLOP_PER_SM_PER_BYTE 0.15
+#define FLOP_PER_SM_PER_LAUNCH 1.5e6
+/* Split-k partial sums never take more scratch than this.  */
+#define MAX_SPLIT_BYTES ((size_t) 256 << 20)
+
+static size_t
+cap_splits (size_t k, int bk)
+{
+  size_t s = k / (size_t) (4 * bk);   /* at least 4 k steps per split */
+  return s < 1 ? 1 : (s > 256 ? 256 : s);
+}
+
+static gt_plan
+choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
+             int repack)
+{
+  const device_facts *f = current_facts ();
+  gt_plan best = { GT_K4_ASYNC, 0, 0, 1, 0 };
+  double best_cost = HUGE_VAL;
+  for (int c = 0; c < GT_CFG_COUNT; c++)
+    {
+      if (only_cfg >= 0 ? c != only_cfg : cfg_efficiency[c] == 0.0)
+        continue;
+      int bm, bn, bk, threads, smem;
+      gt_k4_shape (c, &bm, &bn, &bk, &threads, &smem);
+      const double tiles = (double) gt_ceil_div (m, bm)
+                           * (double) gt_ceil_div (n, bn);
+      const double slots = (double) f->sms * f->occupancy[c];
+      size_t max_s = cap_splits (k, bk);
+      while (max_s > 1 && max_s * m * n * sizeof (float) > MAX_SPLIT_BYTES)
+        max_s /= 2;
+      for (size_t s = 1; s <= max_s; s = s < 4 ? s + 1 : s * 2)
+        {
+          if (only_splits > 0 && (int) s != only_splits)
+            continue;
+          const double kc = (double) gt_ceil_div (gt_ceil_div (k, s), bk) * bk;
+          const double waves = ceil (tiles * s / slots);
+          /* time of one wave on one SM, in flop units */
+          double cost = waves * f->occupancy[c] * (double) bm * bn * kc
+                        / cfg_efficiency[c];
+          if (s > 1)   /* partials written, read back, and the reduce launch */
+            cost += (double) s * m * n * 8.0 * FLOP_PER_SM_PER_BYTE
+                    + FLOP_PER_SM_PER_LAUNCH;
+          if (cost < best_cost)
+            {
+              best_cost = cost;
+              best.cfg = c;
+              best.splits = (int) s;
+            }
+        }
+    }
+  if (best.splits > 1)
+    best.kernel = GT_K5_SPLITK;
+  best.work_bytes = gt_k4_work_bytes (best.splits, m, n, k, repack);
+  return best;
+}
+
+static gt_plan
+choose_gemv (size_t m, size_t n, size_t k, int only_splits)
+{
+  const device_facts *f = current_facts ();
+  gt_plan p = { GT_K6_GEMV, 0, 0, 1, 0 };
+  const size_t blocks = (n == 1 && m > 1) ? gt_ceil_div (m, 128)
+                                          : gt_ceil_div (n, 8);
+  size_t s = 1;
+  if (only_splits > 0)
+    s = (size_t) only_splits;
+  else
+    {
+      /* Aim for eight blocks per SM, each with at least 128 of k.  */
+      const size_t want = (size_t) f->sms * 8;
+      const size_t most = k / 128 < 1 ? 1 : k / 128;
+      s = blocks >= want ? 1 : gt_ceil_div (want, blocks);
+      if (s > most)
+        s = most;
+      if (s > 65535)
+        s = 65535;
+    }
+  p.splits = (int) s;
+  p.work_bytes = gt_k6_work_bytes (p.splits, m, n);
+  return p;
+}
+
+extern "C" gt_plan
+gt_plan_kernel (int kernel, int cfg, int splits, size_t m, size_t n,
+                size_t k, int repack)
+{
+  gt_plan p = { kernel, 0, 0, 1, 0 };
+  switch (kernel)
+    {
+    case GT_K4_ASYNC:
+      p = choose_gemm (m, n, k, cfg, 1, repack);
+      break;
+    case GT_K5_SPLITK:
+      p = choose_gemm (m, n, k, cfg, splits, repack);
+      p.kernel = GT_K5_SPLITK;
+      break;
+    case GT_K6_GEMV:
+      p = choose_gemv (m, n, k, splits);
+      break;
+    default:
+      break;
+    }
+  return p;
+}
+
+extern "C" gt_plan
+gt_plan_for (size_t m, size_t n, size_t k, int tile, int repack)
+{
+  gt_plan p = { GT_K1_CLASSIC, tile, 0, 1, 0 };
+  if (tile != 0)
+    return p;
+  if (m == 1 || n == 1)
+    return choose_gemv (m, n, k, 0);
+  return choose_gemm (m, n, k, -1, 0, repack);
+}
+
+extern "C" cudaError_t
+gt_gemm_run (const gt_plan *p, const float *A, size_t lda, const float *B,
+             size_t ldb, float *C, size_t ldc, size_t m, size_t n, size_t k,
+             void *work, cudaStream_t s)
+{
+  switch (p->kernel)
+    {
+    case GT_K1_CLASSIC:
+      return gt_k1_classic (p->tile, A, lda, B, ldb, C, ldc, m, n, k, s);
+    case GT_K2_REGBLOCK:
+      return gt_k2_regblock (A, lda, B, ldb, C, ldc, m, n, k, s);
+    case GT_K3_VECTOR:
+      return gt_k3_vector (A, lda, B, ldb, C, ldc, m, n, k, s);
+    case GT_K4_ASYNC:
+    case GT_K5_SPLITK:
+      return gt_k4_async (p->cfg, p->splits, A, lda, B, ldb, C, ldc, m, n,
+                          k, work, s);
+    case GT_K6_GEMV:
+      return gt_k6_gemv (p->splits, A, lda, B, ldb, C, ldc, m, n, k, work,
+                         s);
+    default:
+      return cudaErrorInvalidValue;
+    }
+}

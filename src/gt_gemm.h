@@ -1,0 +1,115 @@
+/* gt_gemm.h -- kernels, their launchers and the dispatcher (CUDA side).
+
+   Internal to the CUDA half of the package and to the benchmark; the Octave
+   glue never includes it.  Every matrix is column-major: element (i,j) of a
+   matrix with leading dimension ld is p[i + j*ld]; C = A*B with A m x k,
+   B k x n, C m x n.  Each launcher checks its launch and returns the CUDA
+   status; nothing here synchronizes.  */
+
+#ifndef GT_GEMM_H
+#define GT_GEMM_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernels, numbered by technique (each adds to the one before).  */
+typedef enum
+{
+  GT_K1_CLASSIC = 1,  /* one element per thread, TILE x TILE shared tiles */
+  GT_K2_REGBLOCK = 2, /* 2-D register blocking, 4x4 per thread, scalar */
+  GT_K3_VECTOR = 3,   /* 8x8 per thread, float4 loads, conflict-free warp
+                         layout, register-prefetch double buffer */
+  GT_K4_ASYNC = 4,    /* cp.async multi-stage pipeline, 16-wide k steps */
+  GT_K5_SPLITK = 5,   /* kernel 4 with k split across blocks, the pieces
+                         summed in order by a reduce kernel */
+  GT_K6_GEMV = 6      /* m == 1 or n == 1: memory-bound, split k */
+} gt_kernel_id;
+
+/* Configurations of kernels 4/5 (compile-time tile shapes), BM x BN x BK
+   with TM x TN elements per thread; see GT_K4_CONFIGS.  */
+typedef enum
+{
+  GT_CFG_128x128_16x4 = 0,  /* 256 threads, 3 stages */
+  GT_CFG_128x128_8x8 = 1,   /* 256 threads, 3 stages */
+  GT_CFG_128x64 = 2,        /* 16x4, 128 threads, 4 stages */
+  GT_CFG_64x64 = 3,         /* 4x8, 128 threads, 4 stages */
+  GT_CFG_COUNT = 4
+} gt_cfg_id;
+
+/* A launch plan: which kernel, which configuration, how many k splits,
+   and the device scratch it needs.  */
+typedef struct
+{
+  int kernel;          /* gt_kernel_id */
+  int tile;            /* kernel 1 only: 8, 16 or 32 */
+  int cfg;             /* kernels 4/5: gt_cfg_id */
+  int splits;          /* kernels 5/6: pieces of k, >= 1 */
+  size_t work_bytes;   /* device scratch for partial sums */
+} gt_plan;
+
+/* Fastest plan for the shape on the current device (tile = 0), or the
+   classic kernel for tile = 8, 16, 32.  repack: the operands fail kernel
+   4's alignment (gt_k4_needs_repack), so the plan's scratch covers
+   aligned copies.  */
+gt_plan gt_plan_for (size_t m, size_t n, size_t k, int tile, int repack);
+
+/* Plan for a given kernel (benchmark); cfg < 0 and splits <= 0 mean
+   "choose".  */
+gt_plan gt_plan_kernel (int kernel, int cfg, int splits,
+                        size_t m, size_t n, size_t k, int repack);
+
+/* Queue C = A*B as planned.  work must hold plan->work_bytes bytes.  */
+cudaError_t gt_gemm_run (const gt_plan *plan,
+                         const float *A, size_t lda,
+                         const float *B, size_t ldb,
+                         float *C, size_t ldc,
+                         size_t m, size_t n, size_t k,
+                         void *work, cudaStream_t stream);
+
+/* One launcher per kernel.  */
+cudaError_t gt_k1_classic (int tile, const float *A, size_t lda,
+                           const float *B, size_t ldb, float *C, size_t ldc,
+                           size_t m, size_t n, size_t k, cudaStream_t s);
+cudaError_t gt_k2_regblock (const float *A, size_t lda,
+                            const float *B, size_t ldb, float *C, size_t ldc,
+                            size_t m, size_t n, size_t k, cudaStream_t s);
+cudaError_t gt_k3_vector (const float *A, size_t lda,
+                          const float *B, size_t ldb, float *C, size_t ldc,
+                          size_t m, size_t n, size_t k, cudaStream_t s);
+cudaError_t gt_k4_async (int cfg, int splits, const float *A, size_t lda,
+                         const float *B, size_t ldb, float *C, size_t ldc,
+                         size_t m, size_t n, size_t k, void *work,
+                         cudaStream_t s);
+/* C = sum over s < splits of the rows x cols matrices at
+   partial + s*rows*cols (leading dimension rows), in split order.  */
+cudaError_t gt_k5_reduce (int splits, const float *partial, size_t rows,
+                          size_t cols, float *C, size_t ldc, cudaStream_t s);
+cudaError_t gt_k6_gemv (int splits, const float *A, size_t lda,
+                        const float *B, size_t ldb, float *C, size_t ldc,
+                        size_t m, size_t n, size_t k, void *work,
+                        cudaStream_t s);
+
+/* Scratch bytes for kernels 4/5 and 6 at a given split.  */
+size_t gt_k4_work_bytes (int splits, size_t m, size_t n, size_t k,
+                         int repack);
+/* Nonzero when A or B is not 16-byte aligned with ld a multiple of 4.  */
+int gt_k4_needs_repack (const float *A, size_t lda, const float *B,
+                        size_t ldb);
+size_t gt_k6_work_bytes (int splits, size_t m, size_t n);
+
+/* cudaSuccess when this build has a kernel image the current device can
+   run; otherwise the error that says why.  */
+cudaError_t gt_check_kernel_image (void);
+
+/* Compute capabilities compiled into this build, e.g. "sm_75 sm_90".  */
+const char *gt_build_archs (void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,492 @@
+/* gt_host.c -- C = A*B for host matrices, and for device pointers.
+
+   The host path streams through pinned staging slots: host threads copy a
+   piece of an operand into a slot while the copy engine moves the previous
+   piece to the device.  B and C go in column panels (contiguous in
+   column-major storage), so the kernel starts on the first panel while
+   the rest of B is still arriving and C comes back panel by panel:
+       A pieces | B panel 0 | B panel 1, C panel 0 | B panel 2, C panel 1 ...
+   On the device A and B get leading dimensions rounded up to 4, so the
+   fast kernels read them in 16-byte pieces whatever m and k are; the host
+   threads write that layout straight into the slots.  */
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "gt_context.h"
+#include "gt_gemm.h"
+
+#define MAX_THREADS 32
+/* Copies below this go on the calling thread alone.  */
+#define PARALLEL_MIN_BYTES ((size_t) 1 << 20)
+
+/* ---- host copier: the calling thread plus helpers split each copy ---- */
+
+typedef struct
+{
+  float *dst;
+  const float *src;
+  size_t dld, sld, rows, cols;   /* in floats */
+} copy_job;
+
+typedef struct
+{
+  pthread_mutex_t mu;
+  pthread_cond_t work, done;
+  pthread_t th[MAX_THREADS];
+  int helpers;            /* threads besides the caller */
+  unsigned long gen;      /* bumped for each job */
+  int pending, quit;
+  copy_job job;
+} copier;
+
+/* Part `part` of `parts` of a job: contiguous jobs split by bytes, pitched
+   ones by columns.  */
+static void
+copy_part (const copy_job *j, int part, int parts)
+{
+  if (j->dld == j->rows && j->sld == j->rows)
+    {
+      const size_t n = j->rows * j->cols;
+      size_t per = (n + parts - 1) / parts;
+      per = (per + 15) / 16 * 16;   /* whole 64-byte lines */
+      const size_t b = per * part < n ? per * part : n;
+      const size_t e = b + per < n ? b + per : n;
+      if (e > b)
+        memcpy (j->dst + b, j->src + b, (e - b) * sizeof (float));
+      return;
+    }
+  const size_t per = (j->cols + parts - 1) / parts;
+  const size_t b = per * part < j->cols ? per * part : j->cols;
+  const size_t e = b + per < j->cols ? b + per : j->cols;
+  for (size_t c = b; c < e; c++)
+    memcpy (j->dst + c * j->dld, j->src + c * j->sld,
+            j->rows * sizeof (float));
+}
+
+static void *
+helper_main (void *arg)
+{
+  copier *cp = (copier *) arg;
+  pthread_mutex_lock (&cp->mu);
+  const int me = ++cp->pending;   /* 1..helpers, counted in by start */
+  unsigned long seen = cp->gen;
+  if (cp->pending == cp->helpers)
+    pthread_cond_signal (&cp->done);
+  for (;;)
+    {
+      while (cp->gen == seen && !cp->quit)
+        pthread_cond_wait (&cp->work, &cp->mu);
+      if (cp->quit)
+        break;
+      seen = cp->gen;
+      const copy_job job = cp->job;
+      pthread_mutex_unlock (&cp->mu);
+      copy_part (&job, me, cp->helpers + 1);
+      pthread_mutex_lock (&cp->mu);
+      if (--cp->pending == 0)
+        pthread_cond_signal (&cp->done);
+    }
+  pthread_mutex_unlock (&cp->mu);
+  return NULL;
+}
+
+static int
+thread_count (void)
+{
+  const char *env = getenv ("GPU_TILED_THREADS");
+  long n = env ? strtol (env, NULL, 10) : 0;
+  if (n <= 0)
+    {
+      n = sysconf (_SC_NPROCESSORS_ONLN);
+      if (n > 8)
+        n = 8;
+    }
+  if (n < 1)
+    n = 1;
+  return n > MAX_THREADS ? MAX_THREADS : (int) n;
+}
+
+static void
+copier_start (copier *cp, int threads)
+{
+  memset (cp, 0, sizeof *cp);
+  pthread_mutex_init (&cp->mu, NULL);
+  pthread_cond_init (&cp->work, NULL);
+  pthread_cond_init (&cp->done, NULL);
+  cp->helpers = 0;
+  int want = threads - 1;
+  pthread_mutex_lock (&cp->mu);
+  cp->helpers = want;   /* helper_main reads it for its share */
+  int made = 0;
+  for (; made < want; made++)
+    if (pthread_create (&cp->th[made], NULL, helper_main, cp) != 0)
+      break;
+  cp->helpers = made;
+  while (cp->pending < cp->helpers)
+    pthread_cond_wait (&cp->done, &cp->mu);
+  cp->pending = 0;
+  pthread_mutex_unlock (&cp->mu);
+}
+
+static void
+copier_stop (copier *cp)
+{
+  pthread_mutex_lock (&cp->mu);
+  cp->quit = 1;
+  pthread_cond_broadcast (&cp->work);
+  pthread_mutex_unlock (&cp->mu);
+  for (int i = 0; i < cp->helpers; i++)
+    pthread_join (cp->th[i], NULL);
+  pthread_cond_destroy (&cp->work);
+  pthread_cond_destroy (&cp->done);
+  pthread_mutex_destroy (&cp->mu);
+}
+
+static void
+copier_run (copier *cp, const copy_job *job)
+{
+  if (cp == NULL || cp->helpers == 0
+      || job->rows * job->cols * sizeof (float) < PARALLEL_MIN_BYTES)
+    {
+      copy_part (job, 0, 1);
+      return;
+    }
+  pthread_mutex_lock (&cp->mu);
+  cp->job = *job;
+  cp->pending = cp->helpers;
+  cp->gen++;
+  pthread_cond_broadcast (&cp->work);
+  pthread_mutex_unlock (&cp->mu);
+  copy_part (job, 0, cp->helpers + 1);
+  pthread_mutex_lock (&cp->mu);
+  while (cp->pending > 0)
+    pthread_cond_wait (&cp->done, &cp->mu);
+  pthread_mutex_unlock (&cp->mu);
+}
+
+/* ---- staging slots ---- */
+
+typedef struct
+{
+  gt_context *ctx;
+  copier *cp;
+  int next;
+  /* a slot holding device results not yet copied out */
+  float *out_dst[GT_SLOTS];
+  size_t out_len[GT_SLOTS];
+} stager;
+
+static float *
+slot_ptr (const stager *st, int s)
+{
+  return (float *) (st->ctx->pinned + (size_t) s * GT_SLOT_BYTES);
+}
+
+static gt_status
+slot_drain (stager *st, int s)
+{
+  cudaError_t err = cudaEventSynchronize (st->ctx->slot_done[s]);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "copying between host and device");
+  if (st->out_dst[s])
+    {
+      copy_job j = { st->out_dst[s], slot_ptr (st, s), st->out_len[s],
+                     st->out_len[s], st->out_len[s], 1 };
+      copier_run (st->cp, &j);
+      st->out_dst[s] = NULL;
+    }
+  return GT_OK;
+}
+
+static gt_status
+slot_acquire (stager *st, int *slot)
+{
+  const int s = st->next;
+  st->next = (st->next + 1) % GT_SLOTS;
+  *slot = s;
+  return slot_drain (st, s);
+}
+
+/* A piece of a column-major matrix: whole columns [c0, c0+nc), or when one
+   column exceeds a slot, rows [r0, r0+nr) of column c0.  */
+typedef struct
+{
+  size_t c0, nc, r0, nr;
+} piece;
+
+/* Pieces of columns [c_begin, c_end) of a matrix stored on the device with
+   leading dimension ld (rows of data each).  Returns 0 when done.  */
+static int
+next_piece (piece *p, size_t rows, size_t ld, size_t c_end)
+{
+  const size_t slot_floats = GT_SLOT_BYTES / sizeof (float);
+  if (p->nc == 0 && p->nr == 0)       /* first call: p->c0 holds c_begin */
+    ;
+  else if (p->nc > 0 || p->r0 + p->nr >= rows)
+    {
+      p->c0 += p->nc > 0 ? p->nc : 1;
+      p->r0 = 0;
+    }
+  else
+    p->r0 += p->nr;
+  if (p->c0 >= c_end || rows == 0)
+    return 0;
+  if (ld <= slot_floats)
+    {
+      size_t nc = slot_floats / ld;
+      if (nc > c_end - p->c0)
+        nc = c_end - p->c0;
+      p->nc = nc;
+      p->r0 = 0;
+      p->nr = rows;
+    }
+  else
+    {
+      p->nc = 0;
+      p->nr = rows - p->r0 < slot_floats ? rows - p->r0 : slot_floats;
+    }
+  return 1;
+}
+
+/* Host columns [c_begin, c_end) of src (rows x *, leading dimension rows)
+   to device dst (leading dimension ld), through the slots on ctx->up.  */
+static gt_status
+upload (stager *st, float *dst, size_t ld, const float *src, size_t rows,
+        size_t c_begin, size_t c_end, gt_interrupt_fn interrupted)
+{
+  piece p = { c_begin, 0, 0, 0 };
+  while (next_piece (&p, rows, ld, c_end))
+    {
+      if (interrupted && interrupted ())
+        return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
+      int s;
+      gt_status stt = slot_acquire (st, &s);
+      if (stt != GT_OK)
+        return stt;
+      const size_t nc = p.nc ? p.nc : 1;
+      copy_job j = { slot_ptr (st, s), src + p.c0 * rows + p.r0, ld, rows,
+                     p.nc ? rows : p.nr, nc };
+      if (!p.nc)
+        j.dld = j.sld = j.rows;
+      copier_run (st->cp, &j);
+      const size_t floats = p.nc ? nc * ld : p.nr;
+      cudaError_t err = cudaMemcpyAsync (dst + p.c0 * ld + p.r0,
+                                         slot_ptr (st, s),
+                                         floats * sizeof (float),
+                                         cudaMemcpyHostToDevice,
+                                         st->ctx->up);
+      if (err == cudaSuccess)
+        err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->up);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "copying to the device");
+    }
+  return GT_OK;
+}
+
+/* Device columns [c_begin, c_end) of src (leading dimension rows) back to
+   host dst (same layout), once `ready` has happened on ctx->down.  The
+   host side of each piece is copied when its slot is next needed, or by
+   drain_all.  */
+static gt_status
+download (stager *st, float *dst, const float *src, size_t rows,
+          size_t c_begin, size_t c_end, cudaEvent_t ready)
+{
+  cudaError_t err = cudaStreamWaitEvent (st->ctx->down, ready, 0);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "ordering streams");
+  piece p = { c_begin, 0, 0, 0 };
+  while (next_piece (&p, rows, rows, c_end))
+    {
+      int s;
+      gt_status stt = slot_acquire (st, &s);
+      if (stt != GT_OK)
+        return stt;
+      const size_t off = p.c0 * rows + p.r0;
+      const size_t floats = p.nc ? p.nc * rows : p.nr;
+      err = cudaMemcpyAsync (slot_ptr (st, s), src + off,
+                             floats * sizeof (float), cudaMemcpyDeviceToHost,
+                             st->ctx->down);
+      if (err == cudaSuccess)
+        err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->down);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "copying from the device");
+      st->out_dst[s] = dst + off;
+      st->out_len[s] = floats;
+    }
+  return GT_OK;
+}
+
+static gt_status
+drain_all (stager *st)
+{
+  /* In slot order from the oldest, so results land in issue order.  */
+  for (int i = 0; i < GT_SLOTS; i++)
+    {
+      gt_status s = slot_drain (st, (st->next + i) % GT_SLOTS);
+      if (s != GT_OK)
+        return s;
+    }
+  return GT_OK;
+}
+
+static size_t
+round_up (size_t x, size_t to)
+{
+  return (x + to - 1) / to * to;
+}
+
+/* Panel width: enough 128-wide column tiles per panel for two blocks per
+   multiprocessor, at least an eighth of n, so the first kernel starts
+   early without panels starving the GPU.  */
+static size_t
+panel_width (size_t m, size_t n, size_t k, int tile)
+{
+  const size_t bytes = (m * k + k * n + m * n) * sizeof (float);
+  if (tile != GT_TILE_DEFAULT || m == 1 || n == 1 || bytes < (32u << 20))
+    return n;
+  int sms = 132;
+  cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, 0);
+  const size_t tiles_m = (m + 127) / 128;
+  size_t w = (2 * (size_t) sms + tiles_m - 1) / tiles_m * 128;
+  if (w < n / 8)
+    w = round_up (n / 8, 128);
+  if ((n + w - 1) / w > GT_MAX_PANELS)
+    w = round_up ((n + GT_MAX_PANELS - 1) / GT_MAX_PANELS, 128);
+  return w < n ? w : n;
+}
+
+gt_status
+gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
+                size_t n, size_t k, int tile, gt_interrupt_fn interrupted)
+{
+  if (!gt_tile_is_valid (tile))
+    return gt_fail (GT_ERR_ARG, "tile must be 8, 16 or 32");
+  if (m == 0 || n == 0)
+    return GT_OK;
+  if (k == 0)
+    {
+      memset (C, 0, m * n * sizeof (float));
+      return GT_OK;
+    }
+  gt_context *ctx;
+  gt_status st = gt_ctx_get (&ctx);
+  if (st != GT_OK || (st = gt_ctx_pinned (ctx)) != GT_OK)
+    return st;
+
+  const size_t lda = round_up (m, 4), ldb = round_up (k, 4);
+  const size_t w = panel_width (m, n, k, tile);
+  const size_t panels = (n + w - 1) / w;
+  const gt_plan plan_full = gt_plan_for (m, w, k, tile, 0);
+  const gt_plan plan_last = gt_plan_for (m, n - (panels - 1) * w, k, tile, 0);
+  size_t work = plan_full.work_bytes > plan_last.work_bytes
+                ? plan_full.work_bytes : plan_last.work_bytes;
+  const size_t a_bytes = round_up (lda * k * sizeof (float), 256);
+  const size_t b_bytes = round_up (ldb * n * sizeof (float), 256);
+  const size_t c_bytes = round_up (m * n * sizeof (float), 256);
+  st = gt_ctx_device_buffer (&ctx->dev, &ctx->dev_bytes,
+                             a_bytes + b_bytes + c_bytes + work,
+                             "gpu_tiled_mtimes");
+  if (st != GT_OK)
+    return st;
+  float *dA = (float *) ctx->dev;
+  float *dB = (float *) ((char *) ctx->dev + a_bytes);
+  float *dC = (float *) ((char *) ctx->dev + a_bytes + b_bytes);
+  void *dW = (char *) ctx->dev + a_bytes + b_bytes + c_bytes;
+
+  copier cp;
+  const size_t total = (m * k + k * n + m * n) * sizeof (float);
+  const int threads = total >= 4 * PARALLEL_MIN_BYTES ? thread_count () : 1;
+  if (threads > 1)
+    copier_start (&cp, threads);
+  stager sg;
+  memset (&sg, 0, sizeof sg);
+  sg.ctx = ctx;
+  sg.cp = threads > 1 ? &cp : NULL;
+
+  /* Tests set GPU_TILED_POISON so any element of C that no kernel writes
+     comes back NaN instead of a stale value.  */
+  if (getenv ("GPU_TILED_POISON"))
+    {
+      cudaError_t err = cudaMemsetAsync (dC, 0xff, c_bytes, ctx->comp);
+      if (err != cudaSuccess)
+        st = gt_fail_cuda (err, "poisoning the output");
+    }
+  if (st == GT_OK)
+    st = upload (&sg, dA, lda, A, m, 0, k, interrupted);
+  for (size_t p = 0; st == GT_OK && p < panels; p++)
+    {
+      const size_t j0 = p * w, j1 = j0 + w < n ? j0 + w : n;
+      st = upload (&sg, dB, ldb, B, k, j0, j1, interrupted);
+      if (st != GT_OK)
+        break;
+      const gt_plan *plan = j1 - j0 == w ? &plan_full : &plan_last;
+      cudaError_t err = cudaEventRecord (ctx->panel_in[p], ctx->up);
+      if (err == cudaSuccess)
+        err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[p], 0);
+      if (err == cudaSuccess)
+        err = gt_gemm_run (plan, dA, lda, dB + j0 * ldb, ldb, dC + j0 * m, m,
+                           m, j1 - j0, k, dW, ctx->comp);
+      if (err == cudaSuccess)
+        err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
+      if (err != cudaSuccess)
+        {
+          st = gt_fail_cuda (err, "running the kernel");
+          break;
+        }
+      if (p > 0)
+        st = download (&sg, C, dC, m, j0 - w, j0, ctx->panel_out[p - 1]);
+    }
+  if (st == GT_OK)
+    st = download (&sg, C, dC, m, (panels - 1) * w, n,
+                   ctx->panel_out[panels - 1]);
+  if (st == GT_OK)
+    st = drain_all (&sg);
+  if (threads > 1)
+    copier_stop (&cp);
+  if (st != GT_OK && ctx->ready)
+    {
+      /* Leave nothing in flight that could touch the slots or buffers.  */
+      cudaStreamSynchronize (ctx->up);
+      cudaStreamSynchronize (ctx->comp);
+      cudaStreamSynchronize (ctx->down);
+      cudaGetLastError ();
+    }
+  return st;
+}
+
+gt_status
+gt_mtimes_device (const float *A, size_t lda, const float *B, size_t ldb,
+                  float *C, size_t ldc, size_t m, size_t n, size_t k,
+                  int tile, void *stream)
+{
+  if (!gt_tile_is_valid (tile))
+    return gt_fail (GT_ERR_ARG, "tile must be 8, 16 or 32");
+  if (lda < (m ? m : 1) || ldb < (k ? k : 1) || ldc < (m ? m : 1))
+    return gt_fail (GT_ERR_ARG, "leading dimension smaller than the rows");
+  gt_context *ctx;
+  gt_status st = gt_ctx_get (&ctx);
+  if (st != GT_OK)
+    return st;
+  cudaStream_t s = (cudaStream_t) stream;
+  const gt_plan plan = gt_plan_for (m, n, k, tile,
+                                    gt_k4_needs_repack (A, lda, B, ldb));
+  if (plan.work_bytes > ctx->work_bytes)
+    {
+      st = gt_ctx_device_buffer (&ctx->work, &ctx->work_bytes,
+                                 plan.work_bytes, "gpu_tiled scratch");
+      if (st != GT_OK)
+        return st;
+    }
+  /* The scratch is shared: wait for its last user, whatever its stream. */
+  cudaError_t err = cudaStreamWaitEvent (s, ctx->work_free, 0);
+  if (err == cudaSuccess)
+    err = gt_gemm_run (&plan, A, lda, B, ldb, C, ldc, m, n, k, ctx->work, s);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (ctx->work_free, s);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "running the kernel");
+  return GT_OK;
+}

@@ -1,0 +1,79 @@
+/* Kernel 1: the classic shared-memory tiled product, one element of C per
+   thread (the tile = 8, 16, 32 choices of gpu_tiled_mtimes).
+
+   Column-major mapping: threadIdx.x runs down a column of C, so a warp's
+   loads of A (A[i + p*lda], i fastest) and of B (B[p + j*ldb], p fastest)
+   and its stores of C are contiguous.  Shared layout As[p][i], Bs[j][p]:
+   in the inner loop a warp reads As[p][tx] (consecutive words) and
+   Bs[ty][p] (one word per ty, ty*TILE + p lands in distinct banks for the
+   two or four ty values a warp holds at TILE 16 or 8), so no read or store
+   conflicts without padding.  */
+
+#include "gt_gemm.h"
+#include "gt_launch.cuh"
+
+template <int TILE>
+__global__ void __launch_bounds__ (TILE * TILE)
+k1_classic (const float *__restrict__ A, size_t lda,
+            const float *__restrict__ B, size_t ldb,
+            float *__restrict__ C, size_t ldc,
+            long long m, long long n, long long k, long long tiles_n)
+{
+  __shared__ float As[TILE][TILE];  /* [p][i] */
+  __shared__ float Bs[TILE][TILE];  /* [j][p] */
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const long long i = (long long) blockIdx.x * TILE + tx;
+
+  /* gridDim.y is capped at 65535: loop over the remaining column tiles.  */
+  for (long long bn = blockIdx.y; bn < tiles_n; bn += gridDim.y)
+    {
+      const long long j = bn * TILE + ty;
+      float acc = 0.0f;
+      for (long long p0 = 0; p0 < k; p0 += TILE)
+        {
+          const long long pa = p0 + ty, pb = p0 + tx;
+          As[ty][tx] = (i < m && pa < k) ? A[i + pa * lda] : 0.0f;
+          Bs[ty][tx] = (j < n && pb < k) ? B[pb + j * ldb] : 0.0f;
+          __syncthreads ();
+#pragma unroll
+          for (int p = 0; p < TILE; p++)
+            acc += As[p][tx] * Bs[ty][p];
+          __syncthreads ();
+        }
+      if (i < m && j < n)
+        C[i + j * ldc] = acc;
+    }
+}
+
+template <int TILE>
+static cudaError_t
+launch_k1 (const float *A, size_t lda, const float *B, size_t ldb,
+           float *C, size_t ldc, size_t m, size_t n, size_t k,
+           cudaStream_t s)
+{
+  const long long tiles_m = gt_ceil_div (m, TILE);
+  const long long tiles_n = gt_ceil_div (n, TILE);
+  dim3 grid ((unsigned) tiles_m, (unsigned) gt_min_ll (tiles_n, 65535));
+  dim3 block (TILE, TILE);
+  k1_classic<TILE><<<grid, block, 0, s>>> (A, lda, B, ldb, C, ldc,
+                                           m, n, k, tiles_n);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+gt_k1_classic (int tile, const float *A, size_t lda, const float *B,
+               size_t ldb, float *C, size_t ldc, size_t m, size_t n,
+               size_t k, cudaStream_t s)
+{
+  if (m == 0 || n == 0)
+    return cudaSuccess;
+  if (gt_ceil_div (m, 8) > 0x7fffffffLL)
+    return cudaErrorInvalidValue;
+  switch (tile)
+    {
+    case 8:  return launch_k1<8> (A, lda, B, ldb, C, ldc, m, n, k, s);
+    case 16: return launch_k1<16> (A, lda, B, ldb, C, ldc, m, n, k, s);
+    case 32: return launch_k1<32> (A, lda, B, ldb, C, ldc, m, n, k, s);
+    default: return cudaErrorInvalidValue;
+    }
+}

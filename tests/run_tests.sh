@@ -1,0 +1,55 @@
+#!/bin/sh
+# Runs the Octave test suite of gpu_tiled and prints one closing line
+#   N passed, N failed, N skipped
+# exiting non-zero when any test failed.
+#
+#   run_tests.sh --tree SRC_BUILD_DIR INST_DIR   the plug-in as built in the tree
+#   run_tests.sh --package TARBALL               pkg install into a scratch prefix
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+octave=${OCTAVE:-octave-cli}
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/gpu_tiled_tests.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT INT TERM
+
+case "${1:-}" in
+  --tree)
+    src=$2 inst=$3
+    # What pkg would read from PKG_ADD, pointed at the tree's build.
+    setup="addpath ('$inst'); addpath ('$src');"
+    for f in $(sed -n 's|^// PKG_ADD: autoload ("\([^"]*\)".*|\1|p' "$here"/../src/*.cc); do
+      setup="$setup autoload ('$f', '$src/__gpu_tiled__.oct');"
+    done
+    ;;
+  --package)
+    tarball=$2
+    setup="pkg ('prefix', '$scratch/pkg', '$scratch/pkg');
+           pkg ('local_list', '$scratch/octave_packages');
+           pkg ('install', '$tarball'); pkg ('load', 'gpu_tiled');"
+    ;;
+  *)
+    echo "usage: $0 --tree SRC INST | --package TARBALL" >&2
+    exit 2
+    ;;
+esac
+
+cd "$scratch"
+"$octave" --no-gui --no-init-file --no-window-system --no-history --quiet --eval "
+  $setup
+  names = {'gpu_tiled_mtimes', 'gpu_tiled_info', 'gpu_tiled_reset'};
+  info = gpu_tiled_info ();
+  if (info.usable)
+    printf ('GPU: %s (compute capability %s)\n', info.name, info.compute_capability);
+  else
+    printf ('GPU tests skipped: %s\n', info.reason);
+  endif
+  passed = failed = skipped = 0;
+  for i = 1:numel (names)
+    [n, nmax, nxfail, nbug, nskip, nrtskip, nreg] = test (names{i}, 'quiet', stdout);
+    printf ('%-20s %3d passed of %3d, %3d skipped\n', names{i}, n, nmax, nskip + nrtskip);
+    passed += n;
+    skipped += nskip + nrtskip;
+    failed += nmax - n;
+  endfor
+  printf ('%d passed, %d failed, %d skipped\n', passed, failed, skipped);
+  exit (failed > 0);
+"
