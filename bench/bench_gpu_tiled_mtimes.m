@@ -1,0 +1,69 @@
+## bench_gpu_tiled_mtimes (CSV, DEVICE, SIZES) -- end-to-end benchmark from
+## Octave: matrices in host memory, result back in an Octave variable.
+##
+## For n in SIZES (square) and the odd shapes of the kernel benchmark, times
+## the built-in *, gpu_tiled_mtimes with each tile and with the default
+## kernel: a warm-up call, then the median of repeated calls (at least 3,
+## up to 20 or about two seconds).  Prints a table and writes CSV with
+## columns device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin.
+## The first call of the session (CUDA context creation) is reported apart.
+##
+##   octave-cli --eval 'pkg load gpu_tiled; cd bench; bench_gpu_tiled_mtimes ("results/e2e-h100.csv", "h100")'
+
+function bench_gpu_tiled_mtimes (csv = "e2e.csv", device = "", sizes = 2 .^ (6:13))
+
+  A = randn (64, "single");  B = randn (64, "single");
+  t0 = tic;  gpu_tiled_mtimes (A, B);  first = toc (t0);
+  info = gpu_tiled_info ();
+  if (isempty (device))
+    device = info.name;
+  endif
+  printf ("%s: first call (CUDA set-up) %.1f ms\n", info.name, 1e3 * first);
+
+  shapes = [sizes(:), sizes(:), sizes(:)];      # m, k, n
+  shapes = [shapes; 1000 1000 1000; 4097 4097 4097; 3000 700 5000; ...
+            65536 64 64; 64 65536 64; 128 65536 128; 1 4096 4096; 4096 4096 1];
+  methods = {"builtin", "tile8", "tile16", "tile32", "default"};
+  date = datestr (now (), "yyyy-mm-dd");
+  fid = fopen (csv, "w");
+  fprintf (fid, "device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin\n");
+  printf ("%-8s %6s %6s %6s %12s %10s %9s\n", "method", "m", "n", "k", ...
+          "seconds", "GFLOP/s", "speedup");
+  for s = 1:rows (shapes)
+    m = shapes(s, 1);  k = shapes(s, 2);  n = shapes(s, 3);
+    A = randn (m, k, "single");  B = randn (k, n, "single");
+    flops = 2 * m * n * k;
+    t_builtin = NaN;
+    for i = 1:numel (methods)
+      f = method_fn (methods{i});
+      f (A, B);                        # warm-up
+      t = [];
+      t_start = tic;
+      while (numel (t) < 3 || (numel (t) < 20 && toc (t_start) < 2))
+        t1 = tic;  f (A, B);  t(end+1) = toc (t1);
+      endwhile
+      sec = median (t);
+      if (i == 1)
+        t_builtin = sec;
+      endif
+      printf ("%-8s %6d %6d %6d %12.6f %10.1f %9.2f\n", methods{i}, m, n, k,
+              sec, flops / sec / 1e9, t_builtin / sec);
+      fprintf (fid, "%s,%s,%s,%d,%d,%d,%.6g,%.4g,%.4g\n", device, date,
+               methods{i}, m, n, k, sec, flops / sec / 1e9, t_builtin / sec);
+    endfor
+  endfor
+  fclose (fid);
+
+endfunction
+
+function f = method_fn (name)
+  switch (name)
+    case "builtin"
+      f = @(A, B) A * B;
+    case "default"
+      f = @(A, B) gpu_tiled_mtimes (A, B);
+    otherwise
+      tile = str2double (name(5:end));
+      f = @(A, B) gpu_tiled_mtimes (A, B, tile);
+  endswitch
+endfunction

@@ -1,0 +1,379 @@
+/* bench_kernels.cu -- times every gpu_tiled kernel against cuBLAS FP32.
+
+   For each shape (m x k times k x n, column-major as in Octave) and each
+   kernel: random zero-mean inputs, a poisoned output, the relative
+   Frobenius error against an fp64 cuBLAS product of the same inputs, then
+   warm-up runs and the median of timed runs (CUDA events), rotating
+   between input sets when one set would sit in L2.  cuBLAS SGEMM runs in
+   the same process with pedantic math (no TF32).
+
+     bench_kernels [--check] [--csv FILE] [--device NAME] [--reps N]
+                   [--shapes m,k,n;m,k,n;...]
+
+   --check runs small awkward shapes once per kernel and exits non-zero on
+   any error (for compute-sanitizer).  */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <math.h>
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include "gt_gemm.h"
+
+#define CK(call)                                                          \
+  do {                                                                    \
+    cudaError_t e_ = (call);                                              \
+    if (e_ != cudaSuccess)                                                \
+      {                                                                   \
+        fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,    \
+                 cudaGetErrorString (e_));                                \
+        exit (2);                                                         \
+      }                                                                   \
+  } while (0)
+#define CB(call)                                                          \
+  do {                                                                    \
+    cublasStatus_t s_ = (call);                                           \
+    if (s_ != CUBLAS_STATUS_SUCCESS)                                      \
+      {                                                                   \
+        fprintf (stderr, "%s:%d: %s: cuBLAS status %d\n", __FILE__,       \
+                 __LINE__, #call, (int) s_);                              \
+        exit (2);                                                         \
+      }                                                                   \
+  } while (0)
+
+/* ---- inputs and checks on the device ---- */
+
+__device__ unsigned
+hash32 (unsigned x)
+{
+  x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU;
+  x ^= x >> 16;
+  return x;
+}
+
+/* Standard normal values (Box-Muller on a hashed counter).  */
+__global__ void
+fill_randn (float *x, size_t n, unsigned seed)
+{
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+       i += (size_t) gridDim.x * blockDim.x)
+    {
+      unsigned h1 = hash32 ((unsigned) i * 2u + seed * 0x9e3779b9u);
+      unsigned h2 = hash32 (h1 ^ 0x85ebca6bu ^ (unsigned) (i >> 32));
+      float u1 = (h1 + 1.0f) / 4294967296.0f, u2 = h2 / 4294967296.0f;
+      x[i] = sqrtf (-2.0f * logf (u1)) * cospif (2.0f * u2);
+    }
+}
+
+__global__ void
+to_double (const float *x, double *y, size_t n)
+{
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+       i += (size_t) gridDim.x * blockDim.x)
+    y[i] = x[i];
+}
+
+/* sums[0] += (c - r)^2, sums[1] += r^2, sums[2] += count of non-finite c */
+__global__ void
+diff_norms (const float *c, const double *r, size_t n, double *sums)
+{
+  double d = 0.0, q = 0.0, bad = 0.0;
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+       i += (size_t) gridDim.x * blockDim.x)
+    {
+      const double e = (double) c[i] - r[i];
+      d += e * e;
+      q += r[i] * r[i];
+      bad += isfinite (c[i]) ? 0.0 : 1.0;
+    }
+  atomicAdd (&sums[0], d);
+  atomicAdd (&sums[1], q);
+  atomicAdd (&sums[2], bad);
+}
+
+static unsigned
+grid_for (size_t n)
+{
+  size_t b = (n + 255) / 256;
+  return (unsigned) (b > 4096 ? 4096 : (b ? b : 1));
+}
+
+/* ---- what runs ---- */
+
+typedef struct
+{
+  char name[32];
+  int use_cublas;
+  gt_plan plan;
+} variant;
+
+typedef struct
+{
+  size_t m, n, k;
+  int sets;
+  float *A[8], *B[8], *C;
+  double *ref;
+  void *work;
+  size_t work_bytes;
+} problem;
+
+static cublasHandle_t blas;
+
+static void
+run_variant (const variant *v, problem *p, int set, cudaStream_t s)
+{
+  const float one = 1.0f, zero = 0.0f;
+  if (v->use_cublas)
+    {
+      if (p->m == 0 || p->n == 0)
+        return;
+      CB (cublasSgemm (blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) p->m,
+                       (int) p->n, (int) p->k, &one, p->A[set],
+                       (int) p->m, p->B[set], (int) p->k, &zero, p->C,
+                       (int) p->m));
+      return;
+    }
+  CK (gt_gemm_run (&v->plan, p->A[set], p->m, p->B[set], p->k, p->C, p->m,
+                   p->m, p->n, p->k, p->work, s));
+}
+
+static double
+rel_error (problem *p, double *sums, int *nonfinite)
+{
+  const size_t mn = p->m * p->n;
+  CK (cudaMemset (sums, 0, 3 * sizeof (double)));
+  diff_norms<<<grid_for (mn), 256>>> (p->C, p->ref, mn, sums);
+  CK (cudaGetLastError ());
+  double h[3];
+  CK (cudaMemcpy (h, sums, sizeof h, cudaMemcpyDeviceToHost));
+  *nonfinite = (int) h[2];
+  return h[1] > 0 ? sqrt (h[0] / h[1]) : sqrt (h[0]);
+}
+
+static int
+cmp_float (const void *a, const void *b)
+{
+  float x = *(const float *) a, y = *(const float *) b;
+  return (x > y) - (x < y);
+}
+
+static int
+parse_shapes (const char *spec, size_t (*shapes)[3], int max)
+{
+  int count = 0;
+  const char *s = spec;
+  while (*s && count < max)
+    {
+      unsigned long long m, k, n;
+      int used = 0;
+      if (sscanf (s, "%llu,%llu,%llu%n", &m, &k, &n, &used) != 3)
+        break;
+      shapes[count][0] = m; shapes[count][1] = k; shapes[count][2] = n;
+      count++;
+      s += used;
+      while (*s == ';' || *s == ' ')
+        s++;
+    }
+  return count;
+}
+
+int
+main (int argc, char **argv)
+{
+  int check = 0, reps = 21;
+  const char *csv = NULL, *device = NULL;
+  const char *spec = "4096,4096,4096;8192,8192,8192;256,256,256;"
+    "512,512,512;1000,1000,1000;2048,2048,2048;4097,4097,4097;"
+    "3000,700,5000;65536,64,64;64,65536,64;128,65536,128;1,4096,4096;"
+    "4096,4096,1";
+  for (int i = 1; i < argc; i++)
+    {
+      if (!strcmp (argv[i], "--check"))
+        check = 1;
+      else if (!strcmp (argv[i], "--csv") && i + 1 < argc)
+        csv = argv[++i];
+      else if (!strcmp (argv[i], "--device") && i + 1 < argc)
+        device = argv[++i];
+      else if (!strcmp (argv[i], "--reps") && i + 1 < argc)
+        reps = atoi (argv[++i]);
+      else if (!strcmp (argv[i], "--shapes") && i + 1 < argc)
+        spec = argv[++i];
+      else
+        {
+          fprintf (stderr, "usage: %s [--check] [--csv FILE] [--device NAME]"
+                   " [--reps N] [--shapes m,k,n;...]\n", argv[0]);
+          return 2;
+        }
+    }
+  if (check)
+    spec = "1,1,1;2,3,5;7,11,13;31,33,29;65,17,63;129,127,131;"
+      "257,300,255;1,300,257;257,300,1;1,1000,1;5,2000,7;200,4100,100;"
+      "130,3,260;4,8,12";
+
+  size_t shapes[64][3];
+  const int nshapes = parse_shapes (spec, shapes, 64);
+  struct cudaDeviceProp prop;
+  CK (cudaGetDeviceProperties (&prop, 0));
+  char date[32];
+  time_t now = time (NULL);
+  strftime (date, sizeof date, "%Y-%m-%d", gmtime (&now));
+  if (!device)
+    device = prop.name;
+  CB (cublasCreate (&blas));
+  CB (cublasSetMathMode (blas, CUBLAS_PEDANTIC_MATH));
+  cudaStream_t stream = 0;
+  cudaEvent_t e0, e1;
+  CK (cudaEventCreate (&e0));
+  CK (cudaEventCreate (&e1));
+  double *sums;
+  CK (cudaMalloc (&sums, 3 * sizeof (double)));
+  FILE *out = csv ? fopen (csv, "w") : NULL;
+  if (out)
+    fprintf (out, "device,date,kernel,m,n,k,ms,tflops,vs_cublas,rel_err\n");
+  printf ("%s, %d SMs, L2 %d MiB; %s\n", prop.name, prop.multiProcessorCount,
+          prop.l2CacheSize >> 20, date);
+  printf ("%-14s %6s %6s %6s %10s %9s %8s %10s\n", "kernel", "m", "n", "k",
+          "ms", "TFLOP/s", "vs_cublas", "rel_err");
+  int failures = 0;
+
+  for (int si = 0; si < nshapes; si++)
+    {
+      problem p;
+      memset (&p, 0, sizeof p);
+      p.m = shapes[si][0]; p.k = shapes[si][1]; p.n = shapes[si][2];
+      const size_t a_n = p.m * p.k, b_n = p.k * p.n, c_n = p.m * p.n;
+      const size_t set_bytes = (a_n + b_n) * sizeof (float);
+      /* Enough sets that one timed run never finds its inputs in L2.  */
+      p.sets = check ? 1 : (int) ((3.0 * prop.l2CacheSize) / set_bytes) + 1;
+      if (p.sets > 8)
+        p.sets = 8;
+      for (int s = 0; s < p.sets; s++)
+        {
+          CK (cudaMalloc (&p.A[s], a_n * sizeof (float) + 16));
+          CK (cudaMalloc (&p.B[s], b_n * sizeof (float) + 16));
+          fill_randn<<<grid_for (a_n), 256>>> (p.A[s], a_n, 1000 * si + 2 * s);
+          fill_randn<<<grid_for (b_n), 256>>> (p.B[s], b_n,
+                                               1000 * si + 2 * s + 1);
+          CK (cudaGetLastError ());
+        }
+      CK (cudaMalloc (&p.C, c_n * sizeof (float) + 16));
+      CK (cudaMalloc (&p.ref, c_n * sizeof (double) + 16));
+      {
+        double *Ad, *Bd;
+        const double one = 1.0, zero = 0.0;
+        CK (cudaMalloc (&Ad, a_n * sizeof (double) + 16));
+        CK (cudaMalloc (&Bd, b_n * sizeof (double) + 16));
+        to_double<<<grid_for (a_n), 256>>> (p.A[0], Ad, a_n);
+        to_double<<<grid_for (b_n), 256>>> (p.B[0], Bd, b_n);
+        CB (cublasDgemm (blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) p.m,
+                         (int) p.n, (int) p.k, &one, Ad, (int) p.m, Bd,
+                         (int) p.k, &zero, p.ref, (int) p.m));
+        CK (cudaDeviceSynchronize ());
+        CK (cudaFree (Ad));
+        CK (cudaFree (Bd));
+      }
+
+      /* The variants: cuBLAS first (its time is the yardstick).  */
+      variant vs[24];
+      int nv = 0;
+      memset (vs, 0, sizeof vs);
+      strcpy (vs[nv].name, "cublas"); vs[nv++].use_cublas = 1;
+      const int tiles[3] = { 8, 16, 32 };
+      for (int t = 0; t < 3; t++)
+        {
+          snprintf (vs[nv].name, sizeof vs[nv].name, "k1_tile%d", tiles[t]);
+          vs[nv++].plan = gt_plan_for (p.m, p.n, p.k, tiles[t], 0);
+        }
+      strcpy (vs[nv].name, "k2_regblock");
+      vs[nv++].plan = gt_plan_kernel (GT_K2_REGBLOCK, -1, 0, p.m, p.n, p.k, 0);
+      strcpy (vs[nv].name, "k3_vector");
+      vs[nv++].plan = gt_plan_kernel (GT_K3_VECTOR, -1, 0, p.m, p.n, p.k, 0);
+      const int repack = gt_k4_needs_repack (p.A[0], p.m, p.B[0], p.k);
+      for (int c = 0; c < GT_CFG_COUNT; c++)
+        {
+          snprintf (vs[nv].name, sizeof vs[nv].name, "k4_cfg%d", c);
+          vs[nv++].plan = gt_plan_kernel (GT_K4_ASYNC, c, 1, p.m, p.n, p.k,
+                                          repack);
+        }
+      strcpy (vs[nv].name, "k5_splitk");
+      vs[nv++].plan = gt_plan_kernel (GT_K5_SPLITK, -1, 0, p.m, p.n, p.k,
+                                      repack);
+      if (p.m == 1 || p.n == 1)
+        {
+          strcpy (vs[nv].name, "k6_gemv");
+          vs[nv++].plan = gt_plan_kernel (GT_K6_GEMV, -1, 0, p.m, p.n, p.k,
+                                          0);
+        }
+      strcpy (vs[nv].name, "default");
+      vs[nv++].plan = gt_plan_for (p.m, p.n, p.k, 0, repack);
+      for (int v = 0; v < nv; v++)
+        if (vs[v].plan.work_bytes > p.work_bytes)
+          p.work_bytes = vs[v].plan.work_bytes;
+      if (p.work_bytes)
+        CK (cudaMalloc (&p.work, p.work_bytes));
+
+      double cublas_ms = 0.0;
+      for (int v = 0; v < nv; v++)
+        {
+          /* correctness on poisoned output */
+          CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
+          run_variant (&vs[v], &p, 0, stream);
+          CK (cudaDeviceSynchronize ());
+          int nonfinite = 0;
+          const double err = rel_error (&p, sums, &nonfinite);
+          /* FP32 sums over k: a few eps * sqrt(k) typically; allow far
+             more, while TF32 (~1e-3) or an unwritten element fails.  */
+          const int bad = nonfinite > 0 || !(err < 1e-4);
+          failures += bad;
+
+          float med = 0.0f;
+          if (!check)
+            {
+              const int warm = 3;
+              float t[101];
+              const int n = reps > 101 ? 101 : (reps < 1 ? 1 : reps);
+              for (int r = 0; r < warm; r++)
+                run_variant (&vs[v], &p, r % p.sets, stream);
+              for (int r = 0; r < n; r++)
+                {
+                  CK (cudaEventRecord (e0, stream));
+                  run_variant (&vs[v], &p, r % p.sets, stream);
+                  CK (cudaEventRecord (e1, stream));
+                  CK (cudaEventSynchronize (e1));
+                  CK (cudaEventElapsedTime (&t[r], e0, e1));
+                }
+              qsort (t, n, sizeof (float), cmp_float);
+              med = t[n / 2];
+              if (vs[v].use_cublas)
+                cublas_ms = med;
+            }
+          const double tflops = med > 0 ? 2.0 * p.m * p.n * p.k / (med * 1e9)
+                                        : 0.0;
+          const double ratio = med > 0 ? cublas_ms / med : 0.0;
+          printf ("%-14s %6zu %6zu %6zu %10.4f %9.2f %8.3f %10.2e%s\n",
+                  vs[v].name, p.m, p.n, p.k, med, tflops, ratio, err,
+                  bad ? "  FAIL" : "");
+          if (out)
+            fprintf (out, "%s,%s,%s,%zu,%zu,%zu,%.5f,%.3f,%.4f,%.3e\n",
+                     device, date, vs[v].name, p.m, p.n, p.k, med, tflops,
+                     ratio, err);
+        }
+      fflush (stdout);
+      for (int s = 0; s < p.sets; s++)
+        {
+          CK (cudaFree (p.A[s]));
+          CK (cudaFree (p.B[s]));
+        }
+      CK (cudaFree (p.C));
+      CK (cudaFree (p.ref));
+      if (p.work)
+        CK (cudaFree (p.work));
+    }
+  if (out)
+    fclose (out);
+  cublasDestroy (blas);
+  printf ("%s: %d failures\n", check ? "check" : "bench", failures);
+  return failures ? 1 : 0;
+}
