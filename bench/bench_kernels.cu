@@ -182,7 +182,7 @@ parse_shapes (const char *spec, size_t (*shapes)[3], int max)
 int
 main (int argc, char **argv)
 {
-  int check = 0, reps = 21;
+  int check = 0, reps = 21, own_shapes = 0;
   const char *csv = NULL, *device = NULL;
   const char *spec = "4096,4096,4096;8192,8192,8192;256,256,256;"
     "512,512,512;1000,1000,1000;2048,2048,2048;4097,4097,4097;"
@@ -199,7 +199,10 @@ main (int argc, char **argv)
       else if (!strcmp (argv[i], "--reps") && i + 1 < argc)
         reps = atoi (argv[++i]);
       else if (!strcmp (argv[i], "--shapes") && i + 1 < argc)
-        spec = argv[++i];
+        {
+          spec = argv[++i];
+          own_shapes = 1;
+        }
       else
         {
           fprintf (stderr, "usage: %s [--check] [--csv FILE] [--device NAME]"
@@ -207,7 +210,7 @@ main (int argc, char **argv)
           return 2;
         }
     }
-  if (check)
+  if (check && !own_shapes)
     spec = "1,1,1;2,3,5;7,11,13;31,33,29;65,17,63;129,127,131;"
       "257,300,255;1,300,257;257,300,1;1,1000,1;5,2000,7;200,4100,100;"
       "130,3,260;4,8,12";

@@ -35,7 +35,7 @@ static device_facts facts[GT_MAX_DEVICES];
 static const device_facts *
 current_facts (void)
 {
-  static device_facts fallback = { 1, 132, { 2, 2, 4, 4 } };
+  static device_facts fallback = { 1, 132, { 1, 1, 2, 4, 2 } };
   int dev = 0;
   if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= GT_MAX_DEVICES)
     return &fallback;
@@ -59,7 +59,8 @@ current_facts (void)
 /* Relative throughput of one resident block set of each configuration
    (smaller tiles reuse each loaded word less); 0 keeps a configuration
    out of the default choice.  */
-static const double cfg_efficiency[GT_CFG_COUNT] = { 1.0, 0.95, 0.85, 0.7 };
+static const double cfg_efficiency[GT_CFG_COUNT] = { 1.0, 0.98, 0.75, 0.8,
+                                                      0.95 };
 
 /* Rough machine balance for the cost model, which counts in flops of one
    SM: what an SM computes while the chip moves one byte (FP32 rate of an

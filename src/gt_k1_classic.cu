@@ -32,8 +32,10 @@ k1_classic (const float *__restrict__ A, size_t lda,
       for (long long p0 = 0; p0 < k; p0 += TILE)
         {
           const long long pa = p0 + ty, pb = p0 + tx;
-          As[ty][tx] = (i < m && pa < k) ? A[i + pa * lda] : 0.0f;
-          Bs[ty][tx] = (j < n && pb < k) ? B[pb + j * ldb] : 0.0f;
+          /* Loads skip L1 (.cg): the tile in shared memory is the reuse,
+             and L1 fills would share the data banks with the tile.  */
+          As[ty][tx] = (i < m && pa < k) ? __ldcg (A + i + pa * lda) : 0.0f;
+          Bs[ty][tx] = (j < n && pb < k) ? __ldcg (B + pb + j * ldb) : 0.0f;
           __syncthreads ();
 #pragma unroll
           for (int p = 0; p < TILE; p++)

@@ -171,10 +171,11 @@ k4_repack (const float *__restrict__ src, size_t lds, float *__restrict__ dst,
 /* The configurations of gt_cfg_id, in order:
    BM, BN, BK, TM, TN, STAGES, MINB.  */
 #define GT_K4_CONFIGS(X)                 \
-  X (128, 128, 16, 16, 4, 3, 2)          \
+  X (256, 128, 16, 16, 8, 3, 1)          \
+  X (128, 256, 16, 16, 8, 3, 1)          \
   X (128, 128, 16, 8, 8, 3, 2)           \
-  X (128, 64, 16, 16, 4, 4, 3)           \
-  X (64, 64, 16, 4, 8, 4, 4)
+  X (64, 64, 16, 4, 8, 4, 4)             \
+  X (128, 128, 16, 16, 8, 4, 2)
 
 struct k4_entry
 {
