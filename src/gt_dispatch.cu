@@ -59,8 +59,10 @@ current_facts (void)
 /* Relative throughput of one resident block set of each configuration
    (smaller tiles reuse each loaded word less); 0 keeps a configuration
    out of the default choice.  */
-static const double cfg_efficiency[GT_CFG_COUNT] = { 1.0, 0.98, 0.75, 0.8,
-                                                      0.95 };
+/* Measured on an H200 at 4096^3 (bench/RESULTS.md): 34.6, 34.2, 35.1,
+   37.0 and 34.0 TFLOP/s for configurations 0..4.  */
+static const double cfg_efficiency[GT_CFG_COUNT] = { 0.935, 0.925, 0.95, 1.0,
+                                                      0.92 };
 
 /* Rough machine balance for the cost model, which counts in flops of one
    SM: what an SM computes while the chip moves one byte (FP32 rate of an
