@@ -33,11 +33,11 @@ typedef enum
    with TM x TN elements per thread; see GT_K4_CONFIGS.  */
 typedef enum
 {
-  GT_CFG_256x128 = 0,   /* 16x8 per thread, 256 threads, 3 stages */
-  GT_CFG_128x256 = 1,   /* 16x8 per thread, 256 threads, 3 stages */
-  GT_CFG_128x128 = 2,   /* 8x8 per thread, 256 threads, 3 stages */
-  GT_CFG_64x64 = 3,     /* 4x8 per thread, 128 threads, 4 stages */
-  GT_CFG_128x128_T128 = 4, /* 16x8 per thread, 128 threads, 4 stages */
+  GT_CFG_256x128 = 0,     /* 16x8 per thread, 256 threads, BK 16, 3 stages */
+  GT_CFG_64x64_K32 = 1,   /* 4x8 per thread, 128 threads, BK 32, 3 stages */
+  GT_CFG_128x128 = 2,     /* 8x8 per thread, 256 threads, BK 16, 3 stages */
+  GT_CFG_64x64 = 3,       /* 4x8 per thread, 128 threads, BK 16, 4 stages */
+  GT_CFG_128x64 = 4,      /* 8x8 per thread, 128 threads, BK 16, 4 stages */
   GT_CFG_COUNT = 5
 } gt_cfg_id;
 

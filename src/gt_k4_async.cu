@@ -14,9 +14,11 @@
 #include "gt_gemm.h"
 #include "gt_tile.cuh"
 
-/* Per-thread state for filling stages: where the thread's first chunk of
-   each operand comes from (its other chunks are whole rows of chunks
-   further on), and how much of each lies inside the matrix.  */
+/* Per-thread state for filling stages: where the thread's chunks of the
+   next stage come from (its chunks of one operand are whole rows of chunks
+   apart), how much of each lies inside the matrix, and how much of the
+   block's piece of k is left.  Pointers advance by one stage per load so a
+   full stage costs the copies and a few adds.  */
 template <int BM, int BN, int BK, int NT>
 struct k4_loader
 {
@@ -28,55 +30,87 @@ struct k4_loader
                  "a thread's chunks share their row offset");
   static constexpr int A_KSTEP = NT / (BM / 4);   /* k rows between chunks */
   static constexpr int B_JSTEP = NT / (BK / 4);   /* columns between chunks */
-  const float *a, *b;
-  size_t lda, ldb;
-  int a_bytes;       /* valid bytes of the thread's 4 rows of A */
-  unsigned b_ok;     /* bit i: chunk i's column of B is inside */
+  const float *a, *b;      /* the thread's first chunks of the next stage */
+  const float *a_base, *b_base;   /* a mapped address for empty copies */
+  size_t a_chunk, b_chunk; /* floats between a thread's chunks */
+  size_t a_stage;          /* floats between stages (BK columns of A) */
+  long long k_left;        /* k from the next stage to the piece's end */
+  int a_bytes;             /* valid bytes of the thread's 4 rows of A */
+  unsigned b_ok;           /* bit i: chunk i's column of B is inside */
+  int a_dst, b_dst;        /* shared offsets (floats) of the first chunks */
+  int kk, kv;
 
   __device__ __forceinline__
-  k4_loader (const float *A, size_t lda_, const float *B, size_t ldb_,
+  k4_loader (const float *A, size_t lda, const float *B, size_t ldb,
              long long m, long long n, long long m0, long long n0,
-             long long k_begin)
-    : lda (lda_), ldb (ldb_)
+             long long k_begin, long long kc)
   {
-    const int kk = threadIdx.x / (BM / 4), mv = (threadIdx.x % (BM / 4)) * 4;
+    kk = threadIdx.x / (BM / 4);
+    const int mv = (threadIdx.x % (BM / 4)) * 4;
     const long long left = m - (m0 + mv);
     a_bytes = left >= 4 ? 16 : (left > 0 ? (int) left * 4 : 0);
+    a_base = A;
     a = a_bytes ? A + (m0 + mv) + (k_begin + kk) * lda : A;
-    const int j = threadIdx.x / (BK / 4), kv = (threadIdx.x % (BK / 4)) * 4;
+    a_chunk = A_KSTEP * lda;
+    a_stage = a_bytes ? BK * lda : 0;
+    a_dst = kk * BM + mv;
+    const int j = threadIdx.x / (BK / 4);
+    kv = (threadIdx.x % (BK / 4)) * 4;
     b_ok = 0;
 #pragma unroll
     for (int i = 0; i < CB; i++)
       if (n0 + j + i * B_JSTEP < n)
         b_ok |= 1u << i;
+    b_base = B;
     b = b_ok ? B + (k_begin + kv) + (n0 + j) * ldb : B;
+    b_chunk = B_JSTEP * ldb;
+    b_dst = j * BK + kv;
+    k_left = kc;
   }
 
-  /* Fill a stage with step t of this block's piece of k (kc long).  */
+  /* Fill a stage with the next BK of k and step past it.  */
   __device__ __forceinline__ void
-  load (float *As, float *Bs, long long t, long long kc) const
+  load (float *As, float *Bs)
   {
-    const long long p0 = t * BK;
-    const int kk = threadIdx.x / (BM / 4), mv = (threadIdx.x % (BM / 4)) * 4;
-    const float *a_t = a + p0 * lda;
-#pragma unroll
-    for (int i = 0; i < CA; i++)
+    if (k_left >= BK)
       {
-        const bool in = a_bytes && p0 + kk + i * A_KSTEP < kc;
-        gt_cp_async16_n (As + (kk + i * A_KSTEP) * BM + mv,
-                         in ? a_t + i * A_KSTEP * lda : a, in ? a_bytes : 0);
-      }
-    const int j = threadIdx.x / (BK / 4), kv = (threadIdx.x % (BK / 4)) * 4;
-    const long long left = kc - (p0 + kv);
-    const int kbytes = left <= 0 ? 0 : (left >= 4 ? 16 : (int) left * 4);
 #pragma unroll
-    for (int i = 0; i < CB; i++)
-      {
-        const bool in = kbytes && ((b_ok >> i) & 1u);
-        gt_cp_async16_n (Bs + (j + i * B_JSTEP) * BK + kv,
-                         in ? b + p0 + i * B_JSTEP * ldb : b,
-                         in ? kbytes : 0);
+        for (int i = 0; i < CA; i++)
+          gt_cp_async16_n (As + a_dst + i * A_KSTEP * BM, a + i * a_chunk,
+                           a_bytes);
+#pragma unroll
+        for (int i = 0; i < CB; i++)
+          {
+            const bool in = (b_ok >> i) & 1u;
+            gt_cp_async16_n (Bs + b_dst + i * B_JSTEP * BK,
+                             in ? b + i * b_chunk : b_base, in ? 16 : 0);
+          }
       }
+    else
+      {
+        /* The last, partial step of k: cut each chunk at k_left.  */
+#pragma unroll
+        for (int i = 0; i < CA; i++)
+          {
+            const bool in = kk + i * A_KSTEP < k_left;
+            gt_cp_async16_n (As + a_dst + i * A_KSTEP * BM,
+                             in ? a + i * a_chunk : a_base,
+                             in ? a_bytes : 0);
+          }
+        const long long left = k_left - kv;
+        const int kbytes = left <= 0 ? 0 : (left >= 4 ? 16 : (int) left * 4);
+#pragma unroll
+        for (int i = 0; i < CB; i++)
+          {
+            const bool in = kbytes && ((b_ok >> i) & 1u);
+            gt_cp_async16_n (Bs + b_dst + i * B_JSTEP * BK,
+                             in ? b + i * b_chunk : b_base, in ? kbytes : 0);
+          }
+      }
+    a += a_stage;
+    if (b_ok)
+      b += BK;
+    k_left -= BK;
   }
 };
 
@@ -104,8 +138,8 @@ k4_async (const float *__restrict__ A, size_t lda,
   for (long long bn = blockIdx.y; bn < tiles_n; bn += gridDim.y)
     {
       const long long n0 = bn * BN;
-      const k4_loader<BM, BN, BK, T::NT> ld (A, lda, B, ldb, m, n, m0, n0,
-                                             k_begin);
+      k4_loader<BM, BN, BK, T::NT> ld (A, lda, B, ldb, m, n, m0, n0,
+                                       k_begin, kc);
       float acc[TM][TN];
 #pragma unroll
       for (int i = 0; i < TM; i++)
@@ -120,26 +154,24 @@ k4_async (const float *__restrict__ A, size_t lda,
         {
           if (s < nt)
             ld.load (smem + s * T::STAGE_FLOATS,
-                     smem + s * T::STAGE_FLOATS + T::A_FLOATS, s, kc);
+                     smem + s * T::STAGE_FLOATS + T::A_FLOATS);
           gt_cp_async_commit ();
         }
+      int rs = 0, ws = STAGES - 1;   /* stage read next, written next */
       for (long long t = 0; t < nt; t++)
         {
           gt_cp_async_wait<STAGES - 2> ();
           /* Stage t has landed for every thread, and every thread is done
              with stage t-1, which the next load overwrites.  */
           __syncthreads ();
-          const long long pre = t + STAGES - 1;
-          if (pre < nt)
-            {
-              const int ps = (int) (pre % STAGES);
-              ld.load (smem + ps * T::STAGE_FLOATS,
-                       smem + ps * T::STAGE_FLOATS + T::A_FLOATS, pre, kc);
-            }
+          if (t + STAGES - 1 < nt)
+            ld.load (smem + ws * T::STAGE_FLOATS,
+                     smem + ws * T::STAGE_FLOATS + T::A_FLOATS);
           gt_cp_async_commit ();
-          const int cs = (int) (t % STAGES);
-          tile.compute (smem + cs * T::STAGE_FLOATS,
-                        smem + cs * T::STAGE_FLOATS + T::A_FLOATS, acc);
+          ws = ws + 1 == STAGES ? 0 : ws + 1;
+          tile.compute (smem + rs * T::STAGE_FLOATS,
+                        smem + rs * T::STAGE_FLOATS + T::A_FLOATS, acc);
+          rs = rs + 1 == STAGES ? 0 : rs + 1;
         }
       gt_cp_async_wait<0> ();
 
@@ -165,6 +197,10 @@ k4_repack (const float *__restrict__ src, size_t lds, float *__restrict__ dst,
     {
       const size_t i = e % rows, j = e / rows;
       dst[i + j * ldd] = src[i + j * lds];
+      /* Fill the padding too: 16-byte copies of the last rows read it.  */
+      if (i == rows - 1)
+        for (size_t r = rows; r < ldd; r++)
+          dst[r + j * ldd] = 0.0f;
     }
 }
 
@@ -172,10 +208,10 @@ k4_repack (const float *__restrict__ src, size_t lds, float *__restrict__ dst,
    BM, BN, BK, TM, TN, STAGES, MINB.  */
 #define GT_K4_CONFIGS(X)                 \
   X (256, 128, 16, 16, 8, 3, 1)          \
-  X (128, 256, 16, 16, 8, 3, 1)          \
+  X (64, 64, 32, 4, 8, 3, 4)             \
   X (128, 128, 16, 8, 8, 3, 2)           \
   X (64, 64, 16, 4, 8, 4, 4)             \
-  X (128, 128, 16, 16, 8, 4, 2)
+  X (128, 64, 16, 8, 8, 4, 4)
 
 struct k4_entry
 {
