@@ -4,9 +4,40 @@
 // PKG_ADD: autoload ("__gpu_tiled_mtimes__", "__gpu_tiled__.oct");
 // PKG_DEL: autoload ("__gpu_tiled_mtimes__", "__gpu_tiled__.oct", "remove");
 
+#include <memory>
 #include <octave/oct.h>
 #include <octave/quit.h>
+#include <octave/version.h>
 #include "gpu_tiled.h"
+
+// The result array.  FloatMatrix (m, n) zero-fills on one thread, which at
+// n = 4096 costs more than the whole product on the GPU; from Octave 7 on an
+// Array can adopt a buffer, which the library then writes in full.
+#if OCTAVE_MAJOR_VERSION >= 7
+struct result
+{
+  float *data;
+  octave_idx_type m, n;
+  result (octave_idx_type m_, octave_idx_type n_)
+    : data (std::allocator<float> ().allocate (m_ * n_)), m (m_), n (n_) { }
+  ~result () { if (data) std::allocator<float> ().deallocate (data, m * n); }
+  octave_value release ()
+  {
+    Array<float> a (data, dim_vector (m, n));
+    data = nullptr;
+    return octave_value (FloatNDArray (a));
+  }
+};
+#else
+struct result
+{
+  FloatMatrix C;
+  float *data;
+  result (octave_idx_type m, octave_idx_type n)
+    : C (m, n), data (C.fortran_vec ()) { }
+  octave_value release () { return octave_value (C); }
+};
+#endif
 
 // Ctrl-C sets this; the library checks it between pipeline stages.
 static int
@@ -41,12 +72,12 @@ is 0 (fastest kernel), 8, 16 or 32.\n\
     error ("gpu_tiled_mtimes: nonconformant arguments (A is %ldx%ld, B is %ldx%ld)",
            (long) m, (long) k, (long) B.rows (), (long) n);
 
-  FloatMatrix C (m, n);
-  const gt_status st = gt_mtimes_host (A.data (), B.data (), C.fortran_vec (),
+  result C (m, n);   // freed on every error path by its destructor
+  const gt_status st = gt_mtimes_host (A.data (), B.data (), C.data,
                                        m, n, k, tile, interrupted);
   if (st == GT_ERR_INTERRUPTED)
     octave_quit ();
   if (st != GT_OK)
     error ("gpu_tiled_mtimes: %s", gt_error_text ());
-  return ovl (C);
+  return ovl (C.release ());
 }

@@ -12,8 +12,11 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include "gt_context.h"
 #include "gt_gemm.h"
@@ -169,11 +172,22 @@ copier_run (copier *cp, const copy_job *job)
 
 /* ---- staging slots ---- */
 
+static double
+now_s (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
 typedef struct
 {
   gt_context *ctx;
   copier *cp;
   int next;
+  /* seconds spent, for GPU_TILED_TRACE */
+  double t_in, t_out, t_wait;
+  size_t bytes_in, bytes_out;
   /* a slot holding device results not yet copied out */
   float *out_dst[GT_SLOTS];
   size_t out_len[GT_SLOTS];
@@ -188,7 +202,10 @@ slot_ptr (const stager *st, int s)
 static gt_status
 slot_drain (stager *st, int s)
 {
+  const double t0 = now_s ();
   cudaError_t err = cudaEventSynchronize (st->ctx->slot_done[s]);
+  const double t1 = now_s ();
+  st->t_wait += t1 - t0;
   if (err != cudaSuccess)
     return gt_fail_cuda (err, "copying between host and device");
   if (st->out_dst[s])
@@ -197,6 +214,8 @@ slot_drain (stager *st, int s)
                      st->out_len[s], st->out_len[s], 1 };
       copier_run (st->cp, &j);
       st->out_dst[s] = NULL;
+      st->t_out += now_s () - t1;
+      st->bytes_out += j.rows * sizeof (float);
     }
   return GT_OK;
 }
@@ -271,7 +290,10 @@ upload (stager *st, float *dst, size_t ld, const float *src, size_t rows,
                      p.nc ? rows : p.nr, nc };
       if (!p.nc)
         j.dld = j.sld = j.rows;
+      const double t0 = now_s ();
       copier_run (st->cp, &j);
+      st->t_in += now_s () - t0;
+      st->bytes_in += j.rows * j.cols * sizeof (float);
       const size_t floats = p.nc ? nc * ld : p.nr;
       cudaError_t err = cudaMemcpyAsync (dst + p.c0 * ld + p.r0,
                                          slot_ptr (st, s),
@@ -362,6 +384,7 @@ gt_status
 gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
                 size_t n, size_t k, int tile, gt_interrupt_fn interrupted)
 {
+  const double t_start = now_s ();
   if (!gt_tile_is_valid (tile))
     return gt_fail (GT_ERR_ARG, "tile must be 8, 16 or 32");
   if (m == 0 || n == 0)
@@ -396,8 +419,19 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
   float *dC = (float *) ((char *) ctx->dev + a_bytes + b_bytes);
   void *dW = (char *) ctx->dev + a_bytes + b_bytes + c_bytes;
 
+  /* C is new memory: huge pages make its first touch (our copy-out) cheap
+     where the kernel allows them.  */
+  if (m * n * sizeof (float) >= (4u << 20))
+    {
+      const size_t huge = (size_t) 2 << 20;
+      const uintptr_t b = round_up ((uintptr_t) C, huge);
+      const uintptr_t e = ((uintptr_t) (C + m * n)) / huge * huge;
+      if (e > b)
+        madvise ((void *) b, e - b, MADV_HUGEPAGE);
+    }
   copier cp;
   const size_t total = (m * k + k * n + m * n) * sizeof (float);
+  const double t_setup = now_s ();
   const int threads = total >= 4 * PARALLEL_MIN_BYTES ? thread_count () : 1;
   if (threads > 1)
     copier_start (&cp, threads);
@@ -446,6 +480,18 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
     st = drain_all (&sg);
   if (threads > 1)
     copier_stop (&cp);
+  if (getenv ("GPU_TILED_TRACE"))
+    {
+      const double t_end = now_s (), gb = 1e-9;
+      fprintf (stderr, "gpu_tiled: %zux%zux%zu: %.3f ms (set-up %.3f; host "
+               "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s; waits "
+               "%.3f ms), %zu panels, %d threads\n", m, k, n,
+               1e3 * (t_end - t_start), 1e3 * (t_setup - t_start),
+               1e3 * sg.t_in, sg.t_in > 0 ? gb * sg.bytes_in / sg.t_in : 0.0,
+               1e3 * sg.t_out,
+               sg.t_out > 0 ? gb * sg.bytes_out / sg.t_out : 0.0,
+               1e3 * sg.t_wait, panels, threads);
+    }
   if (st != GT_OK && ctx->ready)
     {
       /* Leave nothing in flight that could touch the slots or buffers.  */
