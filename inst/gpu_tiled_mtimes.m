@@ -47,20 +47,17 @@ function C = gpu_tiled_mtimes (A, B, tile)
   if (nargin < 2)
     print_usage ();
   endif
-  ## The common case in one test of built-ins (each call of a subfunction
-  ## costs microseconds, which small products notice); anything else goes
-  ## through the checks below, which name the fault.
-  if (isa (A, "single") && isa (B, "single") && isreal (A) && isreal (B)
-      && ndims (A) == 2 && ndims (B) == 2 && columns (A) == rows (B)
-      && ! isscalar (A) && ! isscalar (B))
-    if (nargin < 3)
-      C = __gpu_tiled_mtimes__ (A, B, 0);   # 0: the fastest kernel
-      return;
-    elseif (isnumeric (tile) && isreal (tile) && isscalar (tile)
-            && any (tile == [8, 16, 32]))
-      C = __gpu_tiled_mtimes__ (A, B, double (tile));
-      return;
-    endif
+  ## The private function takes the common case at the cost of one call
+  ## (small products notice every microsecond of interpreter time) and
+  ## leaves everything else, done = false, to the checks below, which say
+  ## what is wrong.
+  if (nargin == 2)
+    [C, done] = __gpu_tiled_mtimes__ (A, B);
+  else
+    [C, done] = __gpu_tiled_mtimes__ (A, B, tile);
+  endif
+  if (done)
+    return;
   endif
 
   if (nargin == 3)
@@ -166,11 +163,20 @@ endfunction
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double of size \[0 0\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), [])
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a cell> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), {16})
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 16i)
-## The private entry point defends itself too.
-%!error <A and B must be real full 2-D single matrices> __gpu_tiled_mtimes__ (ones (2), ones (2), 0)
-%!error <TILE must be 8, 16 or 32> __gpu_tiled_mtimes__ (ones (2, "single"), ones (2, "single"), 5)
-%!error <nonconformant> __gpu_tiled_mtimes__ (ones (2, 3, "single"), ones (2, "single"), 0)
+## The private entry point computes nothing for what it does not handle.
+%!test
+%! S = ones (2, "single");
+%! bad = {{ones(2), S}, {S, S, 0}, {S, S, 5}, {S, S, "8"}, {S, S, [8 16]}, ...
+%!        {S, S, 8i}, {ones(2, 3, "single"), S}, {single(1), S}, ...
+%!        {S, single(2)}, {complex(S), S}, {ones(2,2,2,"single"), S}, ...
+%!        {{S}, S}, {true(2), S}};
+%! for i = 1:numel (bad)
+%!   [C, done] = __gpu_tiled_mtimes__ (bad{i}{:});
+%!   assert (done, false);
+%!   assert (isempty (C));
+%! endfor
 %!error <Invalid call> __gpu_tiled_mtimes__ (ones (2, "single"))
+%!error <Invalid call> __gpu_tiled_mtimes__ (1, 2, 3, 4)
 
 ## ---- products that need no kernel: empties and scalars, checked on CPU ----
 %!test

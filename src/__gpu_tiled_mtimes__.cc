@@ -46,32 +46,50 @@ interrupted (void)
   return octave_interrupt_state > 0;
 }
 
+// Arguments that are not two real full 2-D non-scalar single matrices of
+// conforming sizes (and a TILE of 8, 16 or 32 when given) are not handled:
+// C is empty and DONE false, and gpu_tiled_mtimes checks them itself and
+// says what is wrong.  That keeps the common call to one function call.
+static bool
+usable_operand (const octave_value& x)
+{
+  return x.is_single_type () && ! x.iscomplex () && ! x.issparse ()
+         && x.ndims () == 2 && x.numel () != 1;
+}
+
 DEFUN_DLD (__gpu_tiled_mtimes__, args, ,
            "-*- texinfo -*-\n\
-@deftypefn {} {@var{C} =} __gpu_tiled_mtimes__ (@var{A}, @var{B}, @var{tile})\n\
-Private: use @code{gpu_tiled_mtimes}.  @var{A} and @var{B} are real full\n\
-2-D single matrices with columns (@var{A}) == rows (@var{B}); @var{tile}\n\
-is 0 (fastest kernel), 8, 16 or 32.\n\
+@deftypefn  {} {[@var{C}, @var{done}] =} __gpu_tiled_mtimes__ (@var{A}, @var{B})\n\
+@deftypefnx {} {[@var{C}, @var{done}] =} __gpu_tiled_mtimes__ (@var{A}, @var{B}, @var{tile})\n\
+Private: use @code{gpu_tiled_mtimes}.  @var{done} is false, and nothing\n\
+computed, unless @var{A} and @var{B} are real full 2-D non-scalar single\n\
+matrices with columns (@var{A}) == rows (@var{B}) and @var{tile}, if\n\
+given, is 8, 16 or 32.\n\
 @end deftypefn")
 {
-  if (args.length () != 3)
+  const int nargin = args.length ();
+  if (nargin < 2 || nargin > 3)
     print_usage ();
+  const octave_value_list not_done = ovl (Matrix (), false);
   const octave_value &a = args(0), &b = args(1);
-  if (! a.is_single_type () || ! b.is_single_type () || a.iscomplex ()
-      || b.iscomplex () || a.issparse () || b.issparse ()
-      || a.ndims () != 2 || b.ndims () != 2)
-    error ("gpu_tiled_mtimes: A and B must be real full 2-D single matrices");
-  const int tile = args(2).xint_value ("gpu_tiled_mtimes: TILE must be an integer");
-  if (! gt_tile_is_valid (tile))
-    error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32");
+  if (! usable_operand (a) || ! usable_operand (b)
+      || a.columns () != b.rows ())
+    return not_done;
+  int tile = GT_TILE_DEFAULT;
+  if (nargin == 3)
+    {
+      const octave_value &t = args(2);
+      if (! t.isnumeric () || t.iscomplex () || t.numel () != 1)
+        return not_done;
+      const double v = t.double_value ();
+      if (v != 8 && v != 16 && v != 32)
+        return not_done;
+      tile = static_cast<int> (v);
+    }
 
   const FloatMatrix A = a.float_matrix_value ();
   const FloatMatrix B = b.float_matrix_value ();
   const octave_idx_type m = A.rows (), k = A.cols (), n = B.cols ();
-  if (B.rows () != k)
-    error ("gpu_tiled_mtimes: nonconformant arguments (A is %ldx%ld, B is %ldx%ld)",
-           (long) m, (long) k, (long) B.rows (), (long) n);
-
   result C (m, n);   // freed on every error path by its destructor
   const gt_status st = gt_mtimes_host (A.data (), B.data (), C.data,
                                        m, n, k, tile, interrupted);
@@ -79,5 +97,5 @@ is 0 (fastest kernel), 8, 16 or 32.\n\
     octave_quit ();
   if (st != GT_OK)
     error ("gpu_tiled_mtimes: %s", gt_error_text ());
-  return ovl (C.release ());
+  return ovl (C.release (), true);
 }

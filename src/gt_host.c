@@ -170,6 +170,92 @@ copier_run (copier *cp, const copy_job *job)
   pthread_mutex_unlock (&cp->mu);
 }
 
+/* ---- prefault: fault in the (new) output while the GPU works ---- */
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+struct prefaulter;
+
+typedef struct
+{
+  struct prefaulter *pf;
+  int part;
+} prefault_arg;
+
+typedef struct prefaulter
+{
+  pthread_t th[MAX_THREADS];
+  prefault_arg args[MAX_THREADS];
+  int threads;
+  char *begin;
+  size_t len;
+} prefaulter;
+
+/* Faults in part of the output without changing its contents
+   (MADV_POPULATE_WRITE), or by writing zeros where the kernel lacks it;
+   either way it ends before the first result is copied there.  */
+static void *
+prefault_main (void *arg)
+{
+  const prefault_arg *a = (const prefault_arg *) arg;
+  const prefaulter *pf = a->pf;
+  const size_t page = 4096, per = (pf->len / pf->threads + page - 1)
+                                   / page * page;
+  uintptr_t b = (uintptr_t) pf->begin + per * a->part;
+  uintptr_t e = b + per;
+  const uintptr_t end = (uintptr_t) pf->begin + pf->len;
+  if (e > end)
+    e = end;
+  b = (b + page - 1) / page * page;
+  e = e / page * page;
+  if (e <= b)
+    return NULL;
+  if (madvise ((void *) b, e - b, MADV_POPULATE_WRITE) != 0)
+    for (uintptr_t p = b; p < e; p += page)
+      *(volatile char *) p = 0;
+  return NULL;
+}
+
+static void
+prefault_start (prefaulter *pf, void *begin, size_t len, int threads)
+{
+  pf->begin = (char *) begin;
+  pf->len = len;
+  pf->threads = 0;
+  for (int i = 0; i < threads; i++)
+    {
+      pf->args[i].pf = pf;
+      pf->args[i].part = i;
+    }
+  for (int i = 0; i < threads; i++)
+    {
+      if (pthread_create (&pf->th[i], NULL, prefault_main, &pf->args[i]) != 0)
+        break;
+      pf->threads++;
+    }
+  if (pf->threads < threads)
+    {
+      /* Run the missing parts here: every part must be done.  */
+      const int made = pf->threads;
+      pf->threads = threads;
+      for (int i = made; i < threads; i++)
+        prefault_main (&pf->args[i]);
+      for (int i = 0; i < made; i++)
+        pthread_join (pf->th[i], NULL);
+      pf->threads = 0;
+    }
+}
+
+static void
+prefault_finish (prefaulter *pf)
+{
+  for (int i = 0; i < pf->threads; i++)
+    pthread_join (pf->th[i], NULL);
+  pf->threads = 0;
+}
+
 /* ---- staging slots ---- */
 
 static double
@@ -188,6 +274,7 @@ typedef struct
   /* seconds spent, for GPU_TILED_TRACE */
   double t_in, t_out, t_wait;
   size_t bytes_in, bytes_out;
+  prefaulter *pf;   /* to finish before the first copy into the output */
   /* a slot holding device results not yet copied out */
   float *out_dst[GT_SLOTS];
   size_t out_len[GT_SLOTS];
@@ -210,6 +297,11 @@ slot_drain (stager *st, int s)
     return gt_fail_cuda (err, "copying between host and device");
   if (st->out_dst[s])
     {
+      if (st->pf)
+        {
+          prefault_finish (st->pf);
+          st->pf = NULL;
+        }
       copy_job j = { st->out_dst[s], slot_ptr (st, s), st->out_len[s],
                      st->out_len[s], st->out_len[s], 1 };
       copier_run (st->cp, &j);
@@ -380,6 +472,39 @@ panel_width (size_t m, size_t n, size_t k, int tile)
   return w < n ? w : n;
 }
 
+/* Products whose operands fit a staging slot: one copy in, the kernel and
+   one copy out, all on one stream, which saves the hand-offs between the
+   streams of the pipeline (microseconds that small products notice).
+   dB must follow dA by a_bytes in device memory.  */
+static gt_status
+small_product (gt_context *ctx, const float *A, const float *B, float *C,
+               size_t m, size_t n, size_t k, size_t lda, size_t ldb,
+               size_t a_bytes, float *dA, float *dB, float *dC, void *dW,
+               const gt_plan *plan)
+{
+  float *pa = (float *) ctx->pinned;
+  float *pb = (float *) (ctx->pinned + a_bytes);
+  float *pc = (float *) (ctx->pinned + GT_SLOT_BYTES);
+  copy_job ja = { pa, A, lda, m, m, k }, jb = { pb, B, ldb, k, k, n };
+  copy_part (&ja, 0, 1);
+  copy_part (&jb, 0, 1);
+  cudaError_t err = cudaMemcpyAsync (dA, pa, a_bytes + ldb * n * sizeof (float),
+                                     cudaMemcpyHostToDevice, ctx->comp);
+  if (err == cudaSuccess && getenv ("GPU_TILED_POISON"))
+    err = cudaMemsetAsync (dC, 0xff, m * n * sizeof (float), ctx->comp);
+  if (err == cudaSuccess)
+    err = gt_gemm_run (plan, dA, lda, dB, ldb, dC, m, m, n, k, dW, ctx->comp);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync (pc, dC, m * n * sizeof (float),
+                           cudaMemcpyDeviceToHost, ctx->comp);
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (ctx->comp);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "running the product");
+  memcpy (C, pc, m * n * sizeof (float));
+  return GT_OK;
+}
+
 gt_status
 gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
                 size_t n, size_t k, int tile, gt_interrupt_fn interrupted)
@@ -418,25 +543,39 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
   float *dB = (float *) ((char *) ctx->dev + a_bytes);
   float *dC = (float *) ((char *) ctx->dev + a_bytes + b_bytes);
   void *dW = (char *) ctx->dev + a_bytes + b_bytes + c_bytes;
+  const size_t total = (m * k + k * n + m * n) * sizeof (float);
+  if (panels == 1 && total < 4 * PARALLEL_MIN_BYTES
+      && a_bytes + b_bytes <= GT_SLOT_BYTES && c_bytes <= GT_SLOT_BYTES)
+    {
+      st = small_product (ctx, A, B, C, m, n, k, lda, ldb, a_bytes, dA, dB,
+                          dC, dW, &plan_full);
+      if (getenv ("GPU_TILED_TRACE"))
+        fprintf (stderr, "gpu_tiled: %zux%zux%zu: %.3f ms (one stream)\n",
+                 m, k, n, 1e3 * (now_s () - t_start));
+      return st;
+    }
 
-  /* C is new memory: huge pages make its first touch (our copy-out) cheap
-     where the kernel allows them.  */
-  if (m * n * sizeof (float) >= (4u << 20))
+  copier cp;
+  prefaulter pf;
+  const int threads = total >= 4 * PARALLEL_MIN_BYTES ? thread_count () : 1;
+  if (threads > 1)
+    copier_start (&cp, threads);
+  stager sg;
+  memset (&sg, 0, sizeof sg);
+  /* C is new memory: its first touch costs page faults (the kernel zeroes
+     each page).  Helper threads take them now, in huge pages where the
+     kernel allows, while the copies in and the kernels run.  */
+  if (threads > 1 && m * n * sizeof (float) >= (4u << 20))
     {
       const size_t huge = (size_t) 2 << 20;
       const uintptr_t b = round_up ((uintptr_t) C, huge);
       const uintptr_t e = ((uintptr_t) (C + m * n)) / huge * huge;
       if (e > b)
         madvise ((void *) b, e - b, MADV_HUGEPAGE);
+      prefault_start (&pf, C, m * n * sizeof (float), threads);
+      sg.pf = &pf;
     }
-  copier cp;
-  const size_t total = (m * k + k * n + m * n) * sizeof (float);
   const double t_setup = now_s ();
-  const int threads = total >= 4 * PARALLEL_MIN_BYTES ? thread_count () : 1;
-  if (threads > 1)
-    copier_start (&cp, threads);
-  stager sg;
-  memset (&sg, 0, sizeof sg);
   sg.ctx = ctx;
   sg.cp = threads > 1 ? &cp : NULL;
 
@@ -478,6 +617,8 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
                    ctx->panel_out[panels - 1]);
   if (st == GT_OK)
     st = drain_all (&sg);
+  if (sg.pf)
+    prefault_finish (sg.pf);
   if (threads > 1)
     copier_stop (&cp);
   if (getenv ("GPU_TILED_TRACE"))
