@@ -35,7 +35,7 @@ static device_facts facts[GT_MAX_DEVICES];
 static const device_facts *
 current_facts (void)
 {
-  static device_facts fallback = { 1, 132, { 1, 4, 2, 4, 3 } };
+  static device_facts fallback = { 1, 132, { 1, 4, 2, 4, 3, 3, 2 } };
   int dev = 0;
   if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= GT_MAX_DEVICES)
     return &fallback;
@@ -59,9 +59,9 @@ current_facts (void)
 /* Relative throughput of one resident block set of each configuration
    (smaller tiles reuse each loaded word less); 0 keeps a configuration
    out of the default choice.  */
-/* From H200 measurements at 4096^3 (bench/RESULTS.md).  */
-static const double cfg_efficiency[GT_CFG_COUNT] = { 0.935, 1.0, 0.95, 1.0,
-                                                      0.95 };
+/* From H200 measurements at 4096^3 and 8192^3 (bench/RESULTS.md).  */
+static const double cfg_efficiency[GT_CFG_COUNT] = { 0.86, 0.98, 0.93, 0.93,
+                                                      1.0, 1.0, 1.0 };
 
 /* Rough machine balance for the cost model, which counts in flops of one
    SM: what an SM computes while the chip moves one byte (FP32 rate of an

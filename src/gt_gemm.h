@@ -38,7 +38,9 @@ typedef enum
   GT_CFG_128x128 = 2,     /* 8x8 per thread, 256 threads, BK 16, 3 stages */
   GT_CFG_64x64 = 3,       /* 4x8 per thread, 128 threads, BK 16, 4 stages */
   GT_CFG_128x64 = 4,      /* 8x8 per thread, 128 threads, BK 16, 4 stages */
-  GT_CFG_COUNT = 5
+  GT_CFG_128x64_K32 = 5,  /* 8x8 per thread, 128 threads, BK 32, 3 stages */
+  GT_CFG_128x128_K32 = 6, /* 8x8 per thread, 256 threads, BK 32, 3 stages */
+  GT_CFG_COUNT = 7
 } gt_cfg_id;
 
 /* A launch plan: which kernel, which configuration, how many k splits,

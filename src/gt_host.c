@@ -188,22 +188,26 @@ typedef struct prefaulter
 {
   pthread_t th[MAX_THREADS];
   prefault_arg args[MAX_THREADS];
-  int threads;
+  int parts;       /* regions of the output */
+  int started;     /* helper threads running */
   char *begin;
   size_t len;
+  /* Faulting holds the address-space lock that creating a thread (its
+     stack is an mmap) needs exclusively: helpers start once all exist.  */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int go;
 } prefaulter;
 
-/* Faults in part of the output without changing its contents
+/* Faults in one region of the output without changing its contents
    (MADV_POPULATE_WRITE), or by writing zeros where the kernel lacks it;
    either way it ends before the first result is copied there.  */
-static void *
-prefault_main (void *arg)
+static void
+prefault_region (const prefaulter *pf, int part)
 {
-  const prefault_arg *a = (const prefault_arg *) arg;
-  const prefaulter *pf = a->pf;
-  const size_t page = 4096, per = (pf->len / pf->threads + page - 1)
-                                   / page * page;
-  uintptr_t b = (uintptr_t) pf->begin + per * a->part;
+  const size_t page = 4096;
+  const size_t per = (pf->len / pf->parts + page - 1) / page * page;
+  uintptr_t b = (uintptr_t) pf->begin + per * part;
   uintptr_t e = b + per;
   const uintptr_t end = (uintptr_t) pf->begin + pf->len;
   if (e > end)
@@ -211,49 +215,61 @@ prefault_main (void *arg)
   b = (b + page - 1) / page * page;
   e = e / page * page;
   if (e <= b)
-    return NULL;
+    return;
   if (madvise ((void *) b, e - b, MADV_POPULATE_WRITE) != 0)
     for (uintptr_t p = b; p < e; p += page)
       *(volatile char *) p = 0;
+}
+
+static void *
+prefault_main (void *arg)
+{
+  const prefault_arg *a = (const prefault_arg *) arg;
+  prefaulter *pf = a->pf;
+  pthread_mutex_lock (&pf->mu);
+  while (!pf->go)
+    pthread_cond_wait (&pf->cv, &pf->mu);
+  pthread_mutex_unlock (&pf->mu);
+  prefault_region (pf, a->part);
   return NULL;
 }
 
 static void
-prefault_start (prefaulter *pf, void *begin, size_t len, int threads)
+prefault_start (prefaulter *pf, void *begin, size_t len, int parts)
 {
   pf->begin = (char *) begin;
   pf->len = len;
-  pf->threads = 0;
-  for (int i = 0; i < threads; i++)
+  pf->parts = parts;
+  pf->started = 0;
+  pf->go = 0;
+  pthread_mutex_init (&pf->mu, NULL);
+  pthread_cond_init (&pf->cv, NULL);
+  for (int i = 0; i < parts; i++)
     {
       pf->args[i].pf = pf;
       pf->args[i].part = i;
-    }
-  for (int i = 0; i < threads; i++)
-    {
-      if (pthread_create (&pf->th[i], NULL, prefault_main, &pf->args[i]) != 0)
+      if (pthread_create (&pf->th[i], NULL, prefault_main, &pf->args[i])
+          != 0)
         break;
-      pf->threads++;
+      pf->started++;
     }
-  if (pf->threads < threads)
-    {
-      /* Run the missing parts here: every part must be done.  */
-      const int made = pf->threads;
-      pf->threads = threads;
-      for (int i = made; i < threads; i++)
-        prefault_main (&pf->args[i]);
-      for (int i = 0; i < made; i++)
-        pthread_join (pf->th[i], NULL);
-      pf->threads = 0;
-    }
+  pthread_mutex_lock (&pf->mu);
+  pf->go = 1;
+  pthread_cond_broadcast (&pf->cv);
+  pthread_mutex_unlock (&pf->mu);
+  /* Regions no thread could be started for are done here.  */
+  for (int i = pf->started; i < parts; i++)
+    prefault_region (pf, i);
 }
 
 static void
 prefault_finish (prefaulter *pf)
 {
-  for (int i = 0; i < pf->threads; i++)
+  for (int i = 0; i < pf->started; i++)
     pthread_join (pf->th[i], NULL);
-  pf->threads = 0;
+  pf->started = 0;
+  pthread_cond_destroy (&pf->cv);
+  pthread_mutex_destroy (&pf->mu);
 }
 
 /* ---- staging slots ---- */
