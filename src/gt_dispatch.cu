@@ -35,7 +35,7 @@ static device_facts facts[GT_MAX_DEVICES];
 static const device_facts *
 current_facts (void)
 {
-  static device_facts fallback = { 1, 132, { 1, 4, 2, 4, 3, 3, 2 } };
+  static device_facts fallback = { 1, 132, { 1, 4, 2, 4, 3, 2, 2 } };
   int dev = 0;
   if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= GT_MAX_DEVICES)
     return &fallback;
