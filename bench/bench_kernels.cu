@@ -355,9 +355,13 @@ main (int argc, char **argv)
           const double tflops = med > 0 ? 2.0 * p.m * p.n * p.k / (med * 1e9)
                                         : 0.0;
           const double ratio = med > 0 ? cublas_ms / med : 0.0;
-          printf ("%-14s %6zu %6zu %6zu %10.4f %9.2f %8.3f %10.2e%s\n",
+          printf ("%-14s %6zu %6zu %6zu %10.4f %9.2f %8.3f %10.2e%s",
                   vs[v].name, p.m, p.n, p.k, med, tflops, ratio, err,
                   bad ? "  FAIL" : "");
+          if (!vs[v].use_cublas && vs[v].plan.kernel >= GT_K4_ASYNC)
+            printf ("  (kernel %d cfg %d splits %d)", vs[v].plan.kernel,
+                    vs[v].plan.cfg, vs[v].plan.splits);
+          printf ("\n");
           if (out)
             fprintf (out, "%s,%s,%s,%zu,%zu,%zu,%.5f,%.3f,%.4f,%.3e\n",
                      device, date, vs[v].name, p.m, p.n, p.k, med, tflops,

@@ -60,8 +60,8 @@ current_facts (void)
    (smaller tiles reuse each loaded word less); 0 keeps a configuration
    out of the default choice.  */
 /* From H200 measurements at 4096^3 and 8192^3 (bench/RESULTS.md).  */
-static const double cfg_efficiency[GT_CFG_COUNT] = { 0.86, 0.98, 0.93, 0.93,
-                                                      1.0, 1.0, 1.0 };
+static const double cfg_efficiency[GT_CFG_COUNT] = { 0.86, 1.0, 0.93, 0.93,
+                                                      1.0, 0.99, 0.94 };
 
 /* Rough machine balance for the cost model, which counts in flops of one
    SM: what an SM computes while the chip moves one byte (FP32 rate of an
