@@ -105,3 +105,6 @@ endfunction
 %! s = gpu_tiled_info ();
 %! assert (s.cached_device_memory, 0);
 %! assert (s.cached_pinned_memory, 0);
+%!testif ; ! isempty (file_in_path (getenv ("PATH"), "makeinfo"))
+%! ## the texinfo help renders
+%! assert (! isempty (strfind (evalc ("help gpu_tiled_info"), "gpu_tiled_info ()")));

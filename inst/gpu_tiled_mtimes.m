@@ -309,3 +309,6 @@ endfunction
 %! R = double (A) * double (B);
 %! rel = norm (double (gpu_tiled_mtimes (A, B)) - R, "fro") / norm (R, "fro");
 %! assert (rel < 1e-5);
+%!testif ; ! isempty (file_in_path (getenv ("PATH"), "makeinfo"))
+%! ## the texinfo help renders
+%! assert (! isempty (strfind (evalc ("help gpu_tiled_mtimes"), "gpu_tiled_mtimes (A, B)")));

@@ -52,3 +52,6 @@ endfunction
 %!   gpu_tiled_mtimes (A, B);
 %! endfor
 %! assert (gpu_tiled_info ().free_memory, before);
+%!testif ; ! isempty (file_in_path (getenv ("PATH"), "makeinfo"))
+%! ## the texinfo help renders
+%! assert (! isempty (strfind (evalc ("help gpu_tiled_reset"), "gpu_tiled_reset ()")));
