@@ -105,6 +105,11 @@ endfunction
 %! s = gpu_tiled_info ();
 %! assert (s.cached_device_memory, 0);
 %! assert (s.cached_pinned_memory, 0);
-%!testif ; ! isempty (file_in_path (getenv ("PATH"), "makeinfo"))
-%! ## the texinfo help renders
-%! assert (! isempty (strfind (evalc ("help gpu_tiled_info"), "gpu_tiled_info ()")));
+%!test
+%! ## texinfo help, rendered where makeinfo is installed
+%! [txt, fmt] = get_help_text ("gpu_tiled_info");
+%! assert (fmt, "texinfo");
+%! assert (! isempty (strfind (txt, "@deftypefn")));
+%! if (! isempty (file_in_path (getenv ("PATH"), "makeinfo")))
+%!   assert (! isempty (strfind (evalc ("help gpu_tiled_info"), "gpu_tiled_info ()")));
+%! endif
