@@ -3,8 +3,13 @@
 ## offsets, kernels) would go wrong.  Needs about 30 GB of host memory and
 ## 10 GB of GPU memory, so it is not part of `make check`; run it on a GPU
 ## machine after pkg install:  octave-cli tests/test_large.m
+1;
+function r = ifelse (c, a, b)
+  if (c) r = a; else r = b; endif
+endfunction
+
 pkg load gpu_tiled
-n = 46341;                      # n^2 = 2147488281 > 2^31 elements
+n = 46341;                     # n^2 = 2147488281 > 2^31 elements
 printf ("A: %d x %d single (%.2f GB, %d elements > 2^31 = %d)\n", n, n,
         4 * n ^ 2 / 1e9, n ^ 2, 2 ^ 31);
 A = randn (n, "single");
@@ -34,7 +39,3 @@ failed += ! ok;
 printf ("A*x: error %.3g %s\n", err, ifelse (ok, "ok", "FAIL"));
 printf ("%d passed, %d failed, 0 skipped\n", 3 - failed, failed);
 exit (failed > 0);
-
-function r = ifelse (c, a, b)
-  if (c) r = a; else r = b; endif
-endfunction
