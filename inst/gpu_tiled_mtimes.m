@@ -304,6 +304,28 @@ endfunction
 %!   assert (isinf (C(3, 11)));
 %! endfor
 %!testif ; gpu
+%! ## out of device memory: a clear error, nothing kept, the next call works
+%! gpu_tiled_reset ();
+%! A = randn (600, 500, "single");  B = randn (500, 400, "single");
+%! setenv ("GPU_TILED_DEVICE_LIMIT", "1000000");   # fail requests over 1 MB
+%! unwind_protect
+%!   fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: out of device memory: .* needs .* MiB free");
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
+%! end_unwind_protect
+%! assert (gpu_tiled_info ().cached_device_memory, 0);
+%! check_product (600, 500, 400, 0);
+%!testif ; gpu
+%! ## an interrupted call (the path Ctrl-C takes) leaves the package usable
+%! A = randn (1500, 1400, "single");  B = randn (1400, 1300, "single");
+%! setenv ("GPU_TILED_TEST_INTERRUPT", "1");
+%! unwind_protect
+%!   fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: interrupted");
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_TEST_INTERRUPT");
+%! end_unwind_protect
+%! check_product (1500, 1400, 1300, 0);
+%!testif ; gpu
 %! ## single precision, not TF32: error at 4096 as a plain FP32 product
 %! A = randn (4096, "single");  B = randn (4096, "single");
 %! R = double (A) * double (B);

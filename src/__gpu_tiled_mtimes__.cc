@@ -94,7 +94,7 @@ given, is 8, 16 or 32.\n\
   const gt_status st = gt_mtimes_host (A.data (), B.data (), C.data,
                                        m, n, k, tile, interrupted);
   if (st == GT_ERR_INTERRUPTED)
-    octave_quit ();
+    octave_quit ();   // throws Octave's interrupt when Ctrl-C caused it
   if (st != GT_OK)
     error ("gpu_tiled_mtimes: %s", gt_error_text ());
   return ovl (C.release (), true);

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gt_context.h"
 #include "gt_gemm.h"
@@ -170,7 +171,11 @@ gt_ctx_device_buffer (void **buf, size_t *have, size_t bytes,
       *buf = NULL;
       *have = 0;
     }
-  cudaError_t err = cudaMalloc (buf, bytes);
+  /* GPU_TILED_DEVICE_LIMIT (bytes) makes larger requests fail as if the
+     device were full: the tests use it to walk the out-of-memory path.  */
+  const char *limit = getenv ("GPU_TILED_DEVICE_LIMIT");
+  cudaError_t err = limit && bytes > strtoull (limit, NULL, 10)
+                    ? cudaErrorMemoryAllocation : cudaMalloc (buf, bytes);
   if (err != cudaSuccess)
     {
       *buf = NULL;
