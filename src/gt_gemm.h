@@ -21,8 +21,9 @@ typedef enum
 {
   GT_K1_CLASSIC = 1,  /* one element per thread, TILE x TILE shared tiles */
   GT_K2_REGBLOCK = 2, /* 2-D register blocking, 4x4 per thread, scalar */
-  GT_K3_VECTOR = 3,   /* 8x8 per thread, float4 loads, conflict-free warp
-                         layout, register-prefetch double buffer */
+  GT_K3_VECTOR = 3,   /* 8x8 per thread, float4 loads and shared reads in
+                         a warp layout without padding, register-prefetch
+                         double buffer */
   GT_K4_ASYNC = 4,    /* cp.async multi-stage pipeline, 16-wide k steps */
   GT_K5_SPLITK = 5,   /* kernel 4 with k split across blocks, the pieces
                          summed in order by a reduce kernel */

@@ -1,6 +1,6 @@
 /* Kernel 3: kernel 2's register blocking widened to 8x8 per thread on a
-   128x128 tile, 16-byte global loads and shared accesses in the
-   conflict-free warp layout of gt_tile.cuh, and a register-prefetch double
+   128x128 tile, 16-byte global loads and shared accesses in the warp
+   layout of gt_tile.cuh, and a register-prefetch double
    buffer: the next stage's loads are in flight while this one is
    multiplied, with one barrier per stage.  */
 

@@ -8,9 +8,11 @@
    n: a thread's rows are TM/4 groups of 4 (group g at g*32 + lane_m*4
    within the warp tile) and its columns are TN consecutive ones.  In a
    quarter-warp (the 8 lanes served together for 16-byte shared accesses)
-   the A reads are 8 consecutive float4s and the B reads one broadcast
-   float4, so shared reads are conflict-free with no padding; the 16-byte
-   stores of both stages are contiguous across lanes, also conflict-free.  */
+   the A reads are 8 consecutive float4s (all 32 banks once) and the B
+   reads one broadcast float4, with no padding; the four quarter-warps read
+   the same A bytes, which Nsight Compute counts as one extra wavefront per
+   A read (bench/RESULTS.md).  The 16-byte stores that fill a stage are
+   contiguous across lanes and conflict-free.  */
 
 #ifndef GT_TILE_CUH
 #define GT_TILE_CUH
