@@ -35,6 +35,7 @@ esac
 cd "$scratch"
 "$octave" --no-gui --no-init-file --no-window-system --no-history --quiet --eval "
   $setup
+  ifelse_str = @(ok) {'FAILED', 'passed'}{ok + 1};
   names = {'gpu_tiled_mtimes', 'gpu_tiled_info', 'gpu_tiled_reset'};
   info = gpu_tiled_info ();
   if (info.usable)
@@ -50,6 +51,17 @@ cd "$scratch"
     skipped += nskip + nrtskip;
     failed += nmax - n;
   endfor
+  ## pkg unload gives the cached GPU memory back (PKG_DEL); package mode only
+  if (info.usable && any (strcmp ('gpu_tiled', {pkg('list'){:}.name})))
+    gpu_tiled_mtimes (randn (500, 'single'), randn (500, 'single'));
+    held = gpu_tiled_info ().cached_device_memory;
+    pkg ('unload', 'gpu_tiled');  pkg ('load', 'gpu_tiled');
+    ok = held > 0 && gpu_tiled_info ().cached_device_memory == 0;
+    printf ('%-20s %s (%d bytes held before)\n', 'pkg unload releases', ifelse_str (ok), held);
+    passed += ok;  failed += ! ok;
+  else
+    skipped += 1;
+  endif
   printf ('%d passed, %d failed, %d skipped\n', passed, failed, skipped);
   exit (failed > 0);
 "
