@@ -6,7 +6,7 @@
 ## kernel: a warm-up call, then the median of repeated calls (at least 3,
 ## up to 20 or about two seconds).  Prints a table and writes CSV with
 ## columns device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin.
-## The first call of the session (CUDA context creation) is reported apart.
+## The first call in the process (CUDA context creation) is reported apart.
 ##
 ##   octave-cli --eval 'pkg load gpu_tiled; cd bench; bench_gpu_tiled_mtimes ("results/e2e-h100.csv", "h100")'
 
