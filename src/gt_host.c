@@ -10,7 +10,6 @@
    fast kernels read them in 16-byte pieces whatever m and k are; the host
    threads write that layout straight into the slots.  */
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,258 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "gt_context.h"
+#include "gt_copy.h"
 #include "gt_gemm.h"
-
-#define MAX_THREADS 32
-/* Copies below this go on the calling thread alone.  */
-#define PARALLEL_MIN_BYTES ((size_t) 1 << 20)
-
-/* ---- host copier: the calling thread plus helpers split each copy ---- */
-
-typedef struct
-{
-  float *dst;
-  const float *src;
-  size_t dld, sld, rows, cols;   /* in floats */
-} copy_job;
-
-typedef struct
-{
-  pthread_mutex_t mu;
-  pthread_cond_t work, done;
-  pthread_t th[MAX_THREADS];
-  int helpers;            /* threads besides the caller */
-  unsigned long gen;      /* bumped for each job */
-  int pending, quit;
-  copy_job job;
-} copier;
-
-/* Part `part` of `parts` of a job: contiguous jobs split by bytes, pitched
-   ones by columns.  */
-static void
-copy_part (const copy_job *j, int part, int parts)
-{
-  if (j->dld == j->rows && j->sld == j->rows)
-    {
-      const size_t n = j->rows * j->cols;
-      size_t per = (n + parts - 1) / parts;
-      per = (per + 15) / 16 * 16;   /* whole 64-byte lines */
-      const size_t b = per * part < n ? per * part : n;
-      const size_t e = b + per < n ? b + per : n;
-      if (e > b)
-        memcpy (j->dst + b, j->src + b, (e - b) * sizeof (float));
-      return;
-    }
-  const size_t per = (j->cols + parts - 1) / parts;
-  const size_t b = per * part < j->cols ? per * part : j->cols;
-  const size_t e = b + per < j->cols ? b + per : j->cols;
-  for (size_t c = b; c < e; c++)
-    memcpy (j->dst + c * j->dld, j->src + c * j->sld,
-            j->rows * sizeof (float));
-}
-
-static void *
-helper_main (void *arg)
-{
-  copier *cp = (copier *) arg;
-  pthread_mutex_lock (&cp->mu);
-  const int me = ++cp->pending;   /* 1..helpers, counted in by start */
-  unsigned long seen = cp->gen;
-  if (cp->pending == cp->helpers)
-    pthread_cond_signal (&cp->done);
-  for (;;)
-    {
-      while (cp->gen == seen && !cp->quit)
-        pthread_cond_wait (&cp->work, &cp->mu);
-      if (cp->quit)
-        break;
-      seen = cp->gen;
-      const copy_job job = cp->job;
-      pthread_mutex_unlock (&cp->mu);
-      copy_part (&job, me, cp->helpers + 1);
-      pthread_mutex_lock (&cp->mu);
-      if (--cp->pending == 0)
-        pthread_cond_signal (&cp->done);
-    }
-  pthread_mutex_unlock (&cp->mu);
-  return NULL;
-}
-
-static int
-thread_count (void)
-{
-  const char *env = getenv ("GPU_TILED_THREADS");
-  long n = env ? strtol (env, NULL, 10) : 0;
-  if (n <= 0)
-    {
-      n = sysconf (_SC_NPROCESSORS_ONLN);
-      if (n > 8)
-        n = 8;
-    }
-  if (n < 1)
-    n = 1;
-  return n > MAX_THREADS ? MAX_THREADS : (int) n;
-}
-
-static void
-copier_start (copier *cp, int threads)
-{
-  memset (cp, 0, sizeof *cp);
-  pthread_mutex_init (&cp->mu, NULL);
-  pthread_cond_init (&cp->work, NULL);
-  pthread_cond_init (&cp->done, NULL);
-  cp->helpers = 0;
-  int want = threads - 1;
-  pthread_mutex_lock (&cp->mu);
-  cp->helpers = want;   /* helper_main reads it for its share */
-  int made = 0;
-  for (; made < want; made++)
-    if (pthread_create (&cp->th[made], NULL, helper_main, cp) != 0)
-      break;
-  cp->helpers = made;
-  while (cp->pending < cp->helpers)
-    pthread_cond_wait (&cp->done, &cp->mu);
-  cp->pending = 0;
-  pthread_mutex_unlock (&cp->mu);
-}
-
-static void
-copier_stop (copier *cp)
-{
-  pthread_mutex_lock (&cp->mu);
-  cp->quit = 1;
-  pthread_cond_broadcast (&cp->work);
-  pthread_mutex_unlock (&cp->mu);
-  for (int i = 0; i < cp->helpers; i++)
-    pthread_join (cp->th[i], NULL);
-  pthread_cond_destroy (&cp->work);
-  pthread_cond_destroy (&cp->done);
-  pthread_mutex_destroy (&cp->mu);
-}
-
-static void
-copier_run (copier *cp, const copy_job *job)
-{
-  if (cp == NULL || cp->helpers == 0
-      || job->rows * job->cols * sizeof (float) < PARALLEL_MIN_BYTES)
-    {
-      copy_part (job, 0, 1);
-      return;
-    }
-  pthread_mutex_lock (&cp->mu);
-  cp->job = *job;
-  cp->pending = cp->helpers;
-  cp->gen++;
-  pthread_cond_broadcast (&cp->work);
-  pthread_mutex_unlock (&cp->mu);
-  copy_part (job, 0, cp->helpers + 1);
-  pthread_mutex_lock (&cp->mu);
-  while (cp->pending > 0)
-    pthread_cond_wait (&cp->done, &cp->mu);
-  pthread_mutex_unlock (&cp->mu);
-}
-
-/* ---- prefault: fault in the (new) output while the GPU works ---- */
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-struct prefaulter;
-
-typedef struct
-{
-  struct prefaulter *pf;
-  int part;
-} prefault_arg;
-
-typedef struct prefaulter
-{
-  pthread_t th[MAX_THREADS];
-  prefault_arg args[MAX_THREADS];
-  int parts;       /* regions of the output */
-  int started;     /* helper threads running */
-  char *begin;
-  size_t len;
-  /* Faulting holds the address-space lock that creating a thread (its
-     stack is an mmap) needs exclusively: helpers start once all exist.  */
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  int go;
-} prefaulter;
-
-/* Faults in one region of the output without changing its contents
-   (MADV_POPULATE_WRITE), or by writing zeros where the kernel lacks it;
-   either way it ends before the first result is copied there.  */
-static void
-prefault_region (const prefaulter *pf, int part)
-{
-  const size_t page = 4096;
-  const size_t per = (pf->len / pf->parts + page - 1) / page * page;
-  uintptr_t b = (uintptr_t) pf->begin + per * part;
-  uintptr_t e = b + per;
-  const uintptr_t end = (uintptr_t) pf->begin + pf->len;
-  if (e > end)
-    e = end;
-  b = (b + page - 1) / page * page;
-  e = e / page * page;
-  if (e <= b)
-    return;
-  if (madvise ((void *) b, e - b, MADV_POPULATE_WRITE) != 0)
-    for (uintptr_t p = b; p < e; p += page)
-      *(volatile char *) p = 0;
-}
-
-static void *
-prefault_main (void *arg)
-{
-  const prefault_arg *a = (const prefault_arg *) arg;
-  prefaulter *pf = a->pf;
-  pthread_mutex_lock (&pf->mu);
-  while (!pf->go)
-    pthread_cond_wait (&pf->cv, &pf->mu);
-  pthread_mutex_unlock (&pf->mu);
-  prefault_region (pf, a->part);
-  return NULL;
-}
-
-static void
-prefault_start (prefaulter *pf, void *begin, size_t len, int parts)
-{
-  pf->begin = (char *) begin;
-  pf->len = len;
-  pf->parts = parts;
-  pf->started = 0;
-  pf->go = 0;
-  pthread_mutex_init (&pf->mu, NULL);
-  pthread_cond_init (&pf->cv, NULL);
-  for (int i = 0; i < parts; i++)
-    {
-      pf->args[i].pf = pf;
-      pf->args[i].part = i;
-      if (pthread_create (&pf->th[i], NULL, prefault_main, &pf->args[i])
-          != 0)
-        break;
-      pf->started++;
-    }
-  pthread_mutex_lock (&pf->mu);
-  pf->go = 1;
-  pthread_cond_broadcast (&pf->cv);
-  pthread_mutex_unlock (&pf->mu);
-  /* Regions no thread could be started for are done here.  */
-  for (int i = pf->started; i < parts; i++)
-    prefault_region (pf, i);
-}
-
-static void
-prefault_finish (prefaulter *pf)
-{
-  for (int i = 0; i < pf->started; i++)
-    pthread_join (pf->th[i], NULL);
-  pf->started = 0;
-  pthread_cond_destroy (&pf->cv);
-  pthread_mutex_destroy (&pf->mu);
-}
 
 /* ---- staging slots ---- */
 
@@ -315,12 +64,12 @@ slot_drain (stager *st, int s)
     {
       if (st->pf)
         {
-          prefault_finish (st->pf);
+          gt_prefault_finish (st->pf);
           st->pf = NULL;
         }
       copy_job j = { st->out_dst[s], slot_ptr (st, s), st->out_len[s],
                      st->out_len[s], st->out_len[s], 1 };
-      copier_run (st->cp, &j);
+      gt_copier_run (st->cp, &j);
       st->out_dst[s] = NULL;
       st->t_out += now_s () - t1;
       st->bytes_out += j.rows * sizeof (float);
@@ -399,7 +148,7 @@ upload (stager *st, float *dst, size_t ld, const float *src, size_t rows,
       if (!p.nc)
         j.dld = j.sld = j.rows;
       const double t0 = now_s ();
-      copier_run (st->cp, &j);
+      gt_copier_run (st->cp, &j);
       st->t_in += now_s () - t0;
       st->bytes_in += j.rows * j.cols * sizeof (float);
       const size_t floats = p.nc ? nc * ld : p.nr;
@@ -502,8 +251,8 @@ small_product (gt_context *ctx, const float *A, const float *B, float *C,
   float *pb = (float *) (ctx->pinned + a_bytes);
   float *pc = (float *) (ctx->pinned + GT_SLOT_BYTES);
   copy_job ja = { pa, A, lda, m, m, k }, jb = { pb, B, ldb, k, k, n };
-  copy_part (&ja, 0, 1);
-  copy_part (&jb, 0, 1);
+  gt_copy_part (&ja, 0, 1);
+  gt_copy_part (&jb, 0, 1);
   cudaError_t err = cudaMemcpyAsync (dA, pa, a_bytes + ldb * n * sizeof (float),
                                      cudaMemcpyHostToDevice, ctx->comp);
   if (err == cudaSuccess && getenv ("GPU_TILED_POISON"))
@@ -583,9 +332,9 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
 
   copier cp;
   prefaulter pf;
-  const int threads = total >= 4 * PARALLEL_MIN_BYTES ? thread_count () : 1;
+  const int threads = total >= 4 * PARALLEL_MIN_BYTES ? gt_thread_count () : 1;
   if (threads > 1)
-    copier_start (&cp, threads);
+    gt_copier_start (&cp, threads);
   stager sg;
   memset (&sg, 0, sizeof sg);
   /* C is new memory: its first touch costs page faults (the kernel zeroes
@@ -598,7 +347,7 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
       const uintptr_t e = ((uintptr_t) (C + m * n)) / huge * huge;
       if (e > b)
         madvise ((void *) b, e - b, MADV_HUGEPAGE);
-      prefault_start (&pf, C, m * n * sizeof (float), threads);
+      gt_prefault_start (&pf, C, m * n * sizeof (float), threads);
       sg.pf = &pf;
     }
   const double t_setup = now_s ();
@@ -644,9 +393,9 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
   if (st == GT_OK)
     st = drain_all (&sg);
   if (sg.pf)
-    prefault_finish (sg.pf);
+    gt_prefault_finish (sg.pf);
   if (threads > 1)
-    copier_stop (&cp);
+    gt_copier_stop (&cp);
   if (getenv ("GPU_TILED_TRACE"))
     {
       const double t_end = now_s (), gb = 1e-9;
