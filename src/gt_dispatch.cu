@@ -1,7 +1,7 @@
 /* The dispatcher: picks a kernel, tile configuration and k split for a
    shape, and runs a plan.  The choice is a small cost model: for each
-   configuration and split, the number of waves of resident blocks times the
-   work of one wave, plus the bytes the split's partial sums add.  */
+   configuration and split, the rounds of resident blocks on the busiest SM
+   times the work of a round, plus the bytes the split's partial sums add.  */
 
 #include <math.h>
 #include "gt_gemm.h"
@@ -61,7 +61,7 @@ current_facts (void)
    out of the default choice.  */
 /* From H200 measurements at 4096^3 and 8192^3 (bench/RESULTS.md).  */
 static const double cfg_efficiency[GT_CFG_COUNT] = { 0.86, 1.0, 0.93, 0.93,
-                                                      1.0, 0.99, 0.94 };
+                                                      0.98, 0.98, 0.94 };
 
 /* Rough machine balance for the cost model, which counts in flops of one
    SM: what an SM computes while the chip moves one byte (FP32 rate of an
@@ -93,7 +93,6 @@ choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
       gt_k4_shape (c, &bm, &bn, &bk, &threads, &smem);
       const double tiles = (double) gt_ceil_div (m, bm)
                            * (double) gt_ceil_div (n, bn);
-      const double slots = (double) f->sms * f->occupancy[c];
       size_t max_s = cap_splits (k, bk);
       while (max_s > 1 && max_s * m * n * sizeof (float) > MAX_SPLIT_BYTES)
         max_s /= 2;
@@ -102,9 +101,15 @@ choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
           if (only_splits > 0 && (int) s != only_splits)
             continue;
           const double kc = (double) gt_ceil_div (gt_ceil_div (k, s), bk) * bk;
-          const double waves = ceil (tiles * s / slots);
-          /* time of one wave on one SM, in flop units */
-          double cost = waves * f->occupancy[c] * (double) bm * bn * kc
+          /* Rounds of resident blocks on the busiest SM: blocks finish at
+             different times, so a full SM works through its share
+             continuously; an SM with fewer blocks than fit is as slow as
+             a full round (latency-bound).  */
+          const double per_sm = ceil (tiles * s / f->sms);
+          const double occ = f->occupancy[c];
+          const double rounds = per_sm <= occ ? 1.0 : per_sm / occ;
+          /* time of a round on one SM, in flop units */
+          double cost = rounds * occ * (double) bm * bn * kc
                         / cfg_efficiency[c];
           if (s > 1)   /* partials written, read back, and the reduce launch */
             cost += (double) s * m * n * 8.0 * FLOP_PER_SM_PER_BYTE
