@@ -1,4 +1,4 @@
-## bench_gpu_tiled_mtimes (CSV, DEVICE, SIZES) -- end-to-end benchmark from
+## bench_gpu_tiled_mtimes (CSV, DEVICE, SIZES, PNG) -- end-to-end benchmark from
 ## Octave: matrices in host memory, result back in an Octave variable.
 ##
 ## For n in SIZES (square) and the odd shapes of the kernel benchmark, times
@@ -7,10 +7,12 @@
 ## up to 20 or about two seconds).  Prints a table and writes CSV with
 ## columns device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin.
 ## The first call in the process (CUDA context creation) is reported apart.
+## With PNG (default: CSV with .png), plots GFLOP/s against n on log axes,
+## one line per method, through plot_e2e.py (python3 with matplotlib).
 ##
 ##   octave-cli --eval 'pkg load gpu_tiled; cd bench; bench_gpu_tiled_mtimes ("results/e2e-h100.csv", "h100")'
 
-function bench_gpu_tiled_mtimes (csv = "e2e.csv", device = "", sizes = 2 .^ (6:13))
+function bench_gpu_tiled_mtimes (csv = "e2e.csv", device = "", sizes = 2 .^ (6:13), png = "")
 
   A = randn (64, "single");  B = randn (64, "single");
   t0 = tic;  gpu_tiled_mtimes (A, B);  first = toc (t0);
@@ -53,7 +55,22 @@ function bench_gpu_tiled_mtimes (csv = "e2e.csv", device = "", sizes = 2 .^ (6:1
     endfor
   endfor
   fclose (fid);
+  plot_csv (csv, png);
 
+endfunction
+
+function plot_csv (csv, png)
+  if (isempty (png))
+    [d, name] = fileparts (csv);
+    png = fullfile (d, [name ".png"]);
+  endif
+  script = fullfile (fileparts (mfilename ("fullpath")), "plot_e2e.py");
+  [status, out] = system (sprintf ("python3 '%s' '%s' '%s'", script, csv, png));
+  if (status == 0)
+    printf ("plot: %s\n", png);
+  else
+    printf ("no plot (python3 with matplotlib needed): %s\n", out);
+  endif
 endfunction
 
 function f = method_fn (name)
