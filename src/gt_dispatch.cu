@@ -14,6 +14,7 @@
 extern "C" void gt_k4_shape (int cfg, int *bm, int *bn, int *bk,
                              int *threads, int *smem);
 extern "C" int gt_k4_occupancy (int cfg);
+extern "C" int gt_k4_min_blocks (int cfg);
 
 extern "C" const char *
 gt_build_archs (void)
@@ -35,7 +36,16 @@ static device_facts facts[GT_MAX_DEVICES];
 static const device_facts *
 current_facts (void)
 {
-  static device_facts fallback = { 1, 132, { 1, 4, 2, 4, 3, 2, 2 } };
+  /* Without a device to ask: an H100/H200's SMs, and the blocks per SM
+     each configuration is built for.  */
+  static device_facts fallback;
+  if (!fallback.known)
+    {
+      fallback.sms = 132;
+      for (int c = 0; c < GT_CFG_COUNT; c++)
+        fallback.occupancy[c] = gt_k4_min_blocks (c);
+      fallback.known = 1;
+    }
   int dev = 0;
   if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= GT_MAX_DEVICES)
     return &fallback;
@@ -49,7 +59,7 @@ current_facts (void)
         {
           f->occupancy[c] = gt_k4_occupancy (c);
           if (f->occupancy[c] <= 0)
-            f->occupancy[c] = 1;
+            f->occupancy[c] = gt_k4_min_blocks (c);
         }
       f->known = 1;
     }

@@ -255,8 +255,6 @@ small_product (gt_context *ctx, const float *A, const float *B, float *C,
   gt_copy_part (&jb, 0, 1);
   cudaError_t err = cudaMemcpyAsync (dA, pa, a_bytes + ldb * n * sizeof (float),
                                      cudaMemcpyHostToDevice, ctx->comp);
-  if (err == cudaSuccess && getenv ("GPU_TILED_POISON"))
-    err = cudaMemsetAsync (dC, 0xff, m * n * sizeof (float), ctx->comp);
   if (err == cudaSuccess)
     err = gt_gemm_run (plan, dA, lda, dB, ldb, dC, m, m, n, k, dW, ctx->comp);
   if (err == cudaSuccess)
@@ -318,6 +316,15 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
   float *dB = (float *) ((char *) ctx->dev + a_bytes);
   float *dC = (float *) ((char *) ctx->dev + a_bytes + b_bytes);
   void *dW = (char *) ctx->dev + a_bytes + b_bytes + c_bytes;
+  /* Tests set GPU_TILED_POISON so any element of C that no kernel writes
+     comes back NaN instead of a stale value.  Both paths below queue their
+     kernels on ctx->comp, after this.  */
+  if (getenv ("GPU_TILED_POISON"))
+    {
+      cudaError_t err = cudaMemsetAsync (dC, 0xff, c_bytes, ctx->comp);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "poisoning the output");
+    }
   const size_t total = (m * k + k * n + m * n) * sizeof (float);
   if (panels == 1 && total < 4 * PARALLEL_MIN_BYTES
       && a_bytes + b_bytes <= GT_SLOT_BYTES && c_bytes <= GT_SLOT_BYTES)
@@ -354,16 +361,7 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
   sg.ctx = ctx;
   sg.cp = threads > 1 ? &cp : NULL;
 
-  /* Tests set GPU_TILED_POISON so any element of C that no kernel writes
-     comes back NaN instead of a stale value.  */
-  if (getenv ("GPU_TILED_POISON"))
-    {
-      cudaError_t err = cudaMemsetAsync (dC, 0xff, c_bytes, ctx->comp);
-      if (err != cudaSuccess)
-        st = gt_fail_cuda (err, "poisoning the output");
-    }
-  if (st == GT_OK)
-    st = upload (&sg, dA, lda, A, m, 0, k, interrupted);
+  st = upload (&sg, dA, lda, A, m, 0, k, interrupted);
   for (size_t p = 0; st == GT_OK && p < panels; p++)
     {
       const size_t j0 = p * w, j1 = j0 + w < n ? j0 + w : n;

@@ -109,12 +109,6 @@ k3_vector (const float *__restrict__ A, size_t lda,
     }
 }
 
-static bool
-aligned16 (const void *p, size_t ld)
-{
-  return ((size_t) p % 16) == 0 && ld % 4 == 0;
-}
-
 extern "C" cudaError_t
 gt_k3_vector (const float *A, size_t lda, const float *B, size_t ldb,
               float *C, size_t ldc, size_t m, size_t n, size_t k,
@@ -126,8 +120,8 @@ gt_k3_vector (const float *A, size_t lda, const float *B, size_t ldb,
   dim3 grid ((unsigned) gt_ceil_div (m, K3_BM),
              (unsigned) gt_min_ll (tiles_n, 65535));
   k3_vector<<<grid, k3_tile::NT, 0, s>>> (A, lda, B, ldb, C, ldc, m, n, k,
-                                          tiles_n, aligned16 (A, lda),
-                                          aligned16 (B, ldb),
-                                          aligned16 (C, ldc));
+                                          tiles_n, gt_aligned16 (A, lda),
+                                          gt_aligned16 (B, ldb),
+                                          gt_aligned16 (C, ldc));
   return cudaGetLastError ();
 }

@@ -220,21 +220,15 @@ struct k4_entry
   void (*fn) (const float *, size_t, const float *, size_t, float *, size_t,
               long long, long long, long long, long long, long long, float *,
               bool);
-  int bm, bn, bk, threads, smem;
+  int bm, bn, bk, threads, smem, min_blocks;
 };
 
 #define GT_K4_ENTRY(bm, bn, bk, tm, tn, st, minb)                         \
   { k4_async<bm, bn, bk, tm, tn, st, minb>, bm, bn, bk,                   \
     gt_tile<bm, bn, bk, tm, tn>::NT,                                      \
-    st * gt_tile<bm, bn, bk, tm, tn>::STAGE_FLOATS * 4 },
+    st * gt_tile<bm, bn, bk, tm, tn>::STAGE_FLOATS * 4, minb },
 
 static const k4_entry k4_table[GT_CFG_COUNT] = { GT_K4_CONFIGS (GT_K4_ENTRY) };
-
-static bool
-aligned16 (const void *p, size_t ld)
-{
-  return ((size_t) p % 16) == 0 && ld % 4 == 0;
-}
 
 static size_t
 round4 (size_t x)
@@ -251,7 +245,16 @@ gt_k4_shape (int cfg, int *bm, int *bn, int *bk, int *threads, int *smem)
   *smem = e->smem;
 }
 
-/* Resident blocks per multiprocessor for a configuration (0 on error).  */
+/* Resident blocks per multiprocessor a configuration is built for (its
+   __launch_bounds__ minimum).  */
+extern "C" int
+gt_k4_min_blocks (int cfg)
+{
+  return k4_table[cfg].min_blocks;
+}
+
+/* Resident blocks per multiprocessor for a configuration on the current
+   device (0 on error).  */
 extern "C" int
 gt_k4_occupancy (int cfg)
 {
@@ -283,7 +286,7 @@ gt_k4_work_bytes (int splits, size_t m, size_t n, size_t k, int repack)
 extern "C" int
 gt_k4_needs_repack (const float *A, size_t lda, const float *B, size_t ldb)
 {
-  return !aligned16 (A, lda) || !aligned16 (B, ldb);
+  return !gt_aligned16 (A, lda) || !gt_aligned16 (B, ldb);
 }
 
 static cudaError_t
@@ -343,7 +346,7 @@ gt_k4_async (int cfg, int splits, const float *A, size_t lda,
              (unsigned) used);
   e->fn<<<grid, e->threads, e->smem, s>>> (A, lda, B, ldb, C, ldc, m, n, k,
                                            kchunk, tiles_n, (float *) w,
-                                           aligned16 (C, ldc));
+                                           gt_aligned16 (C, ldc));
   err = cudaGetLastError ();
   if (err != cudaSuccess || used == 1)
     return err;

@@ -159,13 +159,13 @@ gt_k6_gemv (int splits, const float *A, size_t lda, const float *B,
   if (by_rows)
     k6_gemv_n1<<<grid, K6_THREADS, 0, s>>> (
       A, lda, B, C, m, k, kchunk, partial,
-      ((size_t) A % 16) == 0 && lda % 4 == 0);
+      gt_aligned16 (A, lda));
   else
     /* m == 1; with n == 1 too this is a dot product.  x = A is a row with
        stride lda, y = C a row with stride ldc.  */
     k6_gemv_m1<<<grid, K6_THREADS, 0, s>>> (
       A, lda, B, ldb, C, ldc, n, k, kchunk, partial,
-      ((size_t) B % 16) == 0 && ldb % 4 == 0);
+      gt_aligned16 (B, ldb));
   cudaError_t err = cudaGetLastError ();
   if (err != cudaSuccess || splits == 1)
     return err;

@@ -17,6 +17,14 @@ gt_min_ll (long long a, long long b)
   return a < b ? a : b;
 }
 
+/* A matrix the kernels can move in 16-byte pieces: its base 16-byte
+   aligned and every column too (leading dimension a multiple of 4).  */
+static inline bool
+gt_aligned16 (const void *p, size_t ld)
+{
+  return ((size_t) p % 16) == 0 && ld % 4 == 0;
+}
+
 /* cp.async (sm_80 and later).  On older GPUs the same calls become plain
    synchronous copies and the group calls nothing: a copy that has already
    finished satisfies any wait.  */
