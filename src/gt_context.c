@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gt_context.h"
+#include "gt_copy.h"
 #include "gt_gemm.h"
 
 static gt_context the_ctx;
@@ -210,6 +211,7 @@ void
 gt_reset (void)
 {
   gt_context *c = &the_ctx;
+  gt_workers_stop ();
   if (!c->ready)
     return;
   cudaDeviceSynchronize ();

@@ -1,19 +1,78 @@
-/* gt_copy.c -- host-memory helpers of the host path: a copier that
-   splits each copy between the calling thread and helper threads, and
-   helpers that fault in new output memory while the GPU works.  */
+/* gt_copy.c -- host-memory helpers of the host path: copies split between
+   the calling thread and helper threads, and helpers that fault in new
+   output memory while the GPU works.  */
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#if defined (__SSE2__)
+#include <emmintrin.h>
+#endif
 #include "gt_copy.h"
+
+/* ---- copying ---- */
+
+/* Copies whose destination is not read again soon (the staging slots,
+   which only the copy engine reads, and large results) go with streaming
+   stores: a plain store first reads the destination line into the cache,
+   so streaming saves a third of the memory traffic, and host memory
+   bandwidth is what the host path is bound by.  GPU_TILED_COPY=plain
+   keeps memcpy (to compare).  */
+static int
+use_streaming (void)
+{
+#if defined (__SSE2__)
+  const char *env = getenv ("GPU_TILED_COPY");
+  return !(env && strcmp (env, "plain") == 0);
+#else
+  return 0;
+#endif
+}
+
+static void
+copy_floats (float *dst, const float *src, size_t n, int streaming)
+{
+#if defined (__SSE2__)
+  if (streaming && n >= 256)
+    {
+      while (((uintptr_t) dst & 15) && n)
+        {
+          *dst++ = *src++;
+          n--;
+        }
+      size_t i = 0;
+      for (; i + 16 <= n; i += 16)
+        {
+          const __m128 a = _mm_loadu_ps (src + i);
+          const __m128 b = _mm_loadu_ps (src + i + 4);
+          const __m128 c = _mm_loadu_ps (src + i + 8);
+          const __m128 d = _mm_loadu_ps (src + i + 12);
+          _mm_stream_ps (dst + i, a);
+          _mm_stream_ps (dst + i + 4, b);
+          _mm_stream_ps (dst + i + 8, c);
+          _mm_stream_ps (dst + i + 12, d);
+        }
+      for (; i < n; i++)
+        dst[i] = src[i];
+      return;
+    }
+#else
+  (void) streaming;
+#endif
+  memcpy (dst, src, n * sizeof (float));
+}
 
 /* Part `part` of `parts` of a job: contiguous jobs split by bytes, pitched
    ones by columns.  */
-void
-gt_copy_part (const copy_job *j, int part, int parts)
+static void
+copy_part (const copy_job *j, int part, int parts)
 {
+  const int streaming = use_streaming ()
+                        && j->rows * j->cols * sizeof (float)
+                           >= PARALLEL_MIN_BYTES;
   if (j->dld == j->rows && j->sld == j->rows)
     {
       const size_t n = j->rows * j->cols;
@@ -22,42 +81,169 @@ gt_copy_part (const copy_job *j, int part, int parts)
       const size_t b = per * part < n ? per * part : n;
       const size_t e = b + per < n ? b + per : n;
       if (e > b)
-        memcpy (j->dst + b, j->src + b, (e - b) * sizeof (float));
-      return;
+        copy_floats (j->dst + b, j->src + b, e - b, streaming);
     }
-  const size_t per = (j->cols + parts - 1) / parts;
-  const size_t b = per * part < j->cols ? per * part : j->cols;
-  const size_t e = b + per < j->cols ? b + per : j->cols;
-  for (size_t c = b; c < e; c++)
-    memcpy (j->dst + c * j->dld, j->src + c * j->sld,
-            j->rows * sizeof (float));
+  else
+    {
+      const size_t per = (j->cols + parts - 1) / parts;
+      const size_t b = per * part < j->cols ? per * part : j->cols;
+      const size_t e = b + per < j->cols ? b + per : j->cols;
+      for (size_t c = b; c < e; c++)
+        copy_floats (j->dst + c * j->dld, j->src + c * j->sld, j->rows,
+                     streaming);
+    }
+#if defined (__SSE2__)
+  /* Streaming stores are weakly ordered: make them visible before the
+     caller hands the memory to the copy engine.  */
+  if (streaming)
+    _mm_sfence ();
+#endif
 }
+
+static void
+copy_task (void *arg, int part, int parts)
+{
+  copy_part ((const copy_job *) arg, part, parts);
+}
+
+/* ---- persistent helper threads ---- */
+
+typedef void (*task_fn) (void *arg, int part, int parts);
+
+struct pool;
+
+typedef struct
+{
+  struct pool *p;
+  int index;
+} helper_arg;
+
+typedef struct pool
+{
+  pthread_mutex_t mu;
+  pthread_cond_t work, done;
+  pthread_t th[MAX_THREADS];
+  helper_arg args[MAX_THREADS];
+  int helpers;          /* threads running */
+  pid_t pid;            /* process that started them (a fork has none) */
+  unsigned long gen;    /* bumped for each task */
+  unsigned long gen0;   /* gen when the helpers were started */
+  int pending, quit;
+  task_fn fn;           /* the task: helper i runs part first + i */
+  void *arg;
+  int first, parts;
+} pool;
+
+#define POOL_INIT { .mu = PTHREAD_MUTEX_INITIALIZER,                     \
+                    .work = PTHREAD_COND_INITIALIZER,                    \
+                    .done = PTHREAD_COND_INITIALIZER }
+static pool copy_pool = POOL_INIT, fault_pool = POOL_INIT;
 
 static void *
 helper_main (void *arg)
 {
-  copier *cp = (copier *) arg;
-  pthread_mutex_lock (&cp->mu);
-  const int me = ++cp->pending;   /* 1..helpers, counted in by start */
-  unsigned long seen = cp->gen;
-  if (cp->pending == cp->helpers)
-    pthread_cond_signal (&cp->done);
+  const helper_arg *h = (const helper_arg *) arg;
+  pool *p = h->p;
+  pthread_mutex_lock (&p->mu);
+  /* A task may be posted before this thread first runs: count from the
+     generation the pool was started at, not from what gen is now.  */
+  unsigned long seen = p->gen0;
   for (;;)
     {
-      while (cp->gen == seen && !cp->quit)
-        pthread_cond_wait (&cp->work, &cp->mu);
-      if (cp->quit)
+      while (p->gen == seen && !p->quit)
+        pthread_cond_wait (&p->work, &p->mu);
+      if (p->quit)
         break;
-      seen = cp->gen;
-      const copy_job job = cp->job;
-      pthread_mutex_unlock (&cp->mu);
-      gt_copy_part (&job, me, cp->helpers + 1);
-      pthread_mutex_lock (&cp->mu);
-      if (--cp->pending == 0)
-        pthread_cond_signal (&cp->done);
+      seen = p->gen;
+      const task_fn fn = p->fn;
+      void *targ = p->arg;
+      const int part = p->first + h->index, parts = p->parts;
+      pthread_mutex_unlock (&p->mu);
+      fn (targ, part, parts);
+      pthread_mutex_lock (&p->mu);
+      if (--p->pending == 0)
+        pthread_cond_signal (&p->done);
     }
-  pthread_mutex_unlock (&cp->mu);
+  pthread_mutex_unlock (&p->mu);
   return NULL;
+}
+
+static void
+pool_stop (pool *p)
+{
+  if (p->helpers == 0 || p->pid != getpid ())
+    {
+      p->helpers = 0;
+      return;
+    }
+  pthread_mutex_lock (&p->mu);
+  p->quit = 1;
+  pthread_cond_broadcast (&p->work);
+  pthread_mutex_unlock (&p->mu);
+  for (int i = 0; i < p->helpers; i++)
+    pthread_join (p->th[i], NULL);
+  p->helpers = 0;
+  p->quit = 0;
+  p->pending = 0;
+}
+
+/* Makes `helpers` threads available (fewer if the system refuses some);
+   returns how many there are.  */
+static int
+pool_ensure (pool *p, int helpers)
+{
+  if (p->pid != getpid ())
+    {
+      /* A child process inherits the state but not the threads.  */
+      pthread_mutex_init (&p->mu, NULL);
+      pthread_cond_init (&p->work, NULL);
+      pthread_cond_init (&p->done, NULL);
+      p->helpers = 0;
+      p->pending = 0;
+      p->quit = 0;
+      p->pid = getpid ();
+    }
+  if (p->helpers == helpers)
+    return helpers;
+  pool_stop (p);
+  p->pid = getpid ();
+  p->gen0 = p->gen;
+  int made = 0;
+  for (; made < helpers; made++)
+    {
+      p->args[made].p = p;
+      p->args[made].index = made;
+      if (pthread_create (&p->th[made], NULL, helper_main, &p->args[made])
+          != 0)
+        break;
+    }
+  p->helpers = made;
+  return made;
+}
+
+static void
+pool_wait (pool *p)
+{
+  pthread_mutex_lock (&p->mu);
+  while (p->pending > 0)
+    pthread_cond_wait (&p->done, &p->mu);
+  pthread_mutex_unlock (&p->mu);
+}
+
+/* Hands parts first .. first + helpers - 1 of a task to the helpers.  */
+static void
+pool_post (pool *p, task_fn fn, void *arg, int first, int parts)
+{
+  pool_wait (p);
+  pthread_mutex_lock (&p->mu);
+  p->fn = fn;
+  p->arg = arg;
+  p->first = first;
+  p->parts = parts;
+  p->pending = p->helpers;
+  p->gen++;
+  pthread_cond_broadcast (&p->work);
+  pthread_mutex_unlock (&p->mu);
 }
 
 int
@@ -77,61 +263,21 @@ gt_thread_count (void)
 }
 
 void
-gt_copier_start (copier *cp, int threads)
+gt_copy (const copy_job *job, int threads)
 {
-  memset (cp, 0, sizeof *cp);
-  pthread_mutex_init (&cp->mu, NULL);
-  pthread_cond_init (&cp->work, NULL);
-  pthread_cond_init (&cp->done, NULL);
-  cp->helpers = 0;
-  int want = threads - 1;
-  pthread_mutex_lock (&cp->mu);
-  cp->helpers = want;   /* helper_main reads it for its share */
-  int made = 0;
-  for (; made < want; made++)
-    if (pthread_create (&cp->th[made], NULL, helper_main, cp) != 0)
-      break;
-  cp->helpers = made;
-  while (cp->pending < cp->helpers)
-    pthread_cond_wait (&cp->done, &cp->mu);
-  cp->pending = 0;
-  pthread_mutex_unlock (&cp->mu);
-}
-
-void
-gt_copier_stop (copier *cp)
-{
-  pthread_mutex_lock (&cp->mu);
-  cp->quit = 1;
-  pthread_cond_broadcast (&cp->work);
-  pthread_mutex_unlock (&cp->mu);
-  for (int i = 0; i < cp->helpers; i++)
-    pthread_join (cp->th[i], NULL);
-  pthread_cond_destroy (&cp->work);
-  pthread_cond_destroy (&cp->done);
-  pthread_mutex_destroy (&cp->mu);
-}
-
-void
-gt_copier_run (copier *cp, const copy_job *job)
-{
-  if (cp == NULL || cp->helpers == 0
-      || job->rows * job->cols * sizeof (float) < PARALLEL_MIN_BYTES)
+  const int helpers = threads > 1
+                      && job->rows * job->cols * sizeof (float)
+                         >= PARALLEL_MIN_BYTES
+                      ? pool_ensure (&copy_pool, threads - 1) : 0;
+  if (helpers == 0)
     {
-      gt_copy_part (job, 0, 1);
+      copy_part (job, 0, 1);
       return;
     }
-  pthread_mutex_lock (&cp->mu);
-  cp->job = *job;
-  cp->pending = cp->helpers;
-  cp->gen++;
-  pthread_cond_broadcast (&cp->work);
-  pthread_mutex_unlock (&cp->mu);
-  gt_copy_part (job, 0, cp->helpers + 1);
-  pthread_mutex_lock (&cp->mu);
-  while (cp->pending > 0)
-    pthread_cond_wait (&cp->done, &cp->mu);
-  pthread_mutex_unlock (&cp->mu);
+  copy_job j = *job;   /* the helpers read it until pool_wait returns */
+  pool_post (&copy_pool, copy_task, &j, 1, helpers + 1);
+  copy_part (&j, 0, helpers + 1);
+  pool_wait (&copy_pool);
 }
 
 /* ---- prefault: fault in the (new) output while the GPU works ---- */
@@ -140,19 +286,25 @@ gt_copier_run (copier *cp, const copy_job *job)
 #define MADV_POPULATE_WRITE 23
 #endif
 
-
+static struct
+{
+  char *begin;
+  size_t len;
+  int active;
+} fault_job;
 
 /* Faults in one region of the output without changing its contents
    (MADV_POPULATE_WRITE), or by writing zeros where the kernel lacks it;
    either way it ends before the first result is copied there.  */
 static void
-prefault_region (const prefaulter *pf, int part)
+prefault_task (void *arg, int part, int parts)
 {
+  (void) arg;
   const size_t page = 4096;
-  const size_t per = (pf->len / pf->parts + page - 1) / page * page;
-  uintptr_t b = (uintptr_t) pf->begin + per * part;
+  const size_t per = (fault_job.len / parts + page - 1) / page * page;
+  uintptr_t b = (uintptr_t) fault_job.begin + per * part;
   uintptr_t e = b + per;
-  const uintptr_t end = (uintptr_t) pf->begin + pf->len;
+  const uintptr_t end = (uintptr_t) fault_job.begin + fault_job.len;
   if (e > end)
     e = end;
   b = (b + page - 1) / page * page;
@@ -160,57 +312,38 @@ prefault_region (const prefaulter *pf, int part)
   if (e <= b)
     return;
   if (madvise ((void *) b, e - b, MADV_POPULATE_WRITE) != 0)
-    for (uintptr_t p = b; p < e; p += page)
-      *(volatile char *) p = 0;
-}
-
-static void *
-prefault_main (void *arg)
-{
-  const prefault_arg *a = (const prefault_arg *) arg;
-  prefaulter *pf = a->pf;
-  pthread_mutex_lock (&pf->mu);
-  while (!pf->go)
-    pthread_cond_wait (&pf->cv, &pf->mu);
-  pthread_mutex_unlock (&pf->mu);
-  prefault_region (pf, a->part);
-  return NULL;
+    for (uintptr_t q = b; q < e; q += page)
+      *(volatile char *) q = 0;
 }
 
 void
-gt_prefault_start (prefaulter *pf, void *begin, size_t len, int parts)
+gt_prefault_start (void *begin, size_t len, int threads)
 {
-  pf->begin = (char *) begin;
-  pf->len = len;
-  pf->parts = parts;
-  pf->started = 0;
-  pf->go = 0;
-  pthread_mutex_init (&pf->mu, NULL);
-  pthread_cond_init (&pf->cv, NULL);
-  for (int i = 0; i < parts; i++)
+  fault_job.begin = (char *) begin;
+  fault_job.len = len;
+  fault_job.active = 1;
+  const int helpers = pool_ensure (&fault_pool, threads);
+  if (helpers == 0)
     {
-      pf->args[i].pf = pf;
-      pf->args[i].part = i;
-      if (pthread_create (&pf->th[i], NULL, prefault_main, &pf->args[i])
-          != 0)
-        break;
-      pf->started++;
+      prefault_task (NULL, 0, 1);
+      fault_job.active = 0;
+      return;
     }
-  pthread_mutex_lock (&pf->mu);
-  pf->go = 1;
-  pthread_cond_broadcast (&pf->cv);
-  pthread_mutex_unlock (&pf->mu);
-  /* Regions no thread could be started for are done here.  */
-  for (int i = pf->started; i < parts; i++)
-    prefault_region (pf, i);
+  pool_post (&fault_pool, prefault_task, NULL, 0, helpers);
 }
 
 void
-gt_prefault_finish (prefaulter *pf)
+gt_prefault_wait (void)
 {
-  for (int i = 0; i < pf->started; i++)
-    pthread_join (pf->th[i], NULL);
-  pf->started = 0;
-  pthread_cond_destroy (&pf->cv);
-  pthread_mutex_destroy (&pf->mu);
+  if (fault_job.active)
+    pool_wait (&fault_pool);
+  fault_job.active = 0;
+}
+
+void
+gt_workers_stop (void)
+{
+  gt_prefault_wait ();
+  pool_stop (&copy_pool);
+  pool_stop (&fault_pool);
 }

@@ -34,12 +34,12 @@ now_s (void)
 typedef struct
 {
   gt_context *ctx;
-  copier *cp;
+  int threads;      /* copy threads, the caller included */
   int next;
   /* seconds spent, for GPU_TILED_TRACE */
   double t_in, t_out, t_wait;
   size_t bytes_in, bytes_out;
-  prefaulter *pf;   /* to finish before the first copy into the output */
+  int prefaulting;  /* to finish before the first copy into the output */
   /* a slot holding device results not yet copied out */
   float *out_dst[GT_SLOTS];
   size_t out_len[GT_SLOTS];
@@ -62,14 +62,14 @@ slot_drain (stager *st, int s)
     return gt_fail_cuda (err, "copying between host and device");
   if (st->out_dst[s])
     {
-      if (st->pf)
+      if (st->prefaulting)
         {
-          gt_prefault_finish (st->pf);
-          st->pf = NULL;
+          gt_prefault_wait ();
+          st->prefaulting = 0;
         }
       copy_job j = { st->out_dst[s], slot_ptr (st, s), st->out_len[s],
                      st->out_len[s], st->out_len[s], 1 };
-      gt_copier_run (st->cp, &j);
+      gt_copy (&j, st->threads);
       st->out_dst[s] = NULL;
       st->t_out += now_s () - t1;
       st->bytes_out += j.rows * sizeof (float);
@@ -148,7 +148,7 @@ upload (stager *st, float *dst, size_t ld, const float *src, size_t rows,
       if (!p.nc)
         j.dld = j.sld = j.rows;
       const double t0 = now_s ();
-      gt_copier_run (st->cp, &j);
+      gt_copy (&j, st->threads);
       st->t_in += now_s () - t0;
       st->bytes_in += j.rows * j.cols * sizeof (float);
       const size_t floats = p.nc ? nc * ld : p.nr;
@@ -251,8 +251,8 @@ small_product (gt_context *ctx, const float *A, const float *B, float *C,
   float *pb = (float *) (ctx->pinned + a_bytes);
   float *pc = (float *) (ctx->pinned + GT_SLOT_BYTES);
   copy_job ja = { pa, A, lda, m, m, k }, jb = { pb, B, ldb, k, k, n };
-  gt_copy_part (&ja, 0, 1);
-  gt_copy_part (&jb, 0, 1);
+  gt_copy (&ja, 1);
+  gt_copy (&jb, 1);
   cudaError_t err = cudaMemcpyAsync (dA, pa, a_bytes + ldb * n * sizeof (float),
                                      cudaMemcpyHostToDevice, ctx->comp);
   if (err == cudaSuccess)
@@ -337,11 +337,7 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
       return st;
     }
 
-  copier cp;
-  prefaulter pf;
   const int threads = total >= 4 * PARALLEL_MIN_BYTES ? gt_thread_count () : 1;
-  if (threads > 1)
-    gt_copier_start (&cp, threads);
   stager sg;
   memset (&sg, 0, sizeof sg);
   /* C is new memory: its first touch costs page faults (the kernel zeroes
@@ -354,12 +350,12 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
       const uintptr_t e = ((uintptr_t) (C + m * n)) / huge * huge;
       if (e > b)
         madvise ((void *) b, e - b, MADV_HUGEPAGE);
-      gt_prefault_start (&pf, C, m * n * sizeof (float), threads);
-      sg.pf = &pf;
+      gt_prefault_start (C, m * n * sizeof (float), threads);
+      sg.prefaulting = 1;
     }
   const double t_setup = now_s ();
   sg.ctx = ctx;
-  sg.cp = threads > 1 ? &cp : NULL;
+  sg.threads = threads;
 
   st = upload (&sg, dA, lda, A, m, 0, k, interrupted);
   for (size_t p = 0; st == GT_OK && p < panels; p++)
@@ -390,10 +386,8 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
                    ctx->panel_out[panels - 1]);
   if (st == GT_OK)
     st = drain_all (&sg);
-  if (sg.pf)
-    gt_prefault_finish (sg.pf);
-  if (threads > 1)
-    gt_copier_stop (&cp);
+  if (sg.prefaulting)
+    gt_prefault_wait ();
   if (getenv ("GPU_TILED_TRACE"))
     {
       const double t_end = now_s (), gb = 1e-9;

@@ -32,6 +32,20 @@ case "${1:-}" in
     ;;
 esac
 
+# The host-side helpers in C (no GPU, no Octave needed).
+c_passed=0 c_failed=0 c_skipped=0
+if ${CC:-cc} -O2 -pthread -I"$here/../src" -o "$scratch/test_copy" \
+     "$here/test_copy.c" "$here/../src/gt_copy.c" 2> "$scratch/cc.log"; then
+  "$scratch/test_copy" > "$scratch/copy.log" 2>&1 || true
+  sed -e '$d' -e 's/^  /test_copy: /' "$scratch/copy.log"
+  c_passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$scratch/copy.log")
+  c_failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$scratch/copy.log")
+  [ -n "$c_passed" ] || { c_passed=0; c_failed=1; cat "$scratch/copy.log"; }
+else
+  echo "test_copy: skipped, no working C compiler:"; cat "$scratch/cc.log"
+  c_skipped=1
+fi
+
 cd "$scratch"
 "$octave" --no-gui --no-init-file --no-window-system --no-history --quiet --eval "
   $setup
@@ -43,7 +57,7 @@ cd "$scratch"
   else
     printf ('GPU tests skipped: %s\n', info.reason);
   endif
-  passed = failed = skipped = 0;
+  passed = $c_passed;  failed = $c_failed;  skipped = $c_skipped;
   for i = 1:numel (names)
     [n, nmax, nxfail, nbug, nskip, nrtskip, nreg] = test (names{i}, 'quiet', stdout);
     printf ('%-20s %3d passed of %3d, %3d skipped\n', names{i}, n, nmax, nskip + nrtskip);
