@@ -1,0 +1,144 @@
+/* host_copy.c -- what the host side of an end-to-end call can reach on
+   this machine: CPU copy bandwidth from ordinary (pageable) memory into
+   pinned staging by thread count and method, alone and while the copy
+   engine streams, and the cost of page-locking memory in place.
+     make -C bench host_copy && bench/host_copy  */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+#include "gt_copy.h"
+
+#define MB ((size_t) 1 << 20)
+#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+  fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (e_)); exit (1); } } while (0)
+
+static double
+now (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int
+cmp (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *v, int n)
+{
+  qsort (v, n, sizeof *v, cmp);
+  return v[n / 2];
+}
+
+/* Copies `bytes` from src to dst in 8 MiB jobs (as the pipeline does);
+   returns GB/s, median of 7.  */
+static double
+copy_rate (float *dst, const float *src, size_t bytes, int threads)
+{
+  double t[7];
+  for (int r = 0; r < 7; r++)
+    {
+      const double t0 = now ();
+      for (size_t off = 0; off < bytes; off += 8 * MB)
+        {
+          const size_t n = (bytes - off < 8 * MB ? bytes - off : 8 * MB) / 4;
+          copy_job j = { dst + off / 4, src + off / 4, n, n, n, 1 };
+          gt_copy (&j, threads);
+        }
+      t[r] = now () - t0;
+    }
+  return bytes / median (t, 7) / 1e9;
+}
+
+int
+main (void)
+{
+  const size_t bytes = 64 * MB;
+  float *src = malloc (bytes), *pin, *pin2, *dev;
+  for (size_t i = 0; i < bytes / 4; i++)
+    src[i] = (float) (i % 1000);
+  CHECK (cudaHostAlloc ((void **) &pin, bytes, cudaHostAllocPortable));
+  CHECK (cudaHostAlloc ((void **) &pin2, bytes, cudaHostAllocPortable));
+  CHECK (cudaMalloc ((void **) &dev, 4 * bytes));
+  memset (pin2, 1, bytes);
+  cudaStream_t s;
+  CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
+
+  printf ("64 MiB pageable -> pinned, 8 MiB jobs, GB/s (median of 7)\n");
+  printf ("threads   plain  stream   plain+DMA  stream+DMA\n");
+  const int th[] = { 1, 2, 4, 8, 12, 16 };
+  for (int i = 0; i < 6; i++)
+    {
+      double r[4];
+      for (int mode = 0; mode < 4; mode++)
+        {
+          setenv ("GPU_TILED_COPY", mode % 2 ? "stream" : "plain", 1);
+          if (mode >= 2)   /* the copy engine reads other pinned memory */
+            for (int q = 0; q < 40; q++)
+              CHECK (cudaMemcpyAsync (dev + (q % 4) * bytes / 4, pin2, bytes,
+                                      cudaMemcpyHostToDevice, s));
+          r[mode] = copy_rate (pin, src, bytes, th[i]);
+          CHECK (cudaStreamSynchronize (s));
+        }
+      printf ("%7d  %6.1f  %6.1f   %9.1f  %10.1f\n", th[i], r[0], r[1], r[2],
+              r[3]);
+    }
+  unsetenv ("GPU_TILED_COPY");
+
+  /* The copy engine alone.  */
+  double t0 = now ();
+  for (int q = 0; q < 10; q++)
+    CHECK (cudaMemcpyAsync (dev, pin2, bytes, cudaMemcpyHostToDevice, s));
+  CHECK (cudaStreamSynchronize (s));
+  printf ("DMA pinned -> device: %.1f GB/s\n", 10 * bytes / (now () - t0) / 1e9);
+  t0 = now ();
+  for (int q = 0; q < 10; q++)
+    CHECK (cudaMemcpyAsync (pin2, dev, bytes, cudaMemcpyDeviceToHost, s));
+  CHECK (cudaStreamSynchronize (s));
+  printf ("DMA device -> pinned: %.1f GB/s\n", 10 * bytes / (now () - t0) / 1e9);
+
+  /* Page-locking in place: a result buffer, new each call.  */
+  for (int huge = 0; huge < 2; huge++)
+    for (int rep = 0; rep < 3; rep++)
+      {
+        char *c = aligned_alloc (2 * MB, bytes);
+        if (huge)
+          madvise (c, bytes, MADV_HUGEPAGE);
+        const double a = now ();
+        gt_prefault_start (c, bytes, 8);
+        gt_prefault_wait ();
+        const double b = now ();
+        CHECK (cudaHostRegister (c, bytes, cudaHostRegisterDefault));
+        const double d = now ();
+        CHECK (cudaMemcpyAsync (c, dev, bytes, cudaMemcpyDeviceToHost, s));
+        CHECK (cudaStreamSynchronize (s));
+        const double e = now ();
+        CHECK (cudaHostUnregister (c));
+        const double f = now ();
+        printf ("new 64 MiB %s pages: prefault %.2f ms, register %.2f ms, "
+                "DMA in %.2f ms, unregister %.2f ms\n",
+                huge ? "huge" : "4 KiB", 1e3 * (b - a), 1e3 * (d - b),
+                1e3 * (e - d), 1e3 * (f - e));
+        free (c);
+      }
+  /* An existing operand, as Octave holds it.  */
+  for (int rep = 0; rep < 2; rep++)
+    {
+      const double a = now ();
+      CHECK (cudaHostRegister (src, bytes, cudaHostRegisterReadOnly));
+      const double b = now ();
+      CHECK (cudaHostUnregister (src));
+      printf ("existing 64 MiB (malloc): register %.2f ms, unregister %.2f ms\n",
+              1e3 * (b - a), 1e3 * (now () - b));
+    }
+  gt_workers_stop ();
+  return 0;
+}
