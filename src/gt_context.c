@@ -198,12 +198,20 @@ gt_ctx_pinned (gt_context *c)
 {
   if (c->pinned)
     return GT_OK;
-  void *p = NULL;
+  void *p = NULL, *d = NULL;
   cudaError_t err = cudaHostAlloc (&p, (size_t) GT_SLOTS * GT_SLOT_BYTES,
-                                   cudaHostAllocPortable);
+                                   cudaHostAllocPortable
+                                   | cudaHostAllocMapped);
+  if (err == cudaSuccess)
+    {
+      err = cudaHostGetDevicePointer (&d, p, 0);
+      if (err != cudaSuccess)
+        cudaFreeHost (p);
+    }
   if (err != cudaSuccess)
     return gt_fail_cuda (err, "allocating pinned staging memory");
   c->pinned = (unsigned char *) p;
+  c->pinned_dev = (unsigned char *) d;
   return GT_OK;
 }
 

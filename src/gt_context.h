@@ -26,6 +26,7 @@ typedef struct
   void *work;                       /* scratch of device-pointer calls */
   size_t work_bytes;
   unsigned char *pinned;            /* GT_SLOTS * GT_SLOT_BYTES */
+  unsigned char *pinned_dev;        /* the same memory, device address */
 } gt_context;
 
 /* The context, set up on first use.  */

@@ -22,7 +22,8 @@ typedef struct
   size_t dld, sld, rows, cols;   /* in floats */
 } copy_job;
 
-/* Threads to copy with: GPU_TILED_THREADS, else the processors, at most 8. */
+/* Threads to copy with: GPU_TILED_THREADS, else the processors, at most
+   16.  */
 int gt_thread_count (void);
 
 /* Runs a job to completion, split between the caller and threads - 1
@@ -30,8 +31,8 @@ int gt_thread_count (void);
 void gt_copy (const copy_job *job, int threads);
 
 /* Starts `threads` helpers faulting in [begin, begin + len) without
-   changing its contents; nothing may be written there until
-   gt_prefault_wait returns.  */
+   changing its contents, at idle priority (they use the cores the copies
+   leave); nothing may be written there until gt_prefault_wait returns.  */
 void gt_prefault_start (void *begin, size_t len, int threads);
 void gt_prefault_wait (void);
 

@@ -237,10 +237,25 @@ panel_width (size_t m, size_t n, size_t k, int tile)
   return w < n ? w : n;
 }
 
+/* Products up to this many bytes (A, B and C together) run on the
+   staging memory itself: the kernel reads A and B from pinned host memory
+   over PCIe and writes C there, which saves both copy-engine transfers and
+   their latency (the GPU's L2 keeps what several blocks read).
+   GPU_TILED_ZEROCOPY_MAX overrides it (0: never).  */
+#define ZEROCOPY_MAX_BYTES ((size_t) 256 << 10)
+
+static size_t
+zerocopy_max (void)
+{
+  const char *env = getenv ("GPU_TILED_ZEROCOPY_MAX");
+  return env ? (size_t) strtoull (env, NULL, 10) : ZEROCOPY_MAX_BYTES;
+}
+
 /* Products whose operands fit a staging slot: one copy in, the kernel and
    one copy out, all on one stream, which saves the hand-offs between the
-   streams of the pipeline (microseconds that small products notice).
-   dB must follow dA by a_bytes in device memory.  */
+   streams of the pipeline (microseconds that small products notice); the
+   smallest skip the copies (zerocopy_max).  dB must follow dA by a_bytes in
+   device memory.  */
 static gt_status
 small_product (gt_context *ctx, const float *A, const float *B, float *C,
                size_t m, size_t n, size_t k, size_t lda, size_t ldb,
@@ -253,13 +268,30 @@ small_product (gt_context *ctx, const float *A, const float *B, float *C,
   copy_job ja = { pa, A, lda, m, m, k }, jb = { pb, B, ldb, k, k, n };
   gt_copy (&ja, 1);
   gt_copy (&jb, 1);
-  cudaError_t err = cudaMemcpyAsync (dA, pa, a_bytes + ldb * n * sizeof (float),
-                                     cudaMemcpyHostToDevice, ctx->comp);
-  if (err == cudaSuccess)
-    err = gt_gemm_run (plan, dA, lda, dB, ldb, dC, m, m, n, k, dW, ctx->comp);
-  if (err == cudaSuccess)
-    err = cudaMemcpyAsync (pc, dC, m * n * sizeof (float),
-                           cudaMemcpyDeviceToHost, ctx->comp);
+  cudaError_t err;
+  if ((m * k + k * n + m * n) * sizeof (float) <= zerocopy_max ())
+    {
+      /* The device's addresses of the same pinned bytes.  */
+      const size_t off_c = GT_SLOT_BYTES;
+      float *ga = (float *) ctx->pinned_dev;
+      float *gb = (float *) (ctx->pinned_dev + a_bytes);
+      float *gc = (float *) (ctx->pinned_dev + off_c);
+      if (getenv ("GPU_TILED_POISON"))
+        memset (pc, 0xff, m * n * sizeof (float));
+      err = gt_gemm_run (plan, ga, lda, gb, ldb, gc, m, m, n, k, dW,
+                         ctx->comp);
+    }
+  else
+    {
+      err = cudaMemcpyAsync (dA, pa, a_bytes + ldb * n * sizeof (float),
+                             cudaMemcpyHostToDevice, ctx->comp);
+      if (err == cudaSuccess)
+        err = gt_gemm_run (plan, dA, lda, dB, ldb, dC, m, m, n, k, dW,
+                           ctx->comp);
+      if (err == cudaSuccess)
+        err = cudaMemcpyAsync (pc, dC, m * n * sizeof (float),
+                               cudaMemcpyDeviceToHost, ctx->comp);
+    }
   if (err == cudaSuccess)
     err = cudaStreamSynchronize (ctx->comp);
   if (err != cudaSuccess)
@@ -332,8 +364,9 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
       st = small_product (ctx, A, B, C, m, n, k, lda, ldb, a_bytes, dA, dB,
                           dC, dW, &plan_full);
       if (getenv ("GPU_TILED_TRACE"))
-        fprintf (stderr, "gpu_tiled: %zux%zux%zu: %.3f ms (one stream)\n",
-                 m, k, n, 1e3 * (now_s () - t_start));
+        fprintf (stderr, "gpu_tiled: %zux%zux%zu: %.3f ms (one stream%s)\n",
+                 m, k, n, 1e3 * (now_s () - t_start),
+                 total <= zerocopy_max () ? ", zero-copy" : "");
       return st;
     }
 
