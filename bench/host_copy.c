@@ -67,7 +67,7 @@ main (void)
     src[i] = (float) (i % 1000);
   CHECK (cudaHostAlloc ((void **) &pin, bytes, cudaHostAllocPortable));
   CHECK (cudaHostAlloc ((void **) &pin2, bytes, cudaHostAllocPortable));
-  CHECK (cudaMalloc ((void **) &dev, 4 * bytes));
+  CHECK (cudaMalloc ((void **) &dev, 4 * bytes));   /* 256 MiB */
   memset (pin2, 1, bytes);
   cudaStream_t s;
   CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
@@ -91,6 +91,82 @@ main (void)
       printf ("%7d  %6.1f  %6.1f   %9.1f  %10.1f\n", th[i], r[0], r[1], r[2],
               r[3]);
     }
+  unsetenv ("GPU_TILED_COPY");
+
+  /* The upload path as the library runs it: host threads fill a ring of
+     pinned slots from memory that is not in any cache, the copy engine
+     drains each slot to the device as soon as it is full.  Effective GB/s
+     for 128 MiB, by slot size (small slots may stay in the L3 cache
+     between the CPU's write and the copy engine's read).  */
+  {
+    const size_t big = 2048 * MB, up = 128 * MB;
+    float *cold = malloc (big);
+    for (size_t i = 0; i < big / 4; i += 1024)
+      cold[i] = 1.0f;
+    memset (cold, 0, big);
+    cudaEvent_t ev[8];
+    for (int i = 0; i < 8; i++)
+      CHECK (cudaEventCreateWithFlags (&ev[i], cudaEventDisableTiming));
+    printf ("upload 128 MiB through 8 pinned slots, source not cached, "
+            "GB/s (median of 5)\n");
+    printf ("slot MiB  threads   plain  stream\n");
+    size_t window = 0;
+    const size_t slot_mb[] = { 1, 2, 4, 8 };
+    const int uth[] = { 8, 16 };
+    for (int si = 0; si < 4; si++)
+      for (int ti = 0; ti < 2; ti++)
+        {
+          double r[2];
+          for (int mode = 0; mode < 2; mode++)
+            {
+              setenv ("GPU_TILED_COPY", mode ? "stream" : "plain", 1);
+              double t[5];
+              for (int rep = 0; rep < 5; rep++)
+                {
+                  const float *from = cold + (window % (big / up)) * up / 4;
+                  window++;
+                  const size_t sb = slot_mb[si] * MB;
+                  gt_copy_hot (uth[ti], 1);
+                  const double a = now ();
+                  for (size_t off = 0, q = 0; off < up; off += sb, q++)
+                    {
+                      const int sl = (int) (q % 8);
+                      CHECK (cudaEventSynchronize (ev[sl]));
+                      float *dst = (float *) ((char *) pin + sl * sb);
+                      copy_job j = { dst, from + off / 4, sb / 4, sb / 4,
+                                     sb / 4, 1 };
+                      gt_copy (&j, uth[ti]);
+                      CHECK (cudaMemcpyAsync ((char *) dev + off, dst, sb,
+                                              cudaMemcpyHostToDevice, s));
+                      CHECK (cudaEventRecord (ev[sl], s));
+                    }
+                  CHECK (cudaStreamSynchronize (s));
+                  t[rep] = now () - a;
+                  gt_copy_hot (uth[ti], 0);
+                }
+              r[mode] = up / median (t, 5) / 1e9;
+            }
+          printf ("%8zu  %7d  %6.1f  %6.1f\n", slot_mb[si], uth[ti], r[0],
+                  r[1]);
+        }
+    /* What handing a job to the helpers costs.  */
+    for (int hot = 0; hot < 2; hot++)
+      {
+        double t[21];
+        gt_copy_hot (16, hot);
+        for (int rep = 0; rep < 21; rep++)
+          {
+            copy_job j = { pin, src, 256 * 1024, 256 * 1024, 256 * 1024, 1 };
+            const double a = now ();
+            gt_copy (&j, 16);
+            t[rep] = now () - a;
+          }
+        gt_copy_hot (16, 0);
+        printf ("1 MiB job on 16 threads, helpers %s: %.1f us (median of "
+                "21)\n", hot ? "spinning" : "sleeping", 1e6 * median (t, 21));
+      }
+    free (cold);
+  }
   unsetenv ("GPU_TILED_COPY");
 
   /* The copy engine alone.  */

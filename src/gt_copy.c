@@ -2,9 +2,8 @@
    the calling thread and helper threads, and helpers that fault in new
    output memory while the GPU works.  */
 
-#define _GNU_SOURCE 1   /* SCHED_IDLE */
 #include <pthread.h>
-#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +109,12 @@ copy_task (void *arg, int part, int parts)
 
 /* ---- persistent helper threads ---- */
 
+/* Handing a job to sleeping threads costs about 85 us on a 16-core VM
+   (bench/host_copy: each wake-up is a futex call and a reschedule), as
+   long as copying 8 MiB.  So while a call is streaming, the copy helpers
+   spin on the job counter instead (gt_copy_hot); between calls they
+   sleep.  */
+
 typedef void (*task_fn) (void *arg, int part, int parts);
 
 struct pool;
@@ -126,62 +131,77 @@ typedef struct pool
   pthread_cond_t work, done;
   pthread_t th[MAX_THREADS];
   helper_arg args[MAX_THREADS];
-  int helpers;          /* threads running */
-  pid_t pid;            /* process that started them (a fork has none) */
-  unsigned long gen;    /* bumped for each task */
-  unsigned long gen0;   /* gen when the helpers were started */
-  int pending, quit;
-  task_fn fn;           /* the task: helper i runs part first + i */
+  int helpers;              /* threads running */
+  pid_t pid;                /* process that started them (a fork has none) */
+  atomic_ulong gen;         /* bumped for each task, after its fields */
+  unsigned long gen0;       /* gen when the helpers were started */
+  atomic_int pending;       /* helpers still on the task */
+  atomic_int hot;           /* spin instead of sleeping */
+  atomic_int quit;
+  task_fn fn;               /* the task: helper i runs part first + i */
   void *arg;
   int first, parts;
-  int background;       /* helpers run at idle priority */
 } pool;
 
 #define POOL_INIT { .mu = PTHREAD_MUTEX_INITIALIZER,                     \
                     .work = PTHREAD_COND_INITIALIZER,                    \
                     .done = PTHREAD_COND_INITIALIZER }
-static pool copy_pool = POOL_INIT;
-static pool fault_pool = { .mu = PTHREAD_MUTEX_INITIALIZER,
-                           .work = PTHREAD_COND_INITIALIZER,
-                           .done = PTHREAD_COND_INITIALIZER,
-                           .background = 1 };
+static pool copy_pool = POOL_INIT, fault_pool = POOL_INIT;
+
+static inline void
+relax (void)
+{
+#if defined (__SSE2__)
+  _mm_pause ();
+#endif
+}
 
 static void *
 helper_main (void *arg)
 {
   const helper_arg *h = (const helper_arg *) arg;
   pool *p = h->p;
-#if defined (SCHED_IDLE)
-  if (p->background)
-    {
-      /* Background work takes only cores nothing else wants: the copies
-         wait for all their parts, so a preempted copy thread stalls them. */
-      struct sched_param sp = { 0 };
-      pthread_setschedparam (pthread_self (), SCHED_IDLE, &sp);
-    }
-#endif
-  pthread_mutex_lock (&p->mu);
   /* A task may be posted before this thread first runs: count from the
      generation the pool was started at, not from what gen is now.  */
   unsigned long seen = p->gen0;
   for (;;)
     {
-      while (p->gen == seen && !p->quit)
-        pthread_cond_wait (&p->work, &p->mu);
-      if (p->quit)
+      unsigned long g;
+      while ((g = atomic_load_explicit (&p->gen, memory_order_acquire))
+             == seen && !atomic_load (&p->quit))
+        {
+          if (atomic_load_explicit (&p->hot, memory_order_relaxed))
+            {
+              relax ();
+              continue;
+            }
+          pthread_mutex_lock (&p->mu);
+          while (atomic_load (&p->gen) == seen && !atomic_load (&p->hot)
+                 && !atomic_load (&p->quit))
+            pthread_cond_wait (&p->work, &p->mu);
+          pthread_mutex_unlock (&p->mu);
+        }
+      if (atomic_load (&p->quit))
         break;
-      seen = p->gen;
-      const task_fn fn = p->fn;
-      void *targ = p->arg;
-      const int part = p->first + h->index, parts = p->parts;
-      pthread_mutex_unlock (&p->mu);
-      fn (targ, part, parts);
-      pthread_mutex_lock (&p->mu);
-      if (--p->pending == 0)
-        pthread_cond_signal (&p->done);
+      seen = g;
+      p->fn (p->arg, p->first + h->index, p->parts);
+      if (atomic_fetch_sub_explicit (&p->pending, 1, memory_order_acq_rel)
+          == 1)
+        {
+          pthread_mutex_lock (&p->mu);
+          pthread_cond_signal (&p->done);
+          pthread_mutex_unlock (&p->mu);
+        }
     }
-  pthread_mutex_unlock (&p->mu);
   return NULL;
+}
+
+static void
+pool_wake (pool *p)
+{
+  pthread_mutex_lock (&p->mu);
+  pthread_cond_broadcast (&p->work);
+  pthread_mutex_unlock (&p->mu);
 }
 
 static void
@@ -192,15 +212,13 @@ pool_stop (pool *p)
       p->helpers = 0;
       return;
     }
-  pthread_mutex_lock (&p->mu);
-  p->quit = 1;
-  pthread_cond_broadcast (&p->work);
-  pthread_mutex_unlock (&p->mu);
+  atomic_store (&p->quit, 1);
+  pool_wake (p);
   for (int i = 0; i < p->helpers; i++)
     pthread_join (p->th[i], NULL);
   p->helpers = 0;
-  p->quit = 0;
-  p->pending = 0;
+  atomic_store (&p->quit, 0);
+  atomic_store (&p->pending, 0);
 }
 
 /* Makes `helpers` threads available (fewer if the system refuses some);
@@ -215,15 +233,15 @@ pool_ensure (pool *p, int helpers)
       pthread_cond_init (&p->work, NULL);
       pthread_cond_init (&p->done, NULL);
       p->helpers = 0;
-      p->pending = 0;
-      p->quit = 0;
+      atomic_store (&p->pending, 0);
+      atomic_store (&p->quit, 0);
       p->pid = getpid ();
     }
   if (p->helpers == helpers)
     return helpers;
   pool_stop (p);
   p->pid = getpid ();
-  p->gen0 = p->gen;
+  p->gen0 = atomic_load (&p->gen);
   int made = 0;
   for (; made < helpers; made++)
     {
@@ -240,8 +258,14 @@ pool_ensure (pool *p, int helpers)
 static void
 pool_wait (pool *p)
 {
+  if (atomic_load_explicit (&p->hot, memory_order_relaxed))
+    {
+      while (atomic_load_explicit (&p->pending, memory_order_acquire) > 0)
+        relax ();
+      return;
+    }
   pthread_mutex_lock (&p->mu);
-  while (p->pending > 0)
+  while (atomic_load_explicit (&p->pending, memory_order_acquire) > 0)
     pthread_cond_wait (&p->done, &p->mu);
   pthread_mutex_unlock (&p->mu);
 }
@@ -251,15 +275,40 @@ static void
 pool_post (pool *p, task_fn fn, void *arg, int first, int parts)
 {
   pool_wait (p);
-  pthread_mutex_lock (&p->mu);
   p->fn = fn;
   p->arg = arg;
   p->first = first;
   p->parts = parts;
-  p->pending = p->helpers;
-  p->gen++;
-  pthread_cond_broadcast (&p->work);
-  pthread_mutex_unlock (&p->mu);
+  atomic_store (&p->pending, p->helpers);
+  atomic_fetch_add_explicit (&p->gen, 1, memory_order_release);
+  if (!atomic_load (&p->hot))
+    pool_wake (p);
+}
+
+void
+gt_copy_hot (int threads, int on)
+{
+  if (on && threads > 1)
+    {
+      pool_ensure (&copy_pool, threads - 1);
+      atomic_store (&copy_pool.hot, 1);
+      pool_wake (&copy_pool);
+    }
+  else if (!on && copy_pool.pid == getpid ())
+    {
+      pool_wait (&copy_pool);
+      atomic_store (&copy_pool.hot, 0);
+    }
+}
+
+/* Helpers that fault in new output memory: a quarter of the processors,
+   at most 4; the copies get the rest, so neither preempts the other (a
+   copy waits for its slowest part).  */
+int
+gt_prefault_threads (void)
+{
+  const long n = sysconf (_SC_NPROCESSORS_ONLN) / 4;
+  return n < 1 ? 1 : (n > 4 ? 4 : (int) n);
 }
 
 int
@@ -269,11 +318,12 @@ gt_thread_count (void)
   long n = env ? strtol (env, NULL, 10) : 0;
   if (n <= 0)
     {
-      /* One core copies 6-9 GB/s from memory; it takes about 12 to outrun
-         the copy engine (bench/host_copy).  */
+      /* One core copies 6-9 GB/s; it takes about 12 to outrun the copy
+         engine (bench/host_copy).  */
       n = sysconf (_SC_NPROCESSORS_ONLN);
       if (n > 16)
         n = 16;
+      n -= gt_prefault_threads ();
     }
   if (n < 1)
     n = 1;

@@ -22,17 +22,23 @@ typedef struct
   size_t dld, sld, rows, cols;   /* in floats */
 } copy_job;
 
-/* Threads to copy with: GPU_TILED_THREADS, else the processors, at most
-   16.  */
+/* Threads to copy with: GPU_TILED_THREADS, else the processors (at most
+   16) less gt_prefault_threads.  */
 int gt_thread_count (void);
+int gt_prefault_threads (void);
+
+/* While on, the copy helpers spin between jobs instead of sleeping (a
+   wake-up costs as much as copying 8 MiB); a call that streams turns it
+   on at its start and off at its end.  */
+void gt_copy_hot (int threads, int on);
 
 /* Runs a job to completion, split between the caller and threads - 1
    helpers (the caller alone when threads <= 1 or the job is small).  */
 void gt_copy (const copy_job *job, int threads);
 
 /* Starts `threads` helpers faulting in [begin, begin + len) without
-   changing its contents, at idle priority (they use the cores the copies
-   leave); nothing may be written there until gt_prefault_wait returns.  */
+   changing its contents; nothing may be written there until
+   gt_prefault_wait returns.  */
 void gt_prefault_start (void *begin, size_t len, int threads);
 void gt_prefault_wait (void);
 

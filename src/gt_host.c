@@ -383,9 +383,10 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
       const uintptr_t e = ((uintptr_t) (C + m * n)) / huge * huge;
       if (e > b)
         madvise ((void *) b, e - b, MADV_HUGEPAGE);
-      gt_prefault_start (C, m * n * sizeof (float), threads);
+      gt_prefault_start (C, m * n * sizeof (float), gt_prefault_threads ());
       sg.prefaulting = 1;
     }
+  gt_copy_hot (threads, 1);
   const double t_setup = now_s ();
   sg.ctx = ctx;
   sg.threads = threads;
@@ -421,6 +422,7 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
     st = drain_all (&sg);
   if (sg.prefaulting)
     gt_prefault_wait ();
+  gt_copy_hot (threads, 0);
   if (getenv ("GPU_TILED_TRACE"))
     {
       const double t_end = now_s (), gb = 1e-9;

@@ -82,6 +82,19 @@ main (void)
         && pitched_ok (1000, 600, 1000, 1000, 0, 8);
   check (ok, "helpers stop, restart and change count");
 
+  gt_copy_hot (8, 1);
+  ok = 1;
+  for (int r = 0; r < 20; r++)
+    ok &= pitched_ok (1023, 300, 1023, 1024, r % 4, 8);
+  gt_copy_hot (8, 0);
+  ok &= pitched_ok (1023, 300, 1023, 1024, 0, 8);
+  gt_copy_hot (6, 1);   /* a new count while spinning, then stop spinning */
+  ok &= pitched_ok (1023, 300, 1023, 1024, 0, 6);
+  gt_workers_stop ();
+  ok &= pitched_ok (1023, 300, 1023, 1024, 0, 6);
+  gt_copy_hot (6, 0);
+  check (ok, "spinning helpers (a call's hot phase) copy the same");
+
   const size_t len = (size_t) 24 << 20;
   unsigned char *p = malloc (len);
   for (size_t i = 0; i < len; i += 4096)
