@@ -1,7 +1,8 @@
 /* host_copy.c -- what the host side of an end-to-end call can reach on
    this machine: CPU copy bandwidth from ordinary (pageable) memory into
-   pinned staging by thread count and method, alone and while the copy
-   engine streams, and the cost of page-locking memory in place.
+   pinned staging by thread count, alone and while the copy engine
+   streams; the upload path by slot size; and the cost of page-locking
+   memory in place.
      make -C bench host_copy && bench/host_copy  */
 
 #include <stdio.h>
@@ -73,25 +74,24 @@ main (void)
   CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
 
   printf ("64 MiB pageable -> pinned, 8 MiB jobs, GB/s (median of 7)\n");
-  printf ("threads   plain  stream   plain+DMA  stream+DMA\n");
+  printf ("threads  alone  with DMA\n");
   const int th[] = { 1, 2, 4, 8, 12, 16 };
   for (int i = 0; i < 6; i++)
     {
-      double r[4];
-      for (int mode = 0; mode < 4; mode++)
+      double r[2];
+      for (int mode = 0; mode < 2; mode++)
         {
-          setenv ("GPU_TILED_COPY", mode % 2 ? "stream" : "plain", 1);
-          if (mode >= 2)   /* the copy engine reads other pinned memory */
+          if (mode)   /* the copy engine reads other pinned memory */
             for (int q = 0; q < 40; q++)
               CHECK (cudaMemcpyAsync (dev + (q % 4) * bytes / 4, pin2, bytes,
                                       cudaMemcpyHostToDevice, s));
+          gt_copy_hot (th[i], 1);
           r[mode] = copy_rate (pin, src, bytes, th[i]);
+          gt_copy_hot (th[i], 0);
           CHECK (cudaStreamSynchronize (s));
         }
-      printf ("%7d  %6.1f  %6.1f   %9.1f  %10.1f\n", th[i], r[0], r[1], r[2],
-              r[3]);
+      printf ("%7d  %5.1f  %8.1f\n", th[i], r[0], r[1]);
     }
-  unsetenv ("GPU_TILED_COPY");
 
   /* The upload path as the library runs it: host threads fill a ring of
      pinned slots from memory that is not in any cache, the copy engine
@@ -109,45 +109,39 @@ main (void)
       CHECK (cudaEventCreateWithFlags (&ev[i], cudaEventDisableTiming));
     printf ("upload 128 MiB through 8 pinned slots, source not cached, "
             "GB/s (median of 5)\n");
-    printf ("slot MiB  threads   plain  stream\n");
+    printf ("slot MiB  threads  GB/s\n");
     size_t window = 0;
     const size_t slot_mb[] = { 1, 2, 4, 8 };
-    const int uth[] = { 8, 16 };
+    const int uth[] = { 8, 12, 16 };
     for (int si = 0; si < 4; si++)
-      for (int ti = 0; ti < 2; ti++)
+      for (int ti = 0; ti < 3; ti++)
         {
-          double r[2];
-          for (int mode = 0; mode < 2; mode++)
+          double t[5];
+          for (int rep = 0; rep < 5; rep++)
             {
-              setenv ("GPU_TILED_COPY", mode ? "stream" : "plain", 1);
-              double t[5];
-              for (int rep = 0; rep < 5; rep++)
+              const float *from = cold + (window % (big / up)) * up / 4;
+              window++;
+              const size_t sb = slot_mb[si] * MB;
+              gt_copy_hot (uth[ti], 1);
+              const double a = now ();
+              for (size_t off = 0, q = 0; off < up; off += sb, q++)
                 {
-                  const float *from = cold + (window % (big / up)) * up / 4;
-                  window++;
-                  const size_t sb = slot_mb[si] * MB;
-                  gt_copy_hot (uth[ti], 1);
-                  const double a = now ();
-                  for (size_t off = 0, q = 0; off < up; off += sb, q++)
-                    {
-                      const int sl = (int) (q % 8);
-                      CHECK (cudaEventSynchronize (ev[sl]));
-                      float *dst = (float *) ((char *) pin + sl * sb);
-                      copy_job j = { dst, from + off / 4, sb / 4, sb / 4,
-                                     sb / 4, 1 };
-                      gt_copy (&j, uth[ti]);
-                      CHECK (cudaMemcpyAsync ((char *) dev + off, dst, sb,
-                                              cudaMemcpyHostToDevice, s));
-                      CHECK (cudaEventRecord (ev[sl], s));
-                    }
-                  CHECK (cudaStreamSynchronize (s));
-                  t[rep] = now () - a;
-                  gt_copy_hot (uth[ti], 0);
+                  const int sl = (int) (q % 8);
+                  CHECK (cudaEventSynchronize (ev[sl]));
+                  float *dst = (float *) ((char *) pin + sl * sb);
+                  copy_job j = { dst, from + off / 4, sb / 4, sb / 4, sb / 4,
+                                 1 };
+                  gt_copy (&j, uth[ti]);
+                  CHECK (cudaMemcpyAsync ((char *) dev + off, dst, sb,
+                                          cudaMemcpyHostToDevice, s));
+                  CHECK (cudaEventRecord (ev[sl], s));
                 }
-              r[mode] = up / median (t, 5) / 1e9;
+              CHECK (cudaStreamSynchronize (s));
+              t[rep] = now () - a;
+              gt_copy_hot (uth[ti], 0);
             }
-          printf ("%8zu  %7d  %6.1f  %6.1f\n", slot_mb[si], uth[ti], r[0],
-                  r[1]);
+          printf ("%8zu  %7d  %4.1f\n", slot_mb[si], uth[ti],
+                  up / median (t, 5) / 1e9);
         }
     /* What handing a job to the helpers costs.  */
     for (int hot = 0; hot < 2; hot++)
@@ -167,7 +161,6 @@ main (void)
       }
     free (cold);
   }
-  unsetenv ("GPU_TILED_COPY");
 
   /* The copy engine alone.  */
   double t0 = now ();

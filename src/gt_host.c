@@ -37,7 +37,7 @@ typedef struct
   int threads;      /* copy threads, the caller included */
   int next;
   /* seconds spent, for GPU_TILED_TRACE */
-  double t_in, t_out, t_wait;
+  double t_in, t_out, t_wait, t_fault;
   size_t bytes_in, bytes_out;
   int prefaulting;  /* to finish before the first copy into the output */
   /* a slot holding device results not yet copied out */
@@ -66,6 +66,7 @@ slot_drain (stager *st, int s)
         {
           gt_prefault_wait ();
           st->prefaulting = 0;
+          st->t_fault = now_s () - t1;
         }
       copy_job j = { st->out_dst[s], slot_ptr (st, s), st->out_len[s],
                      st->out_len[s], st->out_len[s], 1 };
@@ -427,13 +428,15 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
     {
       const double t_end = now_s (), gb = 1e-9;
       fprintf (stderr, "gpu_tiled: %zux%zux%zu: %.3f ms (set-up %.3f; host "
-               "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s; waits "
-               "%.3f ms), %zu panels, %d threads\n", m, k, n,
+               "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s, of "
+               "which waiting for the prefault %.3f ms; waits for the GPU "
+               "%.3f ms), %zu panels, %d + %d threads\n", m, k, n,
                1e3 * (t_end - t_start), 1e3 * (t_setup - t_start),
                1e3 * sg.t_in, sg.t_in > 0 ? gb * sg.bytes_in / sg.t_in : 0.0,
                1e3 * sg.t_out,
                sg.t_out > 0 ? gb * sg.bytes_out / sg.t_out : 0.0,
-               1e3 * sg.t_wait, panels, threads);
+               1e3 * sg.t_fault, 1e3 * sg.t_wait, panels, threads,
+               gt_prefault_threads ());
     }
   if (st != GT_OK && ctx->ready)
     {

@@ -69,11 +69,6 @@ main (void)
           && pitched_ok (777, 3, 777, 780, 3, t);
   check (ok, "pitched copies (odd rows, padded ld), 1-8 threads");
 
-  setenv ("GPU_TILED_COPY", "plain", 1);
-  check (pitched_ok (1023, 700, 1023, 1024, 0, 4),
-         "the same with GPU_TILED_COPY=plain (memcpy)");
-  unsetenv ("GPU_TILED_COPY");
-
   gt_workers_stop ();
   ok = pitched_ok (1000, 600, 1000, 1000, 0, 8);
   gt_workers_stop ();
