@@ -367,6 +367,41 @@ main (int argc, char **argv)
                      device, date, vs[v].name, p.m, p.n, p.k, med, tflops,
                      ratio, err);
         }
+      if (check && p.k >= 3 && p.m > 0 && p.n > 0)
+        {
+          /* Kernel 4 over pieces of k, accumulating into C (the host path
+             runs its first panel so), must give the bits of one pass.  */
+          const int cfg = GT_CFG_64x64_K32;
+          const gt_plan one = gt_plan_kernel (GT_K4_ASYNC, cfg, 1, p.m, p.n,
+                                              p.k, repack);
+          float *whole = (float *) malloc (c_n * sizeof (float));
+          float *parts = (float *) malloc (c_n * sizeof (float));
+          CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
+          CK (gt_gemm_run (&one, p.A[0], p.m, p.B[0], p.k, p.C, p.m, p.m,
+                           p.n, p.k, p.work, stream));
+          CK (cudaMemcpy (whole, p.C, c_n * sizeof (float),
+                          cudaMemcpyDeviceToHost));
+          CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
+          const size_t kc = (p.k / 3 + 31) / 32 * 32;   /* >= 32 */
+          for (size_t k0 = 0; k0 < p.k; k0 += kc)
+            {
+              const size_t k1 = k0 + kc < p.k ? k0 + kc : p.k;
+              const gt_plan pc = gt_plan_kernel (GT_K4_ASYNC, cfg, 1, p.m,
+                                                 p.n, k1 - k0, repack);
+              CK ((k0 ? gt_gemm_accumulate : gt_gemm_run)
+                    (&pc, p.A[0] + k0 * p.m, p.m, p.B[0] + k0, p.k, p.C,
+                     p.m, p.m, p.n, k1 - k0, p.work, stream));
+            }
+          CK (cudaMemcpy (parts, p.C, c_n * sizeof (float),
+                          cudaMemcpyDeviceToHost));
+          const int same = memcmp (whole, parts, c_n * sizeof (float)) == 0;
+          printf ("%-14s %6zu %6zu %6zu  pieces of k = %zu: %s\n",
+                  "k4_accumulate", p.m, p.n, p.k, kc,
+                  same ? "same bits as one pass" : "DIFFERENT  FAIL");
+          failures += !same;
+          free (whole);
+          free (parts);
+        }
       fflush (stdout);
       for (int s = 0; s < p.sets; s++)
         {

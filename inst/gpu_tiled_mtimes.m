@@ -268,6 +268,22 @@ endfunction
 %! check_product (2048, 2049, 3001, 0);
 %! check_product (1027, 3000, 2051, 32);
 %!testif ; gpu
+%! ## the first panel runs in pieces of k as A arrives, each piece added to
+%! ## C by a kernel that starts from C: the same bits as one pass over k
+%! ## (m and the last piece are not multiples of anything)
+%! A = randn (2047, 1999, "single");  B = randn (1999, 3001, "single");
+%! C1 = gpu_tiled_mtimes (A, B);
+%! setenv ("GPU_TILED_NO_KSPLIT", "1");
+%! unwind_protect
+%!   C2 = gpu_tiled_mtimes (A, B);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_NO_KSPLIT");
+%! end_unwind_protect
+%! assert (isequal (C1, C2));
+%! R = double (A) * double (B);
+%! assert (norm (double (C1) - R, "fro")
+%!         <= 4 * 1999 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
+%!testif ; gpu
 %! ## repeated calls, shapes growing and shrinking, fresh data each time
 %! for r = 1:20
 %!   s = randi (300, 1, 3);

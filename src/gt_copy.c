@@ -306,57 +306,76 @@ gt_copy (const copy_job *job, int threads)
 #define MADV_POPULATE_WRITE 23
 #endif
 
+/* The region in 2 MiB chunks (huge pages where the kernel gives them),
+   taken in turn by whoever is free: the prefault helpers from the start,
+   and in gt_prefault_wait the caller and the copy helpers too, so the
+   wait is short even when the copies kept the memory bus busy.  */
+#define FAULT_CHUNK ((uintptr_t) 2 << 20)
+
 static struct
 {
-  char *begin;
-  size_t len;
+  uintptr_t base, begin, end;   /* chunk 0 starts at base */
+  size_t chunks;
+  atomic_size_t next;
   int active;
 } fault_job;
 
-/* Faults in one region of the output without changing its contents
-   (MADV_POPULATE_WRITE), or by writing zeros where the kernel lacks it;
-   either way it ends before the first result is copied there.  */
 static void
 prefault_task (void *arg, int part, int parts)
 {
-  (void) arg;
+  (void) arg; (void) part; (void) parts;
   const size_t page = 4096;
-  const size_t per = (fault_job.len / parts + page - 1) / page * page;
-  uintptr_t b = (uintptr_t) fault_job.begin + per * part;
-  uintptr_t e = b + per;
-  const uintptr_t end = (uintptr_t) fault_job.begin + fault_job.len;
-  if (e > end)
-    e = end;
-  b = (b + page - 1) / page * page;
-  e = e / page * page;
-  if (e <= b)
-    return;
-  if (madvise ((void *) b, e - b, MADV_POPULATE_WRITE) != 0)
-    for (uintptr_t q = b; q < e; q += page)
-      *(volatile char *) q = 0;
+  for (;;)
+    {
+      const size_t i = atomic_fetch_add (&fault_job.next, 1);
+      if (i >= fault_job.chunks)
+        return;
+      uintptr_t b = fault_job.base + i * FAULT_CHUNK, e = b + FAULT_CHUNK;
+      if (b < fault_job.begin)
+        b = fault_job.begin;
+      if (e > fault_job.end)
+        e = fault_job.end;
+      if (e <= b)
+        continue;
+      if (madvise ((void *) b, e - b, MADV_POPULATE_WRITE) != 0)
+        for (uintptr_t q = b; q < e; q += page)
+          *(volatile char *) q = 0;
+    }
 }
 
 void
 gt_prefault_start (void *begin, size_t len, int threads)
 {
-  fault_job.begin = (char *) begin;
-  fault_job.len = len;
+  const uintptr_t page = 4096;
+  fault_job.begin = ((uintptr_t) begin + page - 1) / page * page;
+  fault_job.end = ((uintptr_t) begin + len) / page * page;
+  fault_job.base = fault_job.begin / FAULT_CHUNK * FAULT_CHUNK;
+  fault_job.chunks = fault_job.end > fault_job.begin
+                     ? (fault_job.end - fault_job.base + FAULT_CHUNK - 1)
+                       / FAULT_CHUNK : 0;
+  atomic_store (&fault_job.next, 0);
   fault_job.active = 1;
   const int helpers = pool_ensure (&fault_pool, threads);
-  if (helpers == 0)
-    {
-      prefault_task (NULL, 0, 1);
-      fault_job.active = 0;
-      return;
-    }
-  pool_post (&fault_pool, prefault_task, NULL, 0, helpers);
+  if (helpers > 0)
+    pool_post (&fault_pool, prefault_task, NULL, 0, helpers);
 }
 
 void
 gt_prefault_wait (void)
 {
-  if (fault_job.active)
-    pool_wait (&fault_pool);
+  if (!fault_job.active)
+    return;
+  if (atomic_load (&fault_job.next) < fault_job.chunks)
+    {
+      /* Chunks left: the caller and the copy helpers join in.  */
+      const int helpers = copy_pool.pid == getpid () ? copy_pool.helpers : 0;
+      if (helpers > 0)
+        pool_post (&copy_pool, prefault_task, NULL, 1, helpers + 1);
+      prefault_task (NULL, 0, 1);
+      if (helpers > 0)
+        pool_wait (&copy_pool);
+    }
+  pool_wait (&fault_pool);
   fault_job.active = 0;
 }
 

@@ -213,7 +213,7 @@ gt_gemm_run (const gt_plan *p, const float *A, size_t lda, const float *B,
       return gt_k3_vector (A, lda, B, ldb, C, ldc, m, n, k, s);
     case GT_K4_ASYNC:
     case GT_K5_SPLITK:
-      return gt_k4_async (p->cfg, p->splits, A, lda, B, ldb, C, ldc, m, n,
+      return gt_k4_async (p->cfg, p->splits, 0, A, lda, B, ldb, C, ldc, m, n,
                           k, work, s);
     case GT_K6_GEMV:
       return gt_k6_gemv (p->splits, A, lda, B, ldb, C, ldc, m, n, k, work,
@@ -221,4 +221,21 @@ gt_gemm_run (const gt_plan *p, const float *A, size_t lda, const float *B,
     default:
       return cudaErrorInvalidValue;
     }
+}
+
+extern "C" int
+gt_plan_accumulates (const gt_plan *p)
+{
+  return p->kernel == GT_K4_ASYNC && p->splits == 1;
+}
+
+extern "C" cudaError_t
+gt_gemm_accumulate (const gt_plan *p, const float *A, size_t lda,
+                    const float *B, size_t ldb, float *C, size_t ldc,
+                    size_t m, size_t n, size_t k, void *work, cudaStream_t s)
+{
+  if (!gt_plan_accumulates (p))
+    return cudaErrorInvalidValue;
+  return gt_k4_async (p->cfg, 1, 1, A, lda, B, ldb, C, ldc, m, n, k, work,
+                      s);
 }

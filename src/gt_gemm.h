@@ -74,6 +74,17 @@ cudaError_t gt_gemm_run (const gt_plan *plan,
                          size_t m, size_t n, size_t k,
                          void *work, cudaStream_t stream);
 
+/* C += A*B as planned, for plans where gt_plan_accumulates (kernel 4
+   without splits): summing pieces of k this way gives the same bits as
+   one gt_gemm_run over all of k.  */
+int gt_plan_accumulates (const gt_plan *plan);
+cudaError_t gt_gemm_accumulate (const gt_plan *plan,
+                                const float *A, size_t lda,
+                                const float *B, size_t ldb,
+                                float *C, size_t ldc,
+                                size_t m, size_t n, size_t k,
+                                void *work, cudaStream_t stream);
+
 /* One launcher per kernel.  */
 cudaError_t gt_k1_classic (int tile, const float *A, size_t lda,
                            const float *B, size_t ldb, float *C, size_t ldc,
@@ -84,7 +95,11 @@ cudaError_t gt_k2_regblock (const float *A, size_t lda,
 cudaError_t gt_k3_vector (const float *A, size_t lda,
                           const float *B, size_t ldb, float *C, size_t ldc,
                           size_t m, size_t n, size_t k, cudaStream_t s);
-cudaError_t gt_k4_async (int cfg, int splits, const float *A, size_t lda,
+/* accumulate (splits 1 only): C += A*B, the accumulators starting from C,
+   so a product summed over pieces of k rounds exactly as one launch over
+   all of k.  */
+cudaError_t gt_k4_async (int cfg, int splits, int accumulate,
+                         const float *A, size_t lda,
                          const float *B, size_t ldb, float *C, size_t ldc,
                          size_t m, size_t n, size_t k, void *work,
                          cudaStream_t s);

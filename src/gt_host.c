@@ -166,6 +166,46 @@ upload (stager *st, float *dst, size_t ld, const float *src, size_t rows,
   return GT_OK;
 }
 
+/* Rows [r0, r1) of host columns [c_begin, c_end) of src (rows x *) to the
+   same rows of device dst (leading dimension ld): a piece of k of a panel
+   of B.  Each slot takes whole columns of the block; the copy engine
+   spreads them to their columns.  */
+static gt_status
+upload_rows (stager *st, float *dst, size_t ld, const float *src,
+             size_t rows, size_t r0, size_t r1, size_t c_begin,
+             size_t c_end, gt_interrupt_fn interrupted)
+{
+  const size_t h = r1 - r0;
+  const size_t per_slot = GT_SLOT_BYTES / sizeof (float) / h;
+  for (size_t c = c_begin; c < c_end; c += per_slot)
+    {
+      if (interrupted && interrupted ())
+        return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
+      const size_t nc = c_end - c < per_slot ? c_end - c : per_slot;
+      int s;
+      gt_status stt = slot_acquire (st, &s);
+      if (stt != GT_OK)
+        return stt;
+      copy_job j = { slot_ptr (st, s), src + c * rows + r0, h, rows, h, nc };
+      const double t0 = now_s ();
+      gt_copy (&j, st->threads);
+      st->t_in += now_s () - t0;
+      st->bytes_in += h * nc * sizeof (float);
+      cudaError_t err = cudaMemcpy2DAsync (dst + c * ld + r0,
+                                           ld * sizeof (float),
+                                           slot_ptr (st, s),
+                                           h * sizeof (float),
+                                           h * sizeof (float), nc,
+                                           cudaMemcpyHostToDevice,
+                                           st->ctx->up);
+      if (err == cudaSuccess)
+        err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->up);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "copying to the device");
+    }
+  return GT_OK;
+}
+
 /* Device columns [c_begin, c_end) of src (leading dimension rows) back to
    host dst (same layout), once `ready` has happened on ctx->down.  The
    host side of each piece is copied when its slot is next needed, or by
@@ -236,6 +276,31 @@ panel_width (size_t m, size_t n, size_t k, int tile)
   if ((n + w - 1) / w > GT_MAX_PANELS)
     w = round_up ((n + GT_MAX_PANELS - 1) / GT_MAX_PANELS, 128);
   return w < n ? w : n;
+}
+
+/* The first panel waits for all of A, which is most of the time before
+   the GPU can start.  So it is computed in pieces of k instead: piece i
+   needs only columns of A and rows of B in that piece, and the kernel
+   adds it to C (gt_gemm_accumulate: the same bits as one pass over k).
+   Returns the piece (a multiple of 32, at least 4 pieces, each piece of A
+   at most a slot), or 0 where pieces would not pay.
+   GPU_TILED_NO_KSPLIT turns it off (the tests compare).  */
+static size_t
+first_panel_piece (size_t m, size_t w, size_t k, size_t lda, size_t panels)
+{
+  if (panels < 2 || getenv ("GPU_TILED_NO_KSPLIT"))
+    return 0;
+  size_t kc = GT_SLOT_BYTES / sizeof (float) / lda;
+  if (kc > k / 4)
+    kc = k / 4;
+  kc = kc / 32 * 32;
+  if (kc < 128)
+    return 0;
+  const gt_plan piece = gt_plan_for (m, w, kc, GT_TILE_DEFAULT, 0);
+  const gt_plan last = gt_plan_for (m, w, k - (k - 1) / kc * kc,
+                                    GT_TILE_DEFAULT, 0);
+  return gt_plan_accumulates (&piece) && gt_plan_accumulates (&last)
+         ? kc : 0;
 }
 
 /* Products up to this many bytes (A, B and C together) run on the
@@ -392,8 +457,43 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
   sg.ctx = ctx;
   sg.threads = threads;
 
-  st = upload (&sg, dA, lda, A, m, 0, k, interrupted);
-  for (size_t p = 0; st == GT_OK && p < panels; p++)
+  const size_t kc = first_panel_piece (m, w, k, lda, panels);
+  size_t p_first = 0;
+  if (kc)
+    {
+      /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece).
+         Events are reused: a wait takes the event as it is when queued. */
+      for (size_t k0 = 0, i = 0; st == GT_OK && k0 < k; k0 += kc, i++)
+        {
+          const size_t k1 = k0 + kc < k ? k0 + kc : k;
+          st = upload (&sg, dA, lda, A, m, k0, k1, interrupted);
+          if (st == GT_OK)
+            st = upload_rows (&sg, dB, ldb, B, k, k0, k1, 0, w, interrupted);
+          if (st != GT_OK)
+            break;
+          const gt_plan pp = gt_plan_for (m, w, k1 - k0, tile, 0);
+          cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
+          cudaError_t err = cudaEventRecord (in, ctx->up);
+          if (err == cudaSuccess)
+            err = cudaStreamWaitEvent (ctx->comp, in, 0);
+          if (err == cudaSuccess)
+            err = (k0 == 0 ? gt_gemm_run : gt_gemm_accumulate)
+                    (&pp, dA + k0 * lda, lda, dB + k0, ldb, dC, m, m, w,
+                     k1 - k0, dW, ctx->comp);
+          if (err != cudaSuccess)
+            st = gt_fail_cuda (err, "running the kernel");
+        }
+      if (st == GT_OK)
+        {
+          cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
+          if (err != cudaSuccess)
+            st = gt_fail_cuda (err, "running the kernel");
+        }
+      p_first = 1;
+    }
+  else
+    st = upload (&sg, dA, lda, A, m, 0, k, interrupted);
+  for (size_t p = p_first; st == GT_OK && p < panels; p++)
     {
       const size_t j0 = p * w, j1 = j0 + w < n ? j0 + w : n;
       st = upload (&sg, dB, ldb, B, k, j0, j1, interrupted);
@@ -430,12 +530,13 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
       fprintf (stderr, "gpu_tiled: %zux%zux%zu: %.3f ms (set-up %.3f; host "
                "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s, of "
                "which waiting for the prefault %.3f ms; waits for the GPU "
-               "%.3f ms), %zu panels, %d + %d threads\n", m, k, n,
+               "%.3f ms), %zu panels, first in pieces of k = %zu, %d + %d "
+               "threads\n", m, k, n,
                1e3 * (t_end - t_start), 1e3 * (t_setup - t_start),
                1e3 * sg.t_in, sg.t_in > 0 ? gb * sg.bytes_in / sg.t_in : 0.0,
                1e3 * sg.t_out,
                sg.t_out > 0 ? gb * sg.bytes_out / sg.t_out : 0.0,
-               1e3 * sg.t_fault, 1e3 * sg.t_wait, panels, threads,
+               1e3 * sg.t_fault, 1e3 * sg.t_wait, panels, kc, threads,
                gt_prefault_threads ());
     }
   if (st != GT_OK && ctx->ready)

@@ -123,7 +123,7 @@ k4_async (const float *__restrict__ A, size_t lda,
           const float *__restrict__ B, size_t ldb,
           float *__restrict__ C, size_t ldc,
           long long m, long long n, long long k, long long kchunk,
-          long long tiles_n, float *work, bool vc)
+          long long tiles_n, float *work, bool vc, bool accumulate)
 {
   typedef gt_tile<BM, BN, BK, TM, TN> T;
   extern __shared__ float4 smem4[];
@@ -141,11 +141,14 @@ k4_async (const float *__restrict__ A, size_t lda,
       k4_loader<BM, BN, BK, T::NT> ld (A, lda, B, ldb, m, n, m0, n0,
                                        k_begin, kc);
       float acc[TM][TN];
+      if (accumulate)
+        tile.load (C, ldc, m, n, m0, n0, vc, acc);
+      else
 #pragma unroll
-      for (int i = 0; i < TM; i++)
+        for (int i = 0; i < TM; i++)
 #pragma unroll
-        for (int j = 0; j < TN; j++)
-          acc[i][j] = 0.0f;
+          for (int j = 0; j < TN; j++)
+            acc[i][j] = 0.0f;
 
       /* Prologue: STAGES-1 stages in flight (empty groups keep the
          wait_group count uniform).  */
@@ -219,7 +222,7 @@ struct k4_entry
 {
   void (*fn) (const float *, size_t, const float *, size_t, float *, size_t,
               long long, long long, long long, long long, long long, float *,
-              bool);
+              bool, bool);
   int bm, bn, bk, threads, smem, min_blocks;
 };
 
@@ -303,11 +306,12 @@ repack (const float *src, size_t lds, float *dst, size_t ldd, size_t rows,
 }
 
 extern "C" cudaError_t
-gt_k4_async (int cfg, int splits, const float *A, size_t lda,
-             const float *B, size_t ldb, float *C, size_t ldc, size_t m,
-             size_t n, size_t k, void *work, cudaStream_t s)
+gt_k4_async (int cfg, int splits, int accumulate, const float *A,
+             size_t lda, const float *B, size_t ldb, float *C, size_t ldc,
+             size_t m, size_t n, size_t k, void *work, cudaStream_t s)
 {
-  if (cfg < 0 || cfg >= GT_CFG_COUNT || splits < 1 || splits > 65535)
+  if (cfg < 0 || cfg >= GT_CFG_COUNT || splits < 1 || splits > 65535
+      || (accumulate && splits > 1))
     return cudaErrorInvalidValue;
   if (m == 0 || n == 0)
     return cudaSuccess;
@@ -346,7 +350,8 @@ gt_k4_async (int cfg, int splits, const float *A, size_t lda,
              (unsigned) used);
   e->fn<<<grid, e->threads, e->smem, s>>> (A, lda, B, ldb, C, ldc, m, n, k,
                                            kchunk, tiles_n, (float *) w,
-                                           gt_aligned16 (C, ldc));
+                                           gt_aligned16 (C, ldc),
+                                           accumulate != 0);
   err = cudaGetLastError ();
   if (err != cudaSuccess || used == 1)
     return err;

@@ -78,6 +78,36 @@ struct gt_tile
       }
   }
 
+  /* Sets acc to the block's tile of the m x n matrix D (leading dimension
+     ldd) at block origin (m0, n0), zero outside it: the start of an
+     accumulating product.  */
+  __device__ __forceinline__ void
+  load (const float *D, size_t ldd, long long m, long long n, long long m0,
+        long long n0, bool vec, float (&acc)[TM][TN]) const
+  {
+#pragma unroll
+    for (int j = 0; j < TN; j++)
+      {
+        const long long col = n0 + col0 + j;
+#pragma unroll
+        for (int g = 0; g < TM / 4; g++)
+          {
+            const long long row = m0 + row0 + g * 32;
+            const float *d = D + row + col * ldd;
+            if (col < n && vec && row + 3 < m)
+              {
+                const float4 v = *reinterpret_cast<const float4 *> (d);
+                acc[4 * g][j] = v.x; acc[4 * g + 1][j] = v.y;
+                acc[4 * g + 2][j] = v.z; acc[4 * g + 3][j] = v.w;
+              }
+            else
+#pragma unroll
+              for (int r = 0; r < 4; r++)
+                acc[4 * g + r][j] = col < n && row + r < m ? d[r] : 0.0f;
+          }
+      }
+  }
+
   /* Writes acc to the m x n matrix D (leading dimension ldd) at block
      origin (m0, n0), guarded at the edges; 16-byte stores where the four
      rows are inside and aligned.  */
