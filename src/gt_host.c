@@ -453,6 +453,12 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
       sg.prefaulting = 1;
     }
   gt_copy_hot (threads, 1);
+  if (sg.prefaulting && getenv ("GPU_TILED_PREFAULT_FIRST"))
+    {
+      /* Experiment: all threads fault the output in before any copy.  */
+      gt_prefault_wait ();
+      sg.prefaulting = 0;
+    }
   const double t_setup = now_s ();
   sg.ctx = ctx;
   sg.threads = threads;
