@@ -251,15 +251,16 @@ gt_copy_hot (int threads, int on)
 }
 
 /* Helpers that fault in new output memory: GPU_TILED_PREFAULT_THREADS,
-   else a quarter of the processors, at most 4; the copies get the rest,
-   so neither preempts the other (a copy waits for its slowest part).  */
+   else an eighth of the processors; the copies get the rest, so neither
+   preempts the other (a copy waits for its slowest part).  On a 16-core
+   host 14 + 2 was fastest at n = 4096 and 8192 (bench/RESULTS.md).  */
 int
 gt_prefault_threads (void)
 {
   const char *env = getenv ("GPU_TILED_PREFAULT_THREADS");
   long n = env ? strtol (env, NULL, 10) : 0;
   if (n <= 0)
-    n = sysconf (_SC_NPROCESSORS_ONLN) / 4;
+    n = sysconf (_SC_NPROCESSORS_ONLN) / 8;
   return n < 1 ? 1 : (n > 8 ? 8 : (int) n);
 }
 
@@ -337,9 +338,11 @@ prefault_task (void *arg, int part, int parts)
         e = fault_job.end;
       if (e <= b)
         continue;
+      /* Neither way changes what is there, so copies may write the
+         region meanwhile: a write fault makes a page present once.  */
       if (madvise ((void *) b, e - b, MADV_POPULATE_WRITE) != 0)
         for (uintptr_t q = b; q < e; q += page)
-          *(volatile char *) q = 0;
+          __atomic_fetch_add ((char *) q, 0, __ATOMIC_RELAXED);
     }
 }
 

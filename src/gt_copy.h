@@ -37,8 +37,8 @@ void gt_copy_hot (int threads, int on);
 void gt_copy (const copy_job *job, int threads);
 
 /* Starts `threads` helpers faulting in [begin, begin + len) without
-   changing its contents; nothing may be written there until
-   gt_prefault_wait returns.  */
+   changing its contents, so it may be written meanwhile; gt_prefault_wait
+   finishes the rest with the copy helpers and the caller.  */
 void gt_prefault_start (void *begin, size_t len, int threads);
 void gt_prefault_wait (void);
 

@@ -109,6 +109,30 @@ main (void)
   free (p);
   free (fresh);
 
+  /* Copies may write the region while the helpers fault it in.  */
+  ok = 1;
+  for (int r = 0; r < 3; r++)
+    {
+      const size_t n = ((size_t) 40 << 20) / sizeof (float);
+      float *src = malloc (n * sizeof (float)), *dst = malloc (n * sizeof (float));
+      for (size_t i = 0; i < n; i++)
+        src[i] = value (i);
+      gt_prefault_start (dst, n * sizeof (float), 2);
+      gt_copy_hot (6, 1);
+      for (size_t off = 0; off < n; off += n / 5)
+        {
+          const size_t len = n - off < n / 5 ? n - off : n / 5;
+          copy_job j = { dst + off, src + off, len, len, len, 1 };
+          gt_copy (&j, 6);
+        }
+      gt_prefault_wait ();
+      gt_copy_hot (6, 0);
+      ok &= memcmp (dst, src, n * sizeof (float)) == 0;
+      free (src);
+      free (dst);
+    }
+  check (ok, "copies into memory the helpers are faulting in");
+
   fflush (stdout);
   const pid_t child = fork ();
   if (child == 0)
