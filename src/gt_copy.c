@@ -251,9 +251,7 @@ gt_copy_hot (int threads, int on)
 }
 
 /* Helpers that fault in new output memory: GPU_TILED_PREFAULT_THREADS,
-   else an eighth of the processors; the copies get the rest, so neither
-   preempts the other (a copy waits for its slowest part).  On a 16-core
-   host 14 + 2 was fastest at n = 4096 and 8192 (bench/RESULTS.md).  */
+   else an eighth of the processors.  */
 int
 gt_prefault_threads (void)
 {
@@ -264,6 +262,13 @@ gt_prefault_threads (void)
   return n < 1 ? 1 : (n > 8 ? 8 : (int) n);
 }
 
+/* Copy threads, the caller included: GPU_TILED_THREADS, else the
+   processors (at most 16) less the prefault helpers and less two for the
+   CUDA driver's threads and the rest of Octave.  Nothing may preempt a
+   copy thread: a copy waits for its slowest part, and with every core
+   busy a copy of 8 MiB sometimes took a whole time slice (n = 4096 in 11
+   ms instead of 5.5).  One core copies 6-9 GB/s; about 8 keep up with
+   the copy engine (bench/host_copy).  */
 int
 gt_thread_count (void)
 {
@@ -271,12 +276,10 @@ gt_thread_count (void)
   long n = env ? strtol (env, NULL, 10) : 0;
   if (n <= 0)
     {
-      /* One core copies 6-9 GB/s; it takes about 12 to outrun the copy
-         engine (bench/host_copy).  */
       n = sysconf (_SC_NPROCESSORS_ONLN);
       if (n > 16)
         n = 16;
-      n -= gt_prefault_threads ();
+      n -= gt_prefault_threads () + 2;
     }
   if (n < 1)
     n = 1;

@@ -22,8 +22,8 @@ typedef struct
   size_t dld, sld, rows, cols;   /* in floats */
 } copy_job;
 
-/* Threads to copy with: GPU_TILED_THREADS, else the processors (at most
-   16) less gt_prefault_threads.  */
+/* Threads to copy with, the caller included, and helpers to fault in
+   new output with (see gt_copy.c).  */
 int gt_thread_count (void);
 int gt_prefault_threads (void);
 
