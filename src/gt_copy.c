@@ -251,24 +251,23 @@ gt_copy_hot (int threads, int on)
 }
 
 /* Helpers that fault in new output memory: GPU_TILED_PREFAULT_THREADS,
-   else an eighth of the processors.  */
+   else a quarter of the processors.  Faulting is slow on a VM (about 1.4
+   ms per 64 MiB on 16 cores); with 2 helpers on 16 cores the copies out
+   caught up with them and n = 4096 took 8-20 ms, with 4 it took 5.3-5.6.  */
 int
 gt_prefault_threads (void)
 {
   const char *env = getenv ("GPU_TILED_PREFAULT_THREADS");
   long n = env ? strtol (env, NULL, 10) : 0;
   if (n <= 0)
-    n = sysconf (_SC_NPROCESSORS_ONLN) / 8;
+    n = sysconf (_SC_NPROCESSORS_ONLN) / 4;
   return n < 1 ? 1 : (n > 8 ? 8 : (int) n);
 }
 
 /* Copy threads, the caller included: GPU_TILED_THREADS, else the
-   processors (at most 16) less the prefault helpers and less two for the
-   CUDA driver's threads and the rest of Octave.  Nothing may preempt a
-   copy thread: a copy waits for its slowest part, and with every core
-   busy a copy of 8 MiB sometimes took a whole time slice (n = 4096 in 11
-   ms instead of 5.5).  One core copies 6-9 GB/s; about 8 keep up with
-   the copy engine (bench/host_copy).  */
+   processors (at most 16) less the prefault helpers, so that neither
+   preempts the other: a copy waits for its slowest part.  One core copies
+   6-9 GB/s; about 8 keep up with the copy engine (bench/host_copy).  */
 int
 gt_thread_count (void)
 {
@@ -279,7 +278,7 @@ gt_thread_count (void)
       n = sysconf (_SC_NPROCESSORS_ONLN);
       if (n > 16)
         n = 16;
-      n -= gt_prefault_threads () + 2;
+      n -= gt_prefault_threads ();
     }
   if (n < 1)
     n = 1;
