@@ -4,7 +4,8 @@
 ## For n in SIZES (square) and the odd shapes of the kernel benchmark, times
 ## the built-in *, gpu_tiled_mtimes with each tile and with the default
 ## kernel: a warm-up call, then the median of repeated calls (at least 3,
-## up to 20 or about two seconds).  Prints a table and writes CSV with
+## up to 20 or about two seconds), each from the call to the result in a
+## variable.  Prints a table and writes CSV with
 ## columns device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin.
 ## The first call in the process (CUDA context creation) is reported apart.
 ## With PNG (default: CSV with .png), plots GFLOP/s against n on log axes,
@@ -37,12 +38,11 @@ function bench_gpu_tiled_mtimes (csv = "e2e.csv", device = "", sizes = 2 .^ (6:1
     flops = 2 * m * n * k;
     t_builtin = NaN;
     for i = 1:numel (methods)
-      f = method_fn (methods{i});
-      f (A, B);                        # warm-up
+      time_call (methods{i}, A, B);    # warm-up
       t = [];
       t_start = tic;
       while (numel (t) < 3 || (numel (t) < 20 && toc (t_start) < 2))
-        t1 = tic;  f (A, B);  t(end+1) = toc (t1);
+        t(end+1) = time_call (methods{i}, A, B);
       endwhile
       sec = median (t);
       if (i == 1)
@@ -73,14 +73,21 @@ function plot_csv (csv, png)
   endif
 endfunction
 
-function f = method_fn (name)
-  switch (name)
+## Seconds from the call to the result in a variable, the call written
+## out (a function handle would add its own call to every figure).  The
+## result is freed after the clock stops, as the previous result of a loop
+## would be freed by the next assignment: e2e_stages reports that apart.
+function t = time_call (method, A, B)
+  switch (method)
     case "builtin"
-      f = @(A, B) A * B;
+      t0 = tic;  C = A * B;  t = toc (t0);
     case "default"
-      f = @(A, B) gpu_tiled_mtimes (A, B);
-    otherwise
-      tile = str2double (name(5:end));
-      f = @(A, B) gpu_tiled_mtimes (A, B, tile);
+      t0 = tic;  C = gpu_tiled_mtimes (A, B);  t = toc (t0);
+    case "tile8"
+      t0 = tic;  C = gpu_tiled_mtimes (A, B, 8);  t = toc (t0);
+    case "tile16"
+      t0 = tic;  C = gpu_tiled_mtimes (A, B, 16);  t = toc (t0);
+    case "tile32"
+      t0 = tic;  C = gpu_tiled_mtimes (A, B, 32);  t = toc (t0);
   endswitch
 endfunction
