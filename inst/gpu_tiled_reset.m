@@ -8,7 +8,9 @@
 ## -*- texinfo -*-
 ## @deftypefn {} {} gpu_tiled_reset ()
 ## Release the device buffers, page-locked staging memory, streams and
-## events that @code{gpu_tiled_mtimes} keeps between calls.
+## events that @code{gpu_tiled_mtimes} keeps between calls, and stop its
+## host helper threads (started by the first large product; they sleep
+## between calls).
 ##
 ## The next call sets them up again.  @code{pkg unload gpu_tiled} does this
 ## too.
@@ -52,6 +54,19 @@ endfunction
 %!   gpu_tiled_mtimes (A, B);
 %! endfor
 %! assert (gpu_tiled_info ().free_memory, before);
+%!testif ; gpu_tiled_info ().usable && isfolder ("/proc/self/task")
+%! ## the helper threads of a large product stop on reset (Linux counts the
+%! ## process's threads in /proc/self/task)
+%! gpu_tiled_mtimes (randn (1500, "single"), randn (1500, "single"));
+%! before = numel (dir ("/proc/self/task"));
+%! gpu_tiled_reset ();
+%! after = numel (dir ("/proc/self/task"));
+%! assert (before - after >= 2, sprintf ("%d threads before, %d after", before, after));
+%! A = randn (1500, 20, "single");  B = randn (20, 1500, "single");
+%! C = gpu_tiled_mtimes (A, B);    # large enough for the threads again
+%! R = double (A) * double (B);
+%! assert (norm (double (C) - R, "fro")
+%!         <= 80 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
 %!test
 %! ## texinfo help, rendered where makeinfo is installed
 %! [txt, fmt] = get_help_text ("gpu_tiled_reset");
