@@ -3,12 +3,14 @@
    The host path streams through pinned staging slots: host threads copy a
    piece of an operand into a slot while the copy engine moves the previous
    piece to the device.  B and C go in column panels (contiguous in
-   column-major storage), so the kernel starts on the first panel while
-   the rest of B is still arriving and C comes back panel by panel:
-       A pieces | B panel 0 | B panel 1, C panel 0 | B panel 2, C panel 1 ...
+   column-major storage), so the kernels run while the rest of B is still
+   arriving and C comes back panel by panel; panel 0 is itself computed in
+   pieces of k, each as soon as its columns of A and rows of B are there:
+       A, B0 piece 0 | A, B0 piece 1 | ... | B panel 1 | B panel 2, C panel 0 ...
    On the device A and B get leading dimensions rounded up to 4, so the
    fast kernels read them in 16-byte pieces whatever m and k are; the host
-   threads write that layout straight into the slots.  */
+   threads write that layout straight into the slots.  The smallest
+   products skip the copy engine (small_product).  */
 
 #include <stdint.h>
 #include <stdio.h>
