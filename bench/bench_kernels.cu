@@ -309,6 +309,12 @@ main (int argc, char **argv)
           vs[nv++].plan = gt_plan_kernel (GT_K6_GEMV, -1, 0, p.m, p.n, p.k,
                                           0);
         }
+      for (int minb = 1; minb <= 2; minb++)
+        {
+          snprintf (vs[nv].name, sizeof vs[nv].name, "k7_regdb_b%d", minb);
+          vs[nv++].plan = gt_plan_kernel (GT_K7_REGDB, minb, 0, p.m, p.n,
+                                          p.k, 0);
+        }
       strcpy (vs[nv].name, "default");
       vs[nv++].plan = gt_plan_for (p.m, p.n, p.k, 0, repack);
       for (int v = 0; v < nv; v++)

@@ -182,6 +182,9 @@ gt_plan_kernel (int kernel, int cfg, int splits, size_t m, size_t n,
       p = choose_gemm (m, n, k, cfg, splits, repack);
       p.kernel = GT_K5_SPLITK;
       break;
+    case GT_K7_REGDB:
+      p.cfg = cfg == 1 ? 1 : 2;
+      break;
     case GT_K6_GEMV:
       p = choose_gemv (m, n, k, splits);
       break;
@@ -222,6 +225,8 @@ gt_gemm_run (const gt_plan *p, const float *A, size_t lda, const float *B,
     case GT_K6_GEMV:
       return gt_k6_gemv (p->splits, A, lda, B, ldb, C, ldc, m, n, k, work,
                          s);
+    case GT_K7_REGDB:
+      return gt_k7_regdb (p->cfg, A, lda, B, ldb, C, ldc, m, n, k, s);
     default:
       return cudaErrorInvalidValue;
     }
