@@ -50,6 +50,7 @@ struct k7_loader
             if (a_rows > 0) ra.x = __ldg (a);
             if (a_rows > 1) ra.y = __ldg (a + 1);
             if (a_rows > 2) ra.z = __ldg (a + 2);
+            if (a_rows > 3) ra.w = __ldg (a + 3);
           }
       }
     rb = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
@@ -60,6 +61,7 @@ struct k7_loader
         if (kb_left > 0) rb.x = __ldg (b);
         if (kb_left > 1) rb.y = __ldg (b + 1);
         if (kb_left > 2) rb.z = __ldg (b + 2);
+        if (kb_left > 3) rb.w = __ldg (b + 3);
       }
     /* Pointers of threads outside the matrix move too but are never
        read through.  */
