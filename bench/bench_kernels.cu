@@ -279,7 +279,7 @@ main (int argc, char **argv)
       }
 
       /* The variants: cuBLAS first (its time is the yardstick).  */
-      variant vs[24];
+      variant vs[32];
       int nv = 0;
       memset (vs, 0, sizeof vs);
       strcpy (vs[nv].name, "cublas"); vs[nv++].use_cublas = 1;
@@ -313,6 +313,13 @@ main (int argc, char **argv)
         {
           snprintf (vs[nv].name, sizeof vs[nv].name, "k7_regdb_b%d", minb);
           vs[nv++].plan = gt_plan_kernel (GT_K7_REGDB, minb, 0, p.m, p.n,
+                                          p.k, 0);
+        }
+      const int k8_cfgs[] = { 3, 4, 8, 11, 12 };
+      for (int c = 0; c < 5; c++)
+        {
+          snprintf (vs[nv].name, sizeof vs[nv].name, "k8_wide_c%d", k8_cfgs[c]);
+          vs[nv++].plan = gt_plan_kernel (GT_K8_WIDE, k8_cfgs[c], 0, p.m, p.n,
                                           p.k, 0);
         }
       strcpy (vs[nv].name, "default");

@@ -185,6 +185,9 @@ gt_plan_kernel (int kernel, int cfg, int splits, size_t m, size_t n,
     case GT_K7_REGDB:
       p.cfg = cfg == 1 ? 1 : 2;
       break;
+    case GT_K8_WIDE:
+      p.cfg = cfg < 0 ? 0 : cfg;
+      break;
     case GT_K6_GEMV:
       p = choose_gemv (m, n, k, splits);
       break;
@@ -227,6 +230,8 @@ gt_gemm_run (const gt_plan *p, const float *A, size_t lda, const float *B,
                          s);
     case GT_K7_REGDB:
       return gt_k7_regdb (p->cfg, A, lda, B, ldb, C, ldc, m, n, k, s);
+    case GT_K8_WIDE:
+      return gt_k8_wide (p->cfg, A, lda, B, ldb, C, ldc, m, n, k, s);
     default:
       return cudaErrorInvalidValue;
     }

@@ -28,10 +28,12 @@ typedef enum
   GT_K5_SPLITK = 5,   /* kernel 4 with k split across blocks, the pieces
                          summed in order by a reduce kernel */
   GT_K6_GEMV = 6,     /* m == 1 or n == 1: memory-bound, split k */
-  GT_K7_REGDB = 7     /* 128x128x8, 8x8 per thread, fragments double-
+  GT_K7_REGDB = 7,    /* 128x128x8, 8x8 per thread, fragments double-
                          buffered in registers, B transposed in shared
                          memory (a step the benchmark measures; cfg is the
                          blocks per SM its registers are capped for) */
+  GT_K8_WIDE = 8      /* kernel 7 with 16x8 per thread, 128 threads, two
+                         blocks per SM (cfg: order of the FMAs) */
 } gt_kernel_id;
 
 /* Configurations of kernels 4/5 (compile-time tile shapes), BM x BN x BK
@@ -110,6 +112,9 @@ cudaError_t gt_k4_async (int cfg, int splits, int accumulate,
 cudaError_t gt_k7_regdb (int min_blocks, const float *A, size_t lda,
                          const float *B, size_t ldb, float *C, size_t ldc,
                          size_t m, size_t n, size_t k, cudaStream_t s);
+cudaError_t gt_k8_wide (int order, const float *A, size_t lda,
+                        const float *B, size_t ldb, float *C, size_t ldc,
+                        size_t m, size_t n, size_t k, cudaStream_t s);
 /* C = sum over s < splits of the rows x cols matrices at
    partial + s*rows*cols (leading dimension rows), in split order.  */
 cudaError_t gt_k5_reduce (int splits, const float *partial, size_t rows,
