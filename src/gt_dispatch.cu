@@ -29,6 +29,7 @@ typedef struct
   int known;
   int sms;
   int occupancy[GT_CFG_COUNT];
+  int k8_occupancy;
 } device_facts;
 
 static device_facts facts[GT_MAX_DEVICES];
@@ -44,6 +45,7 @@ current_facts (void)
       fallback.sms = 132;
       for (int c = 0; c < GT_CFG_COUNT; c++)
         fallback.occupancy[c] = gt_k4_min_blocks (c);
+      fallback.k8_occupancy = 2;
       fallback.known = 1;
     }
   int dev = 0;
@@ -61,6 +63,9 @@ current_facts (void)
           if (f->occupancy[c] <= 0)
             f->occupancy[c] = gt_k4_min_blocks (c);
         }
+      f->k8_occupancy = gt_k8_occupancy (GT_K8_DEFAULT_MODE);
+      if (f->k8_occupancy <= 0)
+        f->k8_occupancy = 2;
       f->known = 1;
     }
   return f;
@@ -75,11 +80,19 @@ current_facts (void)
 static const double cfg_efficiency[GT_CFG_COUNT] = { 0.86, 1.0, 0.93, 0.93,
                                                       0.98, 1.025, 0.94 };
 
+/* Kernel 8 (128x128 tiles, 16x8 per thread) against the same unit, on
+   full grids: H200, 2048^3-8192^3, B's transposition included, 1.18-1.19
+   times kernel 4's 64x64x32 tiles (bench/RESULTS.md).  */
+#define K8_EFFICIENCY 1.18
+
 /* Rough machine balance for the cost model, which counts in flops of one
    SM: what an SM computes while the chip moves one byte (FP32 rate of an
    SM over device bandwidth), and while a kernel launch goes by.  */
 #define FLOP_PER_SM_PER_BYTE 0.15
 #define FLOP_PER_SM_PER_LAUNCH 1.5e6
+/* Kernel 8's extra passes (B transposed, an unaligned A repacked) per
+   byte moved: about 3.3 TB/s measured, in the same flop units.  */
+#define K8_FLOP_PER_SM_PER_BYTE 0.08
 /* Split-k partial sums never take more scratch than this.  */
 #define MAX_SPLIT_BYTES ((size_t) 256 << 20)
 
@@ -139,6 +152,29 @@ choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
   if (best.splits > 1)
     best.kernel = GT_K5_SPLITK;
   best.work_bytes = gt_k4_work_bytes (best.splits, m, n, k, repack);
+  if (only_cfg < 0 && only_splits <= 0)
+    {
+      /* Kernel 8, costed as kernel 4 above, plus its extra passes.  */
+      const double tiles = (double) gt_ceil_div (m, 128)
+                           * (double) gt_ceil_div (n, 128);
+      const double per_sm = ceil (tiles / f->sms);
+      const double occ = f->k8_occupancy;
+      const double rounds = per_sm <= occ ? 1.0 : per_sm / occ;
+      /* its advantage holds once the busiest SM is full */
+      const double eff = per_sm >= occ ? K8_EFFICIENCY : 1.0;
+      const double kc = (double) gt_ceil_div (k, 8) * 8;
+      const double moved = 8.0 * k * n + (repack ? 8.0 * m * k : 0.0);
+      const double cost = rounds * occ * 128.0 * 128.0 * kc / eff
+                          + moved * K8_FLOP_PER_SM_PER_BYTE
+                          + FLOP_PER_SM_PER_LAUNCH;
+      if (cost < best_cost)
+        {
+          best.kernel = GT_K8_WIDE;
+          best.cfg = GT_K8_DEFAULT_MODE;
+          best.splits = 1;
+          best.work_bytes = gt_k8_work_bytes (best.cfg, m, n, k, repack);
+        }
+    }
   return best;
 }
 
@@ -186,7 +222,8 @@ gt_plan_kernel (int kernel, int cfg, int splits, size_t m, size_t n,
       p.cfg = cfg == 1 ? 1 : 2;
       break;
     case GT_K8_WIDE:
-      p.cfg = cfg < 0 ? 0 : cfg;
+      p.cfg = cfg < 0 ? GT_K8_DEFAULT_MODE : cfg;
+      p.work_bytes = gt_k8_work_bytes (p.cfg, m, n, k, repack);
       break;
     case GT_K6_GEMV:
       p = choose_gemv (m, n, k, splits);
@@ -231,7 +268,7 @@ gt_gemm_run (const gt_plan *p, const float *A, size_t lda, const float *B,
     case GT_K7_REGDB:
       return gt_k7_regdb (p->cfg, A, lda, B, ldb, C, ldc, m, n, k, s);
     case GT_K8_WIDE:
-      return gt_k8_wide (p->cfg, A, lda, B, ldb, C, ldc, m, n, k, s);
+      return gt_k8_wide (p->cfg, A, lda, B, ldb, C, ldc, m, n, k, work, s);
     default:
       return cudaErrorInvalidValue;
     }

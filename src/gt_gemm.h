@@ -32,8 +32,9 @@ typedef enum
                          buffered in registers, B transposed in shared
                          memory (a step the benchmark measures; cfg is the
                          blocks per SM its registers are capped for) */
-  GT_K8_WIDE = 8      /* kernel 7 with 16x8 per thread, 128 threads, two
-                         blocks per SM (cfg: order of the FMAs) */
+  GT_K8_WIDE = 8      /* 16x8 per thread, 128x128x8 tiles of 128 threads,
+                         two blocks per SM, copies by cp.async (B
+                         transposed into scratch first); cfg: GT_K8_* */
 } gt_kernel_id;
 
 /* Configurations of kernels 4/5 (compile-time tile shapes), BM x BN x BK
@@ -112,9 +113,25 @@ cudaError_t gt_k4_async (int cfg, int splits, int accumulate,
 cudaError_t gt_k7_regdb (int min_blocks, const float *A, size_t lda,
                          const float *B, size_t ldb, float *C, size_t ldc,
                          size_t m, size_t n, size_t k, cudaStream_t s);
-cudaError_t gt_k8_wide (int order, const float *A, size_t lda,
+/* Kernel 8's modes (bits of cfg): A by cp.async (an unaligned A first
+   repacked into scratch); B transposed into scratch first, then by
+   cp.async.  Without them the operand goes through registers.  */
+#define GT_K8_A_ASYNC 1
+#define GT_K8_B_TRANSPOSED 2
+#define GT_K8_DEFAULT_MODE (GT_K8_A_ASYNC | GT_K8_B_TRANSPOSED)
+cudaError_t gt_k8_wide (int mode, const float *A, size_t lda,
                         const float *B, size_t ldb, float *C, size_t ldc,
-                        size_t m, size_t n, size_t k, cudaStream_t s);
+                        size_t m, size_t n, size_t k, void *work,
+                        cudaStream_t s);
+/* Scratch of kernel 8 in a mode; repack: room for an aligned copy of A.  */
+size_t gt_k8_work_bytes (int mode, size_t m, size_t n, size_t k,
+                         int repack);
+/* Blocks of kernel 8 resident per SM on the current device (0: unknown).  */
+int gt_k8_occupancy (int mode);
+/* Copies a rows x cols matrix to leading dimension ldd (a multiple of 4,
+   the padding zero-filled), so kernels can move it in 16-byte pieces.  */
+cudaError_t gt_repack (const float *src, size_t lds, float *dst,
+                       size_t ldd, size_t rows, size_t cols, cudaStream_t s);
 /* C = sum over s < splits of the rows x cols matrices at
    partial + s*rows*cols (leading dimension rows), in split order.  */
 cudaError_t gt_k5_reduce (int splits, const float *partial, size_t rows,

@@ -274,6 +274,14 @@ panel_width (size_t m, size_t n, size_t k, int tile)
   return w < n ? w : n;
 }
 
+/* The plan of one piece of k of the first panel: kernel 4 without
+   splits, the kernel that can add a piece to C.  */
+static gt_plan
+piece_plan (size_t m, size_t w, size_t kc)
+{
+  return gt_plan_kernel (GT_K4_ASYNC, -1, 1, m, w, kc, 0);
+}
+
 /* The first panel waits for all of A, which is most of the time before
    the GPU can start.  So it is computed in pieces of k instead: piece i
    needs only columns of A and rows of B in that piece, and the kernel
@@ -292,9 +300,8 @@ first_panel_piece (size_t m, size_t w, size_t k, size_t lda, size_t panels)
   kc = kc / 32 * 32;
   if (kc < 128)
     return 0;
-  const gt_plan piece = gt_plan_for (m, w, kc, GT_TILE_DEFAULT, 0);
-  const gt_plan last = gt_plan_for (m, w, k - (k - 1) / kc * kc,
-                                    GT_TILE_DEFAULT, 0);
+  const gt_plan piece = piece_plan (m, w, kc);
+  const gt_plan last = piece_plan (m, w, k - (k - 1) / kc * kc);
   return gt_plan_accumulates (&piece) && gt_plan_accumulates (&last)
          ? kc : 0;
 }
@@ -470,7 +477,7 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
             st = upload_rows (&sg, dB, ldb, B, k, k0, k1, 0, w, interrupted);
           if (st != GT_OK)
             break;
-          const gt_plan pp = gt_plan_for (m, w, k1 - k0, tile, 0);
+          const gt_plan pp = piece_plan (m, w, k1 - k0);
           cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
           cudaError_t err = cudaEventRecord (in, ctx->up);
           if (err == cudaSuccess)

@@ -292,9 +292,9 @@ gt_k4_needs_repack (const float *A, size_t lda, const float *B, size_t ldb)
   return !gt_aligned16 (A, lda) || !gt_aligned16 (B, ldb);
 }
 
-static cudaError_t
-repack (const float *src, size_t lds, float *dst, size_t ldd, size_t rows,
-        size_t cols, cudaStream_t s)
+extern "C" cudaError_t
+gt_repack (const float *src, size_t lds, float *dst, size_t ldd,
+           size_t rows, size_t cols, cudaStream_t s)
 {
   const long long total = (long long) rows * (long long) cols;
   if (total == 0)
@@ -332,8 +332,9 @@ gt_k4_async (int cfg, int splits, int accumulate, const float *A,
       if (w == NULL)
         return cudaErrorInvalidValue;
       float *a2 = (float *) w, *b2 = a2 + round4 (m) * k;
-      if ((err = repack (A, lda, a2, round4 (m), m, k, s)) != cudaSuccess
-          || (err = repack (B, ldb, b2, round4 (k), k, n, s)) != cudaSuccess)
+      if ((err = gt_repack (A, lda, a2, round4 (m), m, k, s)) != cudaSuccess
+          || (err = gt_repack (B, ldb, b2, round4 (k), k, n, s))
+             != cudaSuccess)
         return err;
       A = a2; lda = round4 (m);
       B = b2; ldb = round4 (k);

@@ -1,28 +1,29 @@
-/* Kernel 8: 16x8 per thread with the register banks in mind.
+/* Kernel 8: 16x8 per thread, copies that cost no registers.
 
    Nsight Compute on kernels 4 and 7 against cuBLAS at 4096^3 (H200,
-   bench/RESULTS.md) put the gap in "dispatch stall": an FFMA whose two
-   register sources that do not come from the operand reuse cache sit in
-   the same register bank (register number mod 2) waits a cycle.  In
-   kernel 7, 67% of the FFMAs had such a pair (tools/ffma-banks reads it
-   from the cubin); cuBLAS's SGEMM shows almost no dispatch stall.
-
-   So this kernel keeps kernel 7's register double buffering and
-   transposed B, and changes two things:
+   bench/RESULTS.md) showed cuBLAS issuing in 90% of cycles and ours in
+   75-78%: ours stalled on register-bank conflicts ("dispatch stall") and
+   on shared loads that came too late ("short scoreboard"), the second
+   because the compiler, short of registers, sinks the double-buffered
+   fragment loads towards their use.  This kernel keeps kernel 7's
+   register double buffering and changes:
 
    - 16x8 of C per thread (a 128x128 block tile of 128 threads, two
-     blocks per SM at up to 255 registers): 24 shared reads feed 128 FMAs
-     instead of 16 for 64, and each FMA's two bank-sensitive sources are
-     an accumulator and one fragment value.
-   - The FMAs of one k step go column by column of the thread's tile
-     (b[j] from the reuse cache), and the accumulators of a column are
-     named so that the compiler keeps each one in place: acc[j][i], with
-     the 16 rows of column j consecutive.  Rows from one 16-byte shared
-     read sit in consecutive registers, so a[i] and acc[j][i] alternate
-     banks together... unless the compiler offsets them by one; which
-     order avoids the pairs is measured, not assumed (ffma-banks).
+     blocks per SM at up to 255 registers): 6 shared reads feed 128 FMAs
+     instead of 4 for 64, and two independent blocks per SM wait at
+     their barriers at different times.
+   - The FMAs of one k step go row by row of the thread's tile, snaking
+     over the columns (measured fastest of five orders; it also has the
+     fewest same-bank pairs, tools/ffma-banks).
+   - No copy goes through registers: A is m-contiguous, so its 8 x 128
+     panel of a stage lands in shared memory by cp.async; B is
+     k-contiguous and must be transposed on the way (Bs[k][n]), so the
+     launcher first writes B' to scratch with a transpose kernel, after
+     which B' is n-contiguous and lands by cp.async too.  Without scratch,
+     or with an unaligned A, the affected operand goes through registers
+     (modes below).
 
-   Operands need not be aligned: unaligned ones are read element by
+   Operands need not be aligned: an unaligned A is read element by
    element.  */
 
 #include "gt_gemm.h"
@@ -33,65 +34,102 @@
 #define K8_BK 8
 #define K8_THREADS 128
 
-/* A thread's share of filling a stage: 8 rows of A in one column of k,
-   and 8 rows of k in one column of B.  Counters are 32-bit (the launcher
-   refuses k >= 2^31).  */
-struct k8_loader
+/* One thread's share of one operand panel of a stage in the layout the
+   FMAs read: 8 consecutive rows (m for A, n for B') of one k.  */
+struct k8_panel
 {
-  const float *a, *b;      /* this thread's next A and B pieces */
-  int a_rows;              /* rows of A at and after this thread's 8 */
-  int ka_left, kb_left;    /* k left from this thread's next A column and
-                              first B row (<= 0: past the end, or the
-                              thread's rows or column are outside) */
-  float4 ra0, ra1, rb0, rb1;
+  const float *p;   /* next 8 elements */
+  int rows;         /* rows at and after them inside the matrix, <= 8 */
+  int k_left;       /* k left from this thread's column (<= 0: done) */
+  float4 r0, r1;    /* staged through registers (ASYNC false) */
+
+  __device__ __forceinline__ void
+  init (const float *base, long long rows_total, long long row0, int kcol,
+        size_t ld, long long k)
+  {
+    const long long r = rows_total - row0;
+    rows = r > 8 ? 8 : (int) (r > 0 ? r : 0);
+    p = rows > 0 ? base + row0 + (size_t) kcol * ld : base;
+    k_left = rows > 0 ? (int) k - kcol : 0;
+  }
 
   __device__ __forceinline__ static void
-  get4 (float4 &v, const float *p, int have, bool vec)
+  get4 (float4 &v, const float *q, int have, bool vec)
   {
     v = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
     if (vec && have >= 4)
-      v = __ldg (reinterpret_cast<const float4 *> (p));
+      v = __ldg (reinterpret_cast<const float4 *> (q));
     else
       {
-        if (have > 0) v.x = __ldg (p);
-        if (have > 1) v.y = __ldg (p + 1);
-        if (have > 2) v.z = __ldg (p + 2);
-        if (have > 3) v.w = __ldg (p + 3);
+        if (have > 0) v.x = __ldg (q);
+        if (have > 1) v.y = __ldg (q + 1);
+        if (have > 2) v.z = __ldg (q + 2);
+        if (have > 3) v.w = __ldg (q + 3);
       }
   }
 
-  /* ASYNC_A: A's 8 rows go straight to shared memory (cp.async, zero
-     fill past the edges) instead of through ra0/ra1.  */
-  template <bool ASYNC_A>
+  /* ASYNC: straight to dst in shared memory (zero fill past the edges);
+     otherwise into r0, r1 for put ().  */
+  template <bool ASYNC>
   __device__ __forceinline__ void
-  fetch (size_t a_step, bool va, bool vb, float *as)
+  fetch (size_t step, bool vec, float *dst)
   {
-    const int ar = ka_left > 0 ? a_rows : 0;
-    if (ASYNC_A)
+    const int have = k_left > 0 ? rows : 0;
+    if (ASYNC)
       {
-        const int b0 = ar >= 4 ? 16 : (ar > 0 ? 4 * ar : 0);
-        const int b1 = ar >= 8 ? 16 : (ar > 4 ? 4 * (ar - 4) : 0);
-        gt_cp_async16_n (as, a, b0);
-        gt_cp_async16_n (as + 4, b1 ? a + 4 : a, b1);
-        gt_cp_async_commit ();
+        gt_cp_async16_n (dst, p, have >= 4 ? 16 : 4 * have);
+        gt_cp_async16_n (dst + 4, have > 4 ? p + 4 : p,
+                         have >= 8 ? 16 : (have > 4 ? 4 * (have - 4) : 0));
       }
     else
       {
-        get4 (ra0, a, ar, va);
-        get4 (ra1, a + 4, ar - 4, va);
+        get4 (r0, p, have, vec);
+        get4 (r1, p + 4, have - 4, vec);
       }
-    get4 (rb0, b, kb_left, vb);
-    get4 (rb1, b + 4, kb_left - 4, vb);
     /* Pointers of threads outside the matrix move too but are never
        read through.  */
-    a += a_step;
-    b += K8_BK;
-    ka_left -= K8_BK;
-    kb_left -= K8_BK;
+    p += step;
+    k_left -= K8_BK;
+  }
+
+  __device__ __forceinline__ void
+  put (float *dst) const
+  {
+    *reinterpret_cast<float4 *> (dst) = r0;
+    *reinterpret_cast<float4 *> (dst + 4) = r1;
   }
 };
 
-template <int ORDER, bool ASYNC_A>
+/* B as it is (k-contiguous): one thread's column of a stage, all 8 k,
+   through registers, stored transposed.  */
+struct k8_bcol
+{
+  const float *p;
+  int k_left;
+  float4 r0, r1;
+
+  __device__ __forceinline__ void
+  fetch (bool vec)
+  {
+    k8_panel::get4 (r0, p, k_left, vec);
+    k8_panel::get4 (r1, p + 4, k_left - 4, vec);
+    p += K8_BK;
+    k_left -= K8_BK;
+  }
+
+  __device__ __forceinline__ void
+  put (float (*bs)[K8_BN], int col) const
+  {
+    bs[0][col] = r0.x; bs[1][col] = r0.y; bs[2][col] = r0.z;
+    bs[3][col] = r0.w; bs[4][col] = r1.x; bs[5][col] = r1.y;
+    bs[6][col] = r1.z; bs[7][col] = r1.w;
+  }
+};
+
+/* ASYNC_A: A by cp.async (A 16-byte aligned).  BT: B is given as B'
+   (n x k, ld a multiple of 4, 16-byte aligned) and comes by cp.async;
+   otherwise B itself through registers.  */
+template <bool ASYNC_A, bool BT>
 __global__ void __launch_bounds__ (K8_THREADS, 2)
 k8_wide (const float *__restrict__ A, size_t lda,
          const float *__restrict__ B, size_t ldb,
@@ -104,19 +142,21 @@ k8_wide (const float *__restrict__ A, size_t lda,
   const long long m0 = (long long) blockIdx.x * K8_BM;
   const long long n0 = (long long) blockIdx.y * K8_BN;
 
-  /* Loading: A by k row (tid / 16) and 8 rows of m; B by column (tid)
-     and all 8 rows of k.  */
-  const int la_k = tid / 16, la_m = (tid % 16) * 8;
-  const int lb_n = tid;
-  k8_loader ld;
-  const long long rows = m - (m0 + la_m);
-  ld.a_rows = rows > 8 ? 8 : (int) (rows > 0 ? rows : 0);
-  ld.a = ld.a_rows > 0 ? A + (m0 + la_m) + (size_t) la_k * lda : A;
-  ld.ka_left = ld.a_rows > 0 ? (int) k - la_k : 0;
-  const bool b_in = n0 + lb_n < n;
-  ld.b = b_in ? B + (size_t) (n0 + lb_n) * ldb : B;
-  ld.kb_left = b_in ? (int) k : 0;
-  const size_t a_step = K8_BK * lda;
+  /* Loading: panels by k row (tid / 16) and 8 rows (tid % 16); B as it
+     is by column (tid) and all 8 k.  */
+  const int lp_k = tid / 16, lp_r = (tid % 16) * 8;
+  k8_panel la, lbt;
+  k8_bcol lb;
+  la.init (A, m, m0 + lp_r, lp_k, lda, k);
+  if (BT)
+    lbt.init (B, n, n0 + lp_r, lp_k, ldb, k);
+  else
+    {
+      const bool in = n0 + tid < n;
+      lb.p = in ? B + (size_t) (n0 + tid) * ldb : B;
+      lb.k_left = in ? (int) k : 0;
+    }
+  const size_t a_step = K8_BK * lda, bt_step = K8_BK * ldb;
 
   /* Computing: 4 warps as 2 (m) x 2 (n), warp tiles of 64 x 64; a lane
      holds rows wm + lm*4 + 16g + {0..3} (g < 4) and columns
@@ -134,19 +174,22 @@ k8_wide (const float *__restrict__ A, size_t lda,
   float a[2][16], b[2][8];
 
   const int nt = (int) ((k + K8_BK - 1) / K8_BK);
+#define K8_FETCH(buf)                                                       \
+  do {                                                                      \
+    la.fetch<ASYNC_A> (a_step, va, &As[buf][lp_k][lp_r]);                   \
+    if (BT)                                                                 \
+      lbt.fetch<true> (bt_step, true, &Bs[buf][lp_k][lp_r]);                \
+    else                                                                    \
+      lb.fetch (vb);                                                        \
+    gt_cp_async_commit ();                                                  \
+  } while (0)
 #define K8_STORE(buf)                                                       \
   do {                                                                      \
-    if (ASYNC_A)                                                            \
-      gt_cp_async_wait<0> ();                                               \
-    else                                                                    \
-      {                                                                     \
-        *reinterpret_cast<float4 *> (&As[buf][la_k][la_m]) = ld.ra0;        \
-        *reinterpret_cast<float4 *> (&As[buf][la_k][la_m + 4]) = ld.ra1;    \
-      }                                                                     \
-    Bs[buf][0][lb_n] = ld.rb0.x; Bs[buf][1][lb_n] = ld.rb0.y;               \
-    Bs[buf][2][lb_n] = ld.rb0.z; Bs[buf][3][lb_n] = ld.rb0.w;               \
-    Bs[buf][4][lb_n] = ld.rb1.x; Bs[buf][5][lb_n] = ld.rb1.y;               \
-    Bs[buf][6][lb_n] = ld.rb1.z; Bs[buf][7][lb_n] = ld.rb1.w;               \
+    if (!ASYNC_A)                                                           \
+      la.put (&As[buf][lp_k][lp_r]);                                        \
+    if (!BT)                                                                \
+      lb.put (Bs[buf], tid);                                                \
+    gt_cp_async_wait<0> ();                                                 \
   } while (0)
 #define K8_FRAG(buf, kk, r)                                                 \
   do {                                                                      \
@@ -168,7 +211,7 @@ k8_wide (const float *__restrict__ A, size_t lda,
       }                                                                     \
   } while (0)
 
-  ld.fetch<ASYNC_A> (a_step, va, vb, &As[0][la_k][la_m]);
+  K8_FETCH (0);
   K8_STORE (0);
   __syncthreads ();
   K8_FRAG (0, 0, 0);
@@ -176,9 +219,11 @@ k8_wide (const float *__restrict__ A, size_t lda,
     {
       const int cur = t & 1;
       const bool more = t + 1 < nt;
+      /* The other stage was last read before the barrier that ended the
+         previous stage, so it is free to fill; the copies land while
+         this stage is multiplied.  */
       if (more)
-        ld.fetch<ASYNC_A> (a_step, va, vb, &As[cur ^ 1][la_k][la_m]);
-                           /* lands while this stage is multiplied */
+        K8_FETCH (cur ^ 1);
 #pragma unroll
       for (int kk = 0; kk < K8_BK; kk++)
         {
@@ -186,71 +231,24 @@ k8_wide (const float *__restrict__ A, size_t lda,
             K8_FRAG (cur, kk + 1, (kk + 1) & 1);
           else if (more)
             {
-              /* The other stage was last read before the barrier of the
-                 previous stage's end, so it is free to fill.  */
               K8_STORE (cur ^ 1);
               __syncthreads ();
               K8_FRAG (cur ^ 1, 0, 0);
             }
           const int r = kk & 1;
-          if (ORDER == 0)
-            {
 #pragma unroll
-              for (int j = 0; j < 8; j++)
+          for (int i = 0; i < 16; i++)
 #pragma unroll
-                for (int i = 0; i < 16; i++)
-                  acc[j][i] = fmaf (a[r][i], b[r][j], acc[j][i]);
-            }
-          else if (ORDER == 1)
-            {
-#pragma unroll
-              for (int i = 0; i < 16; i++)
-#pragma unroll
-                for (int j = 0; j < 8; j++)
-                  acc[j][i] = fmaf (a[r][i], b[r][j], acc[j][i]);
-            }
-          else if (ORDER == 3)
-            {
-#pragma unroll
-              for (int i = 0; i < 16; i++)
-#pragma unroll
-                for (int jj = 0; jj < 8; jj++)
-                  {
-                    const int j = (i & 1) ? 7 - jj : jj;
-                    acc[j][i] = fmaf (a[r][i], b[r][j], acc[j][i]);
-                  }
-            }
-          else if (ORDER == 4)
-            {
-              /* 2x2 blocks */
-#pragma unroll
-              for (int j = 0; j < 8; j += 2)
-#pragma unroll
-                for (int i = 0; i < 16; i += 2)
-                  {
-                    acc[j][i] = fmaf (a[r][i], b[r][j], acc[j][i]);
-                    acc[j][i + 1] = fmaf (a[r][i + 1], b[r][j], acc[j][i + 1]);
-                    acc[j + 1][i + 1] = fmaf (a[r][i + 1], b[r][j + 1], acc[j + 1][i + 1]);
-                    acc[j + 1][i] = fmaf (a[r][i], b[r][j + 1], acc[j + 1][i]);
-                  }
-            }
-          else
-            {
-              /* Zig-zag: down a column, back up the next, so that
-                 consecutive FMAs share a or b.  */
-#pragma unroll
-              for (int j = 0; j < 8; j++)
-#pragma unroll
-                for (int ii = 0; ii < 16; ii++)
-                  {
-                    const int i = (j & 1) ? 15 - ii : ii;
-                    acc[j][i] = fmaf (a[r][i], b[r][j], acc[j][i]);
-                  }
-            }
+            for (int jj = 0; jj < 8; jj++)
+              {
+                const int j = (i & 1) ? 7 - jj : jj;
+                acc[j][i] = fmaf (a[r][i], b[r][j], acc[j][i]);
+              }
         }
     }
 #undef K8_FRAG
 #undef K8_STORE
+#undef K8_FETCH
 
   /* Row group g of 4 rows at rm + 16 g; column j at rn + j for j < 4,
      rn + 28 + j after.  */
@@ -278,10 +276,71 @@ k8_wide (const float *__restrict__ A, size_t lda,
     }
 }
 
+/* B' = B transposed: src is rows x cols (ld lds), dst cols x rows (ld
+   ldd).  32x32 tiles through shared memory, padded against conflicts.  */
+__global__ void
+k8_transpose (const float *__restrict__ src, size_t lds,
+              float *__restrict__ dst, size_t ldd, long long rows,
+              long long cols)
+{
+  __shared__ float t[32][33];
+  const long long r0 = (long long) blockIdx.x * 32;
+  const long long c0 = (long long) blockIdx.y * 32;
+  for (int y = threadIdx.y; y < 32; y += 8)
+    {
+      const long long r = r0 + threadIdx.x, c = c0 + y;
+      if (r < rows && c < cols)
+        t[y][threadIdx.x] = src[r + (size_t) c * lds];
+    }
+  __syncthreads ();
+  for (int y = threadIdx.y; y < 32; y += 8)
+    {
+      const long long c = c0 + threadIdx.x, r = r0 + y;
+      if (r < rows && c < cols)
+        dst[c + (size_t) r * ldd] = t[threadIdx.x][y];
+    }
+}
+
+static size_t
+round4 (size_t n)
+{
+  return (n + 3) / 4 * 4;
+}
+
+/* Scratch layout: [B'][A repacked], each part a multiple of 4 floats.  */
+extern "C" size_t
+gt_k8_work_bytes (int mode, size_t m, size_t n, size_t k, int repack)
+{
+  size_t floats = 0;
+  if (mode & GT_K8_B_TRANSPOSED)
+    floats += round4 (n) * k;
+  if ((mode & GT_K8_A_ASYNC) && repack)
+    floats += round4 (m) * k;
+  return floats * sizeof (float);
+}
+
+extern "C" int
+gt_k8_occupancy (int mode)
+{
+  int blocks = 0;
+  const void *fn = (mode & GT_K8_A_ASYNC)
+    ? ((mode & GT_K8_B_TRANSPOSED) ? (const void *) k8_wide<true, true>
+                                   : (const void *) k8_wide<true, false>)
+    : ((mode & GT_K8_B_TRANSPOSED) ? (const void *) k8_wide<false, true>
+                                   : (const void *) k8_wide<false, false>);
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks, fn, K8_THREADS,
+                                                     0) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  return blocks;
+}
+
 extern "C" cudaError_t
-gt_k8_wide (int order, const float *A, size_t lda, const float *B,
+gt_k8_wide (int mode, const float *A, size_t lda, const float *B,
             size_t ldb, float *C, size_t ldc, size_t m, size_t n, size_t k,
-            cudaStream_t s)
+            void *work, cudaStream_t s)
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
@@ -289,24 +348,48 @@ gt_k8_wide (int order, const float *A, size_t lda, const float *B,
   const long long tiles_n = gt_ceil_div (n, K8_BN);
   if (tiles_m > 0x7fffffffLL || tiles_n > 65535 || k > 0x7fffffffULL)
     return cudaErrorInvalidValue;
-  dim3 grid ((unsigned) tiles_m, (unsigned) tiles_n);
-  const bool va = gt_aligned16 (A, lda), vb = gt_aligned16 (B, ldb);
+  bool va = gt_aligned16 (A, lda), vb = gt_aligned16 (B, ldb);
   const bool vc = gt_aligned16 (C, ldc);
-  /* order & 7: the FMA order; order & 8: A by cp.async (aligned A only).  */
-#define K8_CASE(o, as)                                                      \
-  k8_wide<o, as><<<grid, K8_THREADS, 0, s>>> (A, lda, B, ldb, C, ldc, m, n, \
-                                              k, va, vb, vc)
-  const bool async_a = (order & 8) && va;
-  switch ((order & 7) + (async_a ? 8 : 0))
+  const bool bt = (mode & GT_K8_B_TRANSPOSED) && k > 0;
+  if ((bt || ((mode & GT_K8_A_ASYNC) && !va && k > 0)) && work == NULL)
+    return cudaErrorInvalidValue;
+  float *w = (float *) work;
+  cudaError_t err;
+  if (bt)
     {
-    case 0: K8_CASE (0, false); break;
-    case 3: K8_CASE (3, false); break;
-    case 4: K8_CASE (4, false); break;
-    case 8: K8_CASE (0, true); break;
-    case 11: K8_CASE (3, true); break;
-    case 12: K8_CASE (4, true); break;
-    default: return cudaErrorInvalidValue;
+      const long long tr = gt_ceil_div (k, 32), tc = gt_ceil_div (n, 32);
+      if (tr > 0x7fffffffLL || tc > 65535)
+        return cudaErrorInvalidValue;
+      k8_transpose<<<dim3 ((unsigned) tr, (unsigned) tc), dim3 (32, 8), 0,
+                     s>>> (B, ldb, w, round4 (n), k, n);
+      if ((err = cudaGetLastError ()) != cudaSuccess)
+        return err;
+      B = w;
+      ldb = round4 (n);
+      vb = true;
+      w += round4 (n) * k;
     }
-#undef K8_CASE
+  if ((mode & GT_K8_A_ASYNC) && !va && k > 0)
+    {
+      if ((err = gt_repack (A, lda, w, round4 (m), m, k, s)) != cudaSuccess)
+        return err;
+      A = w;
+      lda = round4 (m);
+      va = true;
+    }
+  const bool async_a = (mode & GT_K8_A_ASYNC) && va;
+  dim3 grid ((unsigned) tiles_m, (unsigned) tiles_n);
+#define K8_LAUNCH(as, t)                                                    \
+  k8_wide<as, t><<<grid, K8_THREADS, 0, s>>> (A, lda, B, ldb, C, ldc, m, n, \
+                                              k, va, vb, vc)
+  if (async_a && bt)
+    K8_LAUNCH (true, true);
+  else if (async_a)
+    K8_LAUNCH (true, false);
+  else if (bt)
+    K8_LAUNCH (false, true);
+  else
+    K8_LAUNCH (false, false);
+#undef K8_LAUNCH
   return cudaGetLastError ();
 }
