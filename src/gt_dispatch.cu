@@ -103,9 +103,10 @@ cap_splits (size_t k, int bk)
   return s < 1 ? 1 : (s > 256 ? 256 : s);
 }
 
+/* with_k8: kernel 8 may be chosen (the default path).  */
 static gt_plan
 choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
-             int repack)
+             int repack, int with_k8)
 {
   const device_facts *f = current_facts ();
   gt_plan best = { GT_K4_ASYNC, 0, 0, 1, 0 };
@@ -152,7 +153,7 @@ choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
   if (best.splits > 1)
     best.kernel = GT_K5_SPLITK;
   best.work_bytes = gt_k4_work_bytes (best.splits, m, n, k, repack);
-  if (only_cfg < 0 && only_splits <= 0)
+  if (with_k8)
     {
       /* Kernel 8, costed as kernel 4 above, plus its extra passes.  */
       const double tiles = (double) gt_ceil_div (m, 128)
@@ -212,10 +213,10 @@ gt_plan_kernel (int kernel, int cfg, int splits, size_t m, size_t n,
   switch (kernel)
     {
     case GT_K4_ASYNC:
-      p = choose_gemm (m, n, k, cfg, 1, repack);
+      p = choose_gemm (m, n, k, cfg, 1, repack, 0);
       break;
     case GT_K5_SPLITK:
-      p = choose_gemm (m, n, k, cfg, splits, repack);
+      p = choose_gemm (m, n, k, cfg, splits, repack, 0);
       p.kernel = GT_K5_SPLITK;
       break;
     case GT_K7_REGDB:
@@ -242,7 +243,7 @@ gt_plan_for (size_t m, size_t n, size_t k, int tile, int repack)
     return p;
   if (m == 1 || n == 1)
     return choose_gemv (m, n, k, 0);
-  return choose_gemm (m, n, k, -1, 0, repack);
+  return choose_gemm (m, n, k, -1, 0, repack, 1);
 }
 
 extern "C" cudaError_t
