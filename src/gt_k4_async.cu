@@ -233,12 +233,6 @@ struct k4_entry
 
 static const k4_entry k4_table[GT_CFG_COUNT] = { GT_K4_CONFIGS (GT_K4_ENTRY) };
 
-static size_t
-round4 (size_t x)
-{
-  return (x + 3) / 4 * 4;
-}
-
 /* Shape of a configuration, for the dispatcher.  */
 extern "C" void
 gt_k4_shape (int cfg, int *bm, int *bn, int *bk, int *threads, int *smem)
@@ -280,9 +274,9 @@ gt_k4_work_bytes (int splits, size_t m, size_t n, size_t k, int repack)
 {
   size_t bytes = 0;
   if (repack)
-    bytes += (round4 (m) * k + round4 (k) * n) * sizeof (float);
+    bytes += (gt_round4 (m) * k + gt_round4 (k) * n) * sizeof (float);
   if (splits > 1)
-    bytes += round4 ((size_t) splits * m * n) * sizeof (float);
+    bytes += gt_round4 ((size_t) splits * m * n) * sizeof (float);
   return bytes;
 }
 
@@ -331,14 +325,14 @@ gt_k4_async (int cfg, int splits, int accumulate, const float *A,
     {
       if (w == NULL)
         return cudaErrorInvalidValue;
-      float *a2 = (float *) w, *b2 = a2 + round4 (m) * k;
-      if ((err = gt_repack (A, lda, a2, round4 (m), m, k, s)) != cudaSuccess
-          || (err = gt_repack (B, ldb, b2, round4 (k), k, n, s))
+      float *a2 = (float *) w, *b2 = a2 + gt_round4 (m) * k;
+      if ((err = gt_repack (A, lda, a2, gt_round4 (m), m, k, s)) != cudaSuccess
+          || (err = gt_repack (B, ldb, b2, gt_round4 (k), k, n, s))
              != cudaSuccess)
         return err;
-      A = a2; lda = round4 (m);
-      B = b2; ldb = round4 (k);
-      w += (round4 (m) * k + round4 (k) * n) * sizeof (float);
+      A = a2; lda = gt_round4 (m);
+      B = b2; ldb = gt_round4 (k);
+      w += (gt_round4 (m) * k + gt_round4 (k) * n) * sizeof (float);
     }
   if (used > 1 && work == NULL)
     return cudaErrorInvalidValue;

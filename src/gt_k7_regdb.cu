@@ -40,29 +40,8 @@ struct k7_loader
   __device__ __forceinline__ void
   fetch (size_t a_step, bool va, bool vb)
   {
-    ra = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-    if (ka_left > 0)
-      {
-        if (va && a_rows >= 4)
-          ra = __ldg (reinterpret_cast<const float4 *> (a));
-        else
-          {
-            if (a_rows > 0) ra.x = __ldg (a);
-            if (a_rows > 1) ra.y = __ldg (a + 1);
-            if (a_rows > 2) ra.z = __ldg (a + 2);
-            if (a_rows > 3) ra.w = __ldg (a + 3);
-          }
-      }
-    rb = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-    if (vb && kb_left >= 4)
-      rb = __ldg (reinterpret_cast<const float4 *> (b));
-    else
-      {
-        if (kb_left > 0) rb.x = __ldg (b);
-        if (kb_left > 1) rb.y = __ldg (b + 1);
-        if (kb_left > 2) rb.z = __ldg (b + 2);
-        if (kb_left > 3) rb.w = __ldg (b + 3);
-      }
+    ra = gt_ldg4 (a, ka_left > 0 ? a_rows : 0, va);
+    rb = gt_ldg4 (b, kb_left, vb);
     /* Pointers of threads outside the matrix move too but are never
        read through.  */
     a += a_step;
@@ -185,16 +164,9 @@ k7_regdb (const float *__restrict__ A, size_t lda,
       for (int g = 0; g < 2; g++)
         {
           const long long row = m0 + rm + 32 * g;
-          float *d = C + row + (size_t) col * ldc;
-          if (vc && row + 3 < m)
-            *reinterpret_cast<float4 *> (d) =
-              make_float4 (acc[4 * g][j], acc[4 * g + 1][j],
-                           acc[4 * g + 2][j], acc[4 * g + 3][j]);
-          else
-#pragma unroll
-            for (int r = 0; r < 4; r++)
-              if (row + r < m)
-                d[r] = acc[4 * g + r][j];
+          gt_store_col4 (C + row + (size_t) col * ldc, m - row, vc,
+                         acc[4 * g][j], acc[4 * g + 1][j], acc[4 * g + 2][j],
+                         acc[4 * g + 3][j]);
         }
     }
 }

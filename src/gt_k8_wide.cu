@@ -53,21 +53,6 @@ struct k8_panel
     k_left = rows > 0 ? (int) k - kcol : 0;
   }
 
-  __device__ __forceinline__ static void
-  get4 (float4 &v, const float *q, int have, bool vec)
-  {
-    v = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-    if (vec && have >= 4)
-      v = __ldg (reinterpret_cast<const float4 *> (q));
-    else
-      {
-        if (have > 0) v.x = __ldg (q);
-        if (have > 1) v.y = __ldg (q + 1);
-        if (have > 2) v.z = __ldg (q + 2);
-        if (have > 3) v.w = __ldg (q + 3);
-      }
-  }
-
   /* ASYNC: straight to dst in shared memory (zero fill past the edges);
      otherwise into r0, r1 for put ().  */
   template <bool ASYNC>
@@ -83,8 +68,8 @@ struct k8_panel
       }
     else
       {
-        get4 (r0, p, have, vec);
-        get4 (r1, p + 4, have - 4, vec);
+        r0 = gt_ldg4 (p, have, vec);
+        r1 = gt_ldg4 (p + 4, have - 4, vec);
       }
     /* Pointers of threads outside the matrix move too but are never
        read through.  */
@@ -111,8 +96,8 @@ struct k8_bcol
   __device__ __forceinline__ void
   fetch (bool vec)
   {
-    k8_panel::get4 (r0, p, k_left, vec);
-    k8_panel::get4 (r1, p + 4, k_left - 4, vec);
+    r0 = gt_ldg4 (p, k_left, vec);
+    r1 = gt_ldg4 (p + 4, k_left - 4, vec);
     p += K8_BK;
     k_left -= K8_BK;
   }
@@ -262,16 +247,9 @@ k8_wide (const float *__restrict__ A, size_t lda,
       for (int g = 0; g < 4; g++)
         {
           const long long row = m0 + rm + 16 * g;
-          float *d = C + row + (size_t) col * ldc;
-          if (vc && row + 3 < m)
-            *reinterpret_cast<float4 *> (d) =
-              make_float4 (acc[j][4 * g], acc[j][4 * g + 1],
-                           acc[j][4 * g + 2], acc[j][4 * g + 3]);
-          else
-#pragma unroll
-            for (int r = 0; r < 4; r++)
-              if (row + r < m)
-                d[r] = acc[j][4 * g + r];
+          gt_store_col4 (C + row + (size_t) col * ldc, m - row, vc,
+                         acc[j][4 * g], acc[j][4 * g + 1], acc[j][4 * g + 2],
+                         acc[j][4 * g + 3]);
         }
     }
 }
@@ -301,21 +279,15 @@ k8_transpose (const float *__restrict__ src, size_t lds,
     }
 }
 
-static size_t
-round4 (size_t n)
-{
-  return (n + 3) / 4 * 4;
-}
-
 /* Scratch layout: [B'][A repacked], each part a multiple of 4 floats.  */
 extern "C" size_t
 gt_k8_work_bytes (int mode, size_t m, size_t n, size_t k, int repack)
 {
   size_t floats = 0;
   if (mode & GT_K8_B_TRANSPOSED)
-    floats += round4 (n) * k;
+    floats += gt_round4 (n) * k;
   if ((mode & GT_K8_A_ASYNC) && repack)
-    floats += round4 (m) * k;
+    floats += gt_round4 (m) * k;
   return floats * sizeof (float);
 }
 
@@ -361,20 +333,20 @@ gt_k8_wide (int mode, const float *A, size_t lda, const float *B,
       if (tr > 0x7fffffffLL || tc > 65535)
         return cudaErrorInvalidValue;
       k8_transpose<<<dim3 ((unsigned) tr, (unsigned) tc), dim3 (32, 8), 0,
-                     s>>> (B, ldb, w, round4 (n), k, n);
+                     s>>> (B, ldb, w, gt_round4 (n), k, n);
       if ((err = cudaGetLastError ()) != cudaSuccess)
         return err;
       B = w;
-      ldb = round4 (n);
+      ldb = gt_round4 (n);
       vb = true;
-      w += round4 (n) * k;
+      w += gt_round4 (n) * k;
     }
   if ((mode & GT_K8_A_ASYNC) && !va && k > 0)
     {
-      if ((err = gt_repack (A, lda, w, round4 (m), m, k, s)) != cudaSuccess)
+      if ((err = gt_repack (A, lda, w, gt_round4 (m), m, k, s)) != cudaSuccess)
         return err;
       A = w;
-      lda = round4 (m);
+      lda = gt_round4 (m);
       va = true;
     }
   const bool async_a = (mode & GT_K8_A_ASYNC) && va;

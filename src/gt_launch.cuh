@@ -17,12 +17,71 @@ gt_min_ll (long long a, long long b)
   return a < b ? a : b;
 }
 
+/* x rounded up to a multiple of 4 floats: leading dimensions and scratch
+   parts that keep 16-byte alignment.  */
+static inline size_t
+gt_round4 (size_t x)
+{
+  return (x + 3) / 4 * 4;
+}
+
 /* A matrix the kernels can move in 16-byte pieces: its base 16-byte
    aligned and every column too (leading dimension a multiple of 4).  */
 static inline bool
 gt_aligned16 (const void *p, size_t ld)
 {
   return ((size_t) p % 16) == 0 && ld % 4 == 0;
+}
+
+/* The first `have` (clamped to 0..4) of the 4 floats at p, the rest
+   zero: one 16-byte load when vec and all four are there.  */
+__device__ __forceinline__ float4
+gt_ldg4 (const float *p, int have, bool vec)
+{
+  float4 v = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  if (vec && have >= 4)
+    v = __ldg (reinterpret_cast<const float4 *> (p));
+  else
+    {
+      if (have > 0) v.x = __ldg (p);
+      if (have > 1) v.y = __ldg (p + 1);
+      if (have > 2) v.z = __ldg (p + 2);
+      if (have > 3) v.w = __ldg (p + 3);
+    }
+  return v;
+}
+
+/* Four consecutive rows of one column of C, d pointing at the first;
+   rows_left: rows of the matrix at and after it.  The C store and load
+   of every register-tiled kernel: 16 bytes where the four rows are
+   inside and vec (the column 16-byte aligned), else element by element,
+   guarded.  */
+__device__ __forceinline__ void
+gt_store_col4 (float *d, long long rows_left, bool vec, float v0, float v1,
+               float v2, float v3)
+{
+  if (vec && rows_left > 3)
+    *reinterpret_cast<float4 *> (d) = make_float4 (v0, v1, v2, v3);
+  else
+    {
+      if (rows_left > 0) d[0] = v0;
+      if (rows_left > 1) d[1] = v1;
+      if (rows_left > 2) d[2] = v2;
+      if (rows_left > 3) d[3] = v3;
+    }
+}
+
+/* The rows of the same four that are inside (rows_left as above), zero
+   for the others.  */
+__device__ __forceinline__ float4
+gt_load_col4 (const float *d, long long rows_left, bool vec)
+{
+  if (vec && rows_left > 3)
+    return *reinterpret_cast<const float4 *> (d);
+  return make_float4 (rows_left > 0 ? d[0] : 0.0f,
+                      rows_left > 1 ? d[1] : 0.0f,
+                      rows_left > 2 ? d[2] : 0.0f,
+                      rows_left > 3 ? d[3] : 0.0f);
 }
 
 /* cp.async (sm_80 and later).  On older GPUs the same calls become plain

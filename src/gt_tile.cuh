@@ -93,17 +93,10 @@ struct gt_tile
         for (int g = 0; g < TM / 4; g++)
           {
             const long long row = m0 + row0 + g * 32;
-            const float *d = D + row + col * ldd;
-            if (col < n && vec && row + 3 < m)
-              {
-                const float4 v = *reinterpret_cast<const float4 *> (d);
-                acc[4 * g][j] = v.x; acc[4 * g + 1][j] = v.y;
-                acc[4 * g + 2][j] = v.z; acc[4 * g + 3][j] = v.w;
-              }
-            else
-#pragma unroll
-              for (int r = 0; r < 4; r++)
-                acc[4 * g + r][j] = col < n && row + r < m ? d[r] : 0.0f;
+            const float4 v = gt_load_col4 (D + row + col * ldd,
+                                           col < n ? m - row : 0, vec);
+            acc[4 * g][j] = v.x; acc[4 * g + 1][j] = v.y;
+            acc[4 * g + 2][j] = v.z; acc[4 * g + 3][j] = v.w;
           }
       }
   }
@@ -125,16 +118,9 @@ struct gt_tile
         for (int g = 0; g < TM / 4; g++)
           {
             const long long row = m0 + row0 + g * 32;
-            float *d = D + row + col * ldd;
-            if (vec && row + 3 < m)
-              *reinterpret_cast<float4 *> (d) =
-                make_float4 (acc[4 * g][j], acc[4 * g + 1][j],
-                             acc[4 * g + 2][j], acc[4 * g + 3][j]);
-            else
-#pragma unroll
-              for (int r = 0; r < 4; r++)
-                if (row + r < m)
-                  d[r] = acc[4 * g + r][j];
+            gt_store_col4 (D + row + col * ldd, m - row, vec, acc[4 * g][j],
+                           acc[4 * g + 1][j], acc[4 * g + 2][j],
+                           acc[4 * g + 3][j]);
           }
       }
   }
