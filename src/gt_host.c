@@ -124,6 +124,35 @@ next_piece (piece *p, size_t rows, size_t ld, size_t c_end)
   return 1;
 }
 
+/* One piece of an upload: takes a slot, copies job's block into it on
+   the copy threads (job->dst is set here), then queues the DMA from the
+   slot to dst on ctx->up, `height` rows of `width` bytes (dst rows
+   `dpitch` bytes apart; height 1: one plain copy), and marks the slot.  */
+static gt_status
+slot_send (stager *st, copy_job *job, float *dst, size_t dpitch,
+           size_t width, size_t height)
+{
+  int s;
+  gt_status stt = slot_acquire (st, &s);
+  if (stt != GT_OK)
+    return stt;
+  job->dst = slot_ptr (st, s);
+  const double t0 = now_s ();
+  gt_copy (job, st->threads);
+  st->t_in += now_s () - t0;
+  st->bytes_in += job->rows * job->cols * sizeof (float);
+  cudaError_t err = height == 1
+    ? cudaMemcpyAsync (dst, job->dst, width, cudaMemcpyHostToDevice,
+                       st->ctx->up)
+    : cudaMemcpy2DAsync (dst, dpitch, job->dst, width, width, height,
+                         cudaMemcpyHostToDevice, st->ctx->up);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->up);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "copying to the device");
+  return GT_OK;
+}
+
 /* Host columns [c_begin, c_end) of src (rows x *, leading dimension rows)
    to device dst (leading dimension ld), through the slots on ctx->up.  */
 static gt_status
@@ -135,29 +164,16 @@ upload (stager *st, float *dst, size_t ld, const float *src, size_t rows,
     {
       if (interrupted && interrupted ())
         return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
-      int s;
-      gt_status stt = slot_acquire (st, &s);
-      if (stt != GT_OK)
-        return stt;
       const size_t nc = p.nc ? p.nc : 1;
-      copy_job j = { slot_ptr (st, s), src + p.c0 * rows + p.r0, ld, rows,
+      copy_job j = { NULL, src + p.c0 * rows + p.r0, ld, rows,
                      p.nc ? rows : p.nr, nc };
       if (!p.nc)
         j.dld = j.sld = j.rows;
-      const double t0 = now_s ();
-      gt_copy (&j, st->threads);
-      st->t_in += now_s () - t0;
-      st->bytes_in += j.rows * j.cols * sizeof (float);
       const size_t floats = p.nc ? nc * ld : p.nr;
-      cudaError_t err = cudaMemcpyAsync (dst + p.c0 * ld + p.r0,
-                                         slot_ptr (st, s),
-                                         floats * sizeof (float),
-                                         cudaMemcpyHostToDevice,
-                                         st->ctx->up);
-      if (err == cudaSuccess)
-        err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->up);
-      if (err != cudaSuccess)
-        return gt_fail_cuda (err, "copying to the device");
+      gt_status stt = slot_send (st, &j, dst + p.c0 * ld + p.r0, 0,
+                                 floats * sizeof (float), 1);
+      if (stt != GT_OK)
+        return stt;
     }
   return GT_OK;
 }
@@ -178,26 +194,12 @@ upload_rows (stager *st, float *dst, size_t ld, const float *src,
       if (interrupted && interrupted ())
         return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
       const size_t nc = c_end - c < per_slot ? c_end - c : per_slot;
-      int s;
-      gt_status stt = slot_acquire (st, &s);
+      copy_job j = { NULL, src + c * rows + r0, h, rows, h, nc };
+      gt_status stt = slot_send (st, &j, dst + c * ld + r0,
+                                 ld * sizeof (float), h * sizeof (float),
+                                 nc);
       if (stt != GT_OK)
         return stt;
-      copy_job j = { slot_ptr (st, s), src + c * rows + r0, h, rows, h, nc };
-      const double t0 = now_s ();
-      gt_copy (&j, st->threads);
-      st->t_in += now_s () - t0;
-      st->bytes_in += h * nc * sizeof (float);
-      cudaError_t err = cudaMemcpy2DAsync (dst + c * ld + r0,
-                                           ld * sizeof (float),
-                                           slot_ptr (st, s),
-                                           h * sizeof (float),
-                                           h * sizeof (float), nc,
-                                           cudaMemcpyHostToDevice,
-                                           st->ctx->up);
-      if (err == cudaSuccess)
-        err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->up);
-      if (err != cudaSuccess)
-        return gt_fail_cuda (err, "copying to the device");
     }
   return GT_OK;
 }
@@ -275,7 +277,7 @@ panel_width (size_t m, size_t n, size_t k, int tile)
 }
 
 /* The plan of one piece of k of the first panel: kernel 4 without
-   splits, the kernel that can add a piece to C.  */
+   splits, the kernel that can add a piece to C (gt_plan_accumulates).  */
 static gt_plan
 piece_plan (size_t m, size_t w, size_t kc)
 {
@@ -290,7 +292,7 @@ piece_plan (size_t m, size_t w, size_t kc)
    at most a slot), or 0 where pieces would not pay.
    GPU_TILED_NO_KSPLIT turns it off (the tests compare).  */
 static size_t
-first_panel_piece (size_t m, size_t w, size_t k, size_t lda, size_t panels)
+first_panel_piece (size_t k, size_t lda, size_t panels)
 {
   if (panels < 2 || getenv ("GPU_TILED_NO_KSPLIT"))
     return 0;
@@ -298,12 +300,7 @@ first_panel_piece (size_t m, size_t w, size_t k, size_t lda, size_t panels)
   if (kc > k / 4)
     kc = k / 4;
   kc = kc / 32 * 32;
-  if (kc < 128)
-    return 0;
-  const gt_plan piece = piece_plan (m, w, kc);
-  const gt_plan last = piece_plan (m, w, k - (k - 1) / kc * kc);
-  return gt_plan_accumulates (&piece) && gt_plan_accumulates (&last)
-         ? kc : 0;
+  return kc < 128 ? 0 : kc;
 }
 
 /* Products up to this many bytes (A, B and C together) run on the
@@ -463,12 +460,14 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
   sg.ctx = ctx;
   sg.threads = threads;
 
-  const size_t kc = first_panel_piece (m, w, k, lda, panels);
+  const size_t kc = first_panel_piece (k, lda, panels);
   size_t p_first = 0;
   if (kc)
     {
       /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece).
          Events are reused: a wait takes the event as it is when queued. */
+      const gt_plan piece = piece_plan (m, w, kc);
+      const gt_plan last = piece_plan (m, w, k - (k - 1) / kc * kc);
       for (size_t k0 = 0, i = 0; st == GT_OK && k0 < k; k0 += kc, i++)
         {
           const size_t k1 = k0 + kc < k ? k0 + kc : k;
@@ -477,14 +476,14 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
             st = upload_rows (&sg, dB, ldb, B, k, k0, k1, 0, w, interrupted);
           if (st != GT_OK)
             break;
-          const gt_plan pp = piece_plan (m, w, k1 - k0);
+          const gt_plan *pp = k1 - k0 == kc ? &piece : &last;
           cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
           cudaError_t err = cudaEventRecord (in, ctx->up);
           if (err == cudaSuccess)
             err = cudaStreamWaitEvent (ctx->comp, in, 0);
           if (err == cudaSuccess)
             err = (k0 == 0 ? gt_gemm_run : gt_gemm_accumulate)
-                    (&pp, dA + k0 * lda, lda, dB + k0, ldb, dC, m, m, w,
+                    (pp, dA + k0 * lda, lda, dB + k0, ldb, dC, m, m, w,
                      k1 - k0, dW, ctx->comp);
           if (err != cudaSuccess)
             st = gt_fail_cuda (err, "running the kernel");
