@@ -152,6 +152,36 @@ rel_error (problem *p, double *sums, int *nonfinite)
   return h[1] > 0 ? sqrt (h[0] / h[1]) : sqrt (h[0]);
 }
 
+/* Kernel 8 plans that leave strips of C to other kernels say so.  */
+static const char *
+edge_note (const gt_plan *p)
+{
+  static char note[64];
+  note[0] = 0;
+  if (p->edge_rows || p->edge_cols)
+    snprintf (note, sizeof note, ", edges %d rows %d cols", p->edge_rows,
+              p->edge_cols);
+  return note;
+}
+
+/* --only: a comma-separated list of variant names.  */
+static int
+selected (const char *only, const char *name)
+{
+  if (!only)
+    return 1;
+  const size_t len = strlen (name);
+  for (const char *s = only; *s; )
+    {
+      const char *e = strchr (s, ',');
+      const size_t n = e ? (size_t) (e - s) : strlen (s);
+      if (n == len && !strncmp (s, name, n))
+        return 1;
+      s += n + (e != NULL);
+    }
+  return 0;
+}
+
 static int
 cmp_float (const void *a, const void *b)
 {
@@ -183,7 +213,7 @@ int
 main (int argc, char **argv)
 {
   int check = 0, reps = 21, own_shapes = 0;
-  const char *csv = NULL, *device = NULL;
+  const char *csv = NULL, *device = NULL, *only = NULL;
   const char *spec = "4096,4096,4096;8192,8192,8192;256,256,256;"
     "512,512,512;1000,1000,1000;2048,2048,2048;4097,4097,4097;"
     "3000,700,5000;65536,64,64;64,65536,64;128,65536,128;1,4096,4096;"
@@ -198,6 +228,8 @@ main (int argc, char **argv)
         device = argv[++i];
       else if (!strcmp (argv[i], "--reps") && i + 1 < argc)
         reps = atoi (argv[++i]);
+      else if (!strcmp (argv[i], "--only") && i + 1 < argc)
+        only = argv[++i];
       else if (!strcmp (argv[i], "--shapes") && i + 1 < argc)
         {
           spec = argv[++i];
@@ -206,7 +238,7 @@ main (int argc, char **argv)
       else
         {
           fprintf (stderr, "usage: %s [--check] [--csv FILE] [--device NAME]"
-                   " [--reps N] [--shapes m,k,n;...]\n", argv[0]);
+                   " [--reps N] [--only NAME,...] [--shapes m,k,n;...]\n", argv[0]);
           return 2;
         }
     }
@@ -324,6 +356,11 @@ main (int argc, char **argv)
         }
       strcpy (vs[nv].name, "default");
       vs[nv++].plan = gt_plan_for (p.m, p.n, p.k, 0, repack);
+      int kept = 0;
+      for (int v = 0; v < nv; v++)
+        if (selected (only, vs[v].name))
+          vs[kept++] = vs[v];
+      nv = kept;
       for (int v = 0; v < nv; v++)
         if (vs[v].plan.work_bytes > p.work_bytes)
           p.work_bytes = vs[v].plan.work_bytes;
@@ -372,8 +409,9 @@ main (int argc, char **argv)
                   vs[v].name, p.m, p.n, p.k, med, tflops, ratio, err,
                   bad ? "  FAIL" : "");
           if (!vs[v].use_cublas && vs[v].plan.kernel >= GT_K4_ASYNC)
-            printf ("  (kernel %d cfg %d splits %d)", vs[v].plan.kernel,
-                    vs[v].plan.cfg, vs[v].plan.splits);
+            printf ("  (kernel %d cfg %d splits %d%s)", vs[v].plan.kernel,
+                    vs[v].plan.cfg, vs[v].plan.splits,
+                    edge_note (&vs[v].plan));
           printf ("\n");
           if (out)
             fprintf (out, "%s,%s,%s,%zu,%zu,%zu,%.5f,%.3f,%.4f,%.3e\n",

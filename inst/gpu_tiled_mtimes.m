@@ -260,7 +260,14 @@ endfunction
 %! endfor
 %!testif ; gpu
 %! ## the kernel issue's shapes, default path
-%! for s = [256 256 256; 512 512 512; 1000 1000 1000; 3000 700 5000; 65536 64 64; 64 65536 64; 128 65536 128; 1 4096 4096; 4096 4096 1]'
+%! for s = [256 256 256; 512 512 512; 1000 1000 1000; 2048 2048 2048; 4097 4097 4097; 3000 700 5000; 65536 64 64; 64 65536 64; 128 65536 128; 1 4096 4096; 4096 4096 1]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## kernel 8 on its whole 128x128 tiles, the strips of C beside them by
+%! ## the kernels for thin shapes (as planned on a GPU of 132 SMs): the last
+%! ## row, the last column, 11 rows, 23 columns, 5 rows and 9 columns
+%! for s = [1665 768 2499; 2901 768 1409; 2571 600 1646; 2497 600 1687; 1797 1024 2313]'
 %!   check_product (s(1), s(2), s(3), 0);
 %! endfor
 %!testif ; gpu

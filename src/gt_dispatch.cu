@@ -103,13 +103,35 @@ cap_splits (size_t k, int bk)
   return s < 1 ? 1 : (s > 256 ? 256 : s);
 }
 
-/* with_k8: kernel 8 may be chosen (the default path).  */
-static gt_plan
-choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
-             int repack, int with_k8)
+/* Kernel 8 on an m x n x k product, in the units of choose_gemm.  */
+static double
+k8_cost (size_t m, size_t n, size_t k, int repack)
 {
   const device_facts *f = current_facts ();
-  gt_plan best = { GT_K4_ASYNC, 0, 0, 1, 0 };
+  const double tiles = (double) gt_ceil_div (m, 128)
+                       * (double) gt_ceil_div (n, 128);
+  const double per_sm = ceil (tiles / f->sms);
+  const double occ = f->k8_occupancy;
+  /* Whole rounds: a block alone on its SM (4 warps) takes about as long
+     as two side by side (H200, 4097^3: the 33 tiles of a fifth round
+     took 0.92 of a full round).  */
+  const double rounds = ceil (per_sm / occ);
+  /* its advantage holds once the busiest SM is full */
+  const double eff = per_sm >= occ ? K8_EFFICIENCY : 1.0;
+  const double kc = (double) gt_ceil_div (k, 8) * 8;
+  const double moved = 8.0 * k * n + (repack ? 8.0 * m * k : 0.0);
+  return rounds * occ * 128.0 * 128.0 * kc / eff
+         + moved * K8_FLOP_PER_SM_PER_BYTE + FLOP_PER_SM_PER_LAUNCH;
+}
+
+/* Kernels 4/5 (and 8 where with_k8: the default path); *cost gets the
+   winner's cost in flops of one SM.  */
+static gt_plan
+choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
+             int repack, int with_k8, double *cost_out)
+{
+  const device_facts *f = current_facts ();
+  gt_plan best = { GT_K4_ASYNC, 0, 0, 1, 0, 0, 0 };
   double best_cost = HUGE_VAL;
   for (int c = 0; c < GT_CFG_COUNT; c++)
     {
@@ -155,27 +177,18 @@ choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
   best.work_bytes = gt_k4_work_bytes (best.splits, m, n, k, repack);
   if (with_k8)
     {
-      /* Kernel 8, costed as kernel 4 above, plus its extra passes.  */
-      const double tiles = (double) gt_ceil_div (m, 128)
-                           * (double) gt_ceil_div (n, 128);
-      const double per_sm = ceil (tiles / f->sms);
-      const double occ = f->k8_occupancy;
-      const double rounds = per_sm <= occ ? 1.0 : per_sm / occ;
-      /* its advantage holds once the busiest SM is full */
-      const double eff = per_sm >= occ ? K8_EFFICIENCY : 1.0;
-      const double kc = (double) gt_ceil_div (k, 8) * 8;
-      const double moved = 8.0 * k * n + (repack ? 8.0 * m * k : 0.0);
-      const double cost = rounds * occ * 128.0 * 128.0 * kc / eff
-                          + moved * K8_FLOP_PER_SM_PER_BYTE
-                          + FLOP_PER_SM_PER_LAUNCH;
+      const double cost = k8_cost (m, n, k, repack);
       if (cost < best_cost)
         {
+          best_cost = cost;
           best.kernel = GT_K8_WIDE;
           best.cfg = GT_K8_DEFAULT_MODE;
           best.splits = 1;
           best.work_bytes = gt_k8_work_bytes (best.cfg, m, n, k, repack);
         }
     }
+  if (cost_out)
+    *cost_out = best_cost;
   return best;
 }
 
@@ -183,7 +196,7 @@ static gt_plan
 choose_gemv (size_t m, size_t n, size_t k, int only_splits)
 {
   const device_facts *f = current_facts ();
-  gt_plan p = { GT_K6_GEMV, 0, 0, 1, 0 };
+  gt_plan p = { GT_K6_GEMV, 0, 0, 1, 0, 0, 0 };
   const size_t blocks = (n == 1 && m > 1) ? gt_ceil_div (m, 128)
                                           : gt_ceil_div (n, 8);
   size_t s = 1;
@@ -205,18 +218,86 @@ choose_gemv (size_t m, size_t n, size_t k, int only_splits)
   return p;
 }
 
+/* A vector product streams its matrix once.  */
+static double
+gemv_cost (size_t m, size_t n, size_t k, const gt_plan *p)
+{
+  const double bytes = 4.0 * (double) k * (double) (m == 1 ? n : m);
+  return bytes * FLOP_PER_SM_PER_BYTE
+         + (p->splits > 1 ? 2.0 : 1.0) * FLOP_PER_SM_PER_LAUNCH;
+}
+
+/* The plan for a strip of C beside kernel 8's grid: what gt_plan_for
+   would pick, kernel 8 aside.  */
+static gt_plan
+edge_plan (size_t m, size_t n, size_t k, int repack, double *cost)
+{
+  if (m == 1 || n == 1)
+    {
+      const gt_plan p = choose_gemv (m, n, k, 0);
+      if (cost)
+        *cost = gemv_cost (m, n, k, &p);
+      return p;
+    }
+  return choose_gemm (m, n, k, -1, 0, repack, 0, cost);
+}
+
+/* The default for a matrix product.  Kernel 8 pays for its ragged last row
+   or column of tiles with a whole round when the tile count just passes a
+   multiple of the resident slots (4097^3: 33x33 tiles, 4.1 rounds on 264
+   slots): then it may cover only the whole 128x128 tiles, the strips left
+   over going to a kernel made for thin shapes.  */
+static gt_plan
+choose_default (size_t m, size_t n, size_t k, int repack)
+{
+  double best_cost;
+  gt_plan best = choose_gemm (m, n, k, -1, 0, repack, 1, &best_cost);
+  const size_t em = m % 128, en = n % 128;
+  for (int t = 1; t < 4; t++)
+    {
+      const size_t er = (t & 1) ? em : 0, ec = (t & 2) ? en : 0;
+      if ((t & 1 && (em == 0 || m < 128)) || (t & 2 && (en == 0 || n < 128)))
+        continue;
+      const size_t cm = m - er, cn = n - ec;
+      double cost = k8_cost (cm, cn, k, repack), c_rows = 0.0, c_cols = 0.0;
+      size_t work = gt_k8_work_bytes (GT_K8_DEFAULT_MODE, cm, cn, k, repack);
+      if (er)
+        {
+          const gt_plan e = edge_plan (er, n, k, repack, &c_rows);
+          work = e.work_bytes > work ? e.work_bytes : work;
+        }
+      if (ec)
+        {
+          const gt_plan e = edge_plan (cm, ec, k, repack, &c_cols);
+          work = e.work_bytes > work ? e.work_bytes : work;
+        }
+      cost += c_rows + c_cols;
+      if (cost < best_cost)
+        {
+          best_cost = cost;
+          best.kernel = GT_K8_WIDE;
+          best.cfg = GT_K8_DEFAULT_MODE;
+          best.splits = 1;
+          best.work_bytes = work;
+          best.edge_rows = (int) er;
+          best.edge_cols = (int) ec;
+        }
+    }
+  return best;
+}
+
 extern "C" gt_plan
 gt_plan_kernel (int kernel, int cfg, int splits, size_t m, size_t n,
                 size_t k, int repack)
 {
-  gt_plan p = { kernel, 0, 0, 1, 0 };
+  gt_plan p = { kernel, 0, 0, 1, 0, 0, 0 };
   switch (kernel)
     {
     case GT_K4_ASYNC:
-      p = choose_gemm (m, n, k, cfg, 1, repack, 0);
+      p = choose_gemm (m, n, k, cfg, 1, repack, 0, NULL);
       break;
     case GT_K5_SPLITK:
-      p = choose_gemm (m, n, k, cfg, splits, repack, 0);
+      p = choose_gemm (m, n, k, cfg, splits, repack, 0, NULL);
       p.kernel = GT_K5_SPLITK;
       break;
     case GT_K7_REGDB:
@@ -238,12 +319,43 @@ gt_plan_kernel (int kernel, int cfg, int splits, size_t m, size_t n,
 extern "C" gt_plan
 gt_plan_for (size_t m, size_t n, size_t k, int tile, int repack)
 {
-  gt_plan p = { GT_K1_CLASSIC, tile, 0, 1, 0 };
+  gt_plan p = { GT_K1_CLASSIC, tile, 0, 1, 0, 0, 0 };
   if (tile != 0)
     return p;
   if (m == 1 || n == 1)
     return choose_gemv (m, n, k, 0);
-  return choose_gemm (m, n, k, -1, 0, repack, 1);
+  return choose_default (m, n, k, repack);
+}
+
+/* Kernel 8 on the whole tiles, then the strips beside them, one after
+   the other on the stream (they share the scratch).  The strips' plans are
+   made again here as choose_default made them: the operands' alignment is
+   the whole product's, since the strips start at multiples of 128.  */
+static cudaError_t
+run_k8 (const gt_plan *p, const float *A, size_t lda, const float *B,
+        size_t ldb, float *C, size_t ldc, size_t m, size_t n, size_t k,
+        void *work, cudaStream_t s)
+{
+  const size_t er = (size_t) p->edge_rows, ec = (size_t) p->edge_cols;
+  if (er > m || ec > n)
+    return cudaErrorInvalidValue;
+  const size_t cm = m - er, cn = n - ec;
+  cudaError_t err = gt_k8_wide (p->cfg, A, lda, B, ldb, C, ldc, cm, cn, k,
+                                work, s);
+  const int repack = gt_k4_needs_repack (A, lda, B, ldb);
+  if (err == cudaSuccess && er)
+    {
+      const gt_plan e = edge_plan (er, n, k, repack, NULL);
+      err = gt_gemm_run (&e, A + cm, lda, B, ldb, C + cm, ldc, er, n, k,
+                         work, s);
+    }
+  if (err == cudaSuccess && ec && cm)
+    {
+      const gt_plan e = edge_plan (cm, ec, k, repack, NULL);
+      err = gt_gemm_run (&e, A, lda, B + cn * ldb, ldb, C + cn * ldc, ldc,
+                         cm, ec, k, work, s);
+    }
+  return err;
 }
 
 extern "C" cudaError_t
@@ -269,7 +381,7 @@ gt_gemm_run (const gt_plan *p, const float *A, size_t lda, const float *B,
     case GT_K7_REGDB:
       return gt_k7_regdb (p->cfg, A, lda, B, ldb, C, ldc, m, n, k, s);
     case GT_K8_WIDE:
-      return gt_k8_wide (p->cfg, A, lda, B, ldb, C, ldc, m, n, k, work, s);
+      return run_k8 (p, A, lda, B, ldb, C, ldc, m, n, k, work, s);
     default:
       return cudaErrorInvalidValue;
     }

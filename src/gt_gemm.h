@@ -60,6 +60,10 @@ typedef struct
   int cfg;             /* kernels 4/5: gt_cfg_id */
   int splits;          /* kernels 5/6: pieces of k, >= 1 */
   size_t work_bytes;   /* device scratch for partial sums */
+  int edge_rows;       /* kernel 8 only: the last edge_rows rows and */
+  int edge_cols;       /* edge_cols columns of C, left out of kernel 8's
+                          grid so that it runs whole rounds, go to the
+                          plans gt_plan_for would make for those strips */
 } gt_plan;
 
 /* Fastest plan for the shape on the current device (tile = 0), or the

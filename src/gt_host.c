@@ -256,9 +256,12 @@ round_up (size_t x, size_t to)
   return (x + to - 1) / to * to;
 }
 
-/* Panel width: enough 128-wide column tiles per panel for two blocks per
-   multiprocessor, at least an eighth of n, so the first kernel starts
-   early without panels starving the GPU.  */
+/* Panel width: as many 128-wide column tiles as fill kernel 8's resident
+   blocks (two per multiprocessor) without passing them, since one tile
+   more costs a whole round (4096 rows: 1024 columns, 256 of 264 slots;
+   1152 made 288 tiles and sent the panel to kernel 4); at least an eighth
+   of n, so the first kernel starts early without panels starving the
+   GPU.  */
 static size_t
 panel_width (size_t m, size_t n, size_t k, int tile)
 {
@@ -268,7 +271,8 @@ panel_width (size_t m, size_t n, size_t k, int tile)
   int sms = 132;
   cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, 0);
   const size_t tiles_m = (m + 127) / 128;
-  size_t w = (2 * (size_t) sms + tiles_m - 1) / tiles_m * 128;
+  const size_t fit = 2 * (size_t) sms / tiles_m;
+  size_t w = (fit ? fit : 1) * 128;
   if (w < n / 8)
     w = round_up (n / 8, 128);
   if ((n + w - 1) / w > GT_MAX_PANELS)
