@@ -364,6 +364,13 @@ main (int argc, char **argv)
       for (int v = 0; v < nv; v++)
         if (vs[v].plan.work_bytes > p.work_bytes)
           p.work_bytes = vs[v].plan.work_bytes;
+      /* and the scratch of the accumulation check below, whatever --only
+         kept */
+      const size_t acc_work = gt_plan_kernel (GT_K4_ASYNC, GT_CFG_64x64_K32,
+                                              1, p.m, p.n, p.k,
+                                              repack).work_bytes;
+      if (check && acc_work > p.work_bytes)
+        p.work_bytes = acc_work;
       if (p.work_bytes)
         CK (cudaMalloc (&p.work, p.work_bytes));
 

@@ -255,7 +255,9 @@ k8_wide (const float *__restrict__ A, size_t lda,
 }
 
 /* B' = B transposed: src is rows x cols (ld lds), dst cols x rows (ld
-   ldd).  32x32 tiles through shared memory, padded against conflicts.  */
+   ldd).  32x32 tiles through shared memory, padded against conflicts.
+   The rows of dst up to a multiple of 4 are zero-filled: kernel 8's
+   copies are 16 bytes wide, and reach into them at the edge.  */
 __global__ void
 k8_transpose (const float *__restrict__ src, size_t lds,
               float *__restrict__ dst, size_t ldd, long long rows,
@@ -271,11 +273,12 @@ k8_transpose (const float *__restrict__ src, size_t lds,
         t[y][threadIdx.x] = src[r + (size_t) c * lds];
     }
   __syncthreads ();
+  const long long padded = (cols + 3) / 4 * 4;   /* <= the grid's columns */
   for (int y = threadIdx.y; y < 32; y += 8)
     {
       const long long c = c0 + threadIdx.x, r = r0 + y;
-      if (r < rows && c < cols)
-        dst[c + (size_t) r * ldd] = t[threadIdx.x][y];
+      if (r < rows && c < padded)
+        dst[c + (size_t) r * ldd] = c < cols ? t[threadIdx.x][y] : 0.0f;
     }
 }
 
