@@ -119,9 +119,11 @@ cudaError_t gt_k7_regdb (int min_blocks, const float *A, size_t lda,
                          size_t m, size_t n, size_t k, cudaStream_t s);
 /* Kernel 8's modes (bits of cfg): A by cp.async (an unaligned A first
    repacked into scratch); B transposed into scratch first, then by
-   cp.async.  Without them the operand goes through registers.  */
+   cp.async.  Without them the operand goes through registers.  With
+   both, K16 takes 16 k per shared stage instead of 8.  */
 #define GT_K8_A_ASYNC 1
 #define GT_K8_B_TRANSPOSED 2
+#define GT_K8_K16 4             /* with both by cp.async: 16-k stages */
 #define GT_K8_DEFAULT_MODE (GT_K8_A_ASYNC | GT_K8_B_TRANSPOSED)
 cudaError_t gt_k8_wide (int mode, const float *A, size_t lda,
                         const float *B, size_t ldb, float *C, size_t ldc,

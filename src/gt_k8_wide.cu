@@ -113,8 +113,10 @@ struct k8_bcol
 
 /* ASYNC_A: A by cp.async (A 16-byte aligned).  BT: B is given as B'
    (n x k, ld a multiple of 4, 16-byte aligned) and comes by cp.async;
-   otherwise B itself through registers.  */
-template <bool ASYNC_A, bool BT>
+   otherwise B itself through registers.  K16: with both by cp.async,
+   stages of 16 k instead of 8 (half the barriers; each thread copies two
+   8-k rows of each panel).  */
+template <bool ASYNC_A, bool BT, bool K16>
 __global__ void __launch_bounds__ (K8_THREADS, 2)
 k8_wide (const float *__restrict__ A, size_t lda,
          const float *__restrict__ B, size_t ldb,
@@ -126,8 +128,9 @@ k8_wide (const float *__restrict__ A, size_t lda,
      faster at 3000x700x5000, where k is short, and the same at 2048^3 to
      8192^3), two where one passes through registers.  */
   constexpr int S = (ASYNC_A && BT) ? 3 : 2;
-  __shared__ __align__ (16) float As[S][K8_BK][K8_BM];
-  __shared__ __align__ (16) float Bs[S][K8_BK][K8_BN];
+  constexpr int BK = (ASYNC_A && BT && K16) ? 2 * K8_BK : K8_BK;
+  __shared__ __align__ (16) float As[S][BK][K8_BM];
+  __shared__ __align__ (16) float Bs[S][BK][K8_BN];
   const int tid = threadIdx.x;
   const long long m0 = (long long) blockIdx.x * K8_BM;
   const long long n0 = (long long) blockIdx.y * K8_BN;
@@ -163,12 +166,16 @@ k8_wide (const float *__restrict__ A, size_t lda,
       acc[j][i] = 0.0f;
   float a[2][16], b[2][8];
 
-  const int nt = (int) ((k + K8_BK - 1) / K8_BK);
+  const int nt = (int) ((k + BK - 1) / BK);
 #define K8_FETCH(buf)                                                       \
   do {                                                                      \
     la.fetch<ASYNC_A> (a_step, va, &As[buf][lp_k][lp_r]);                   \
+    if (BK > K8_BK)                                                         \
+      la.fetch<ASYNC_A> (a_step, va, &As[buf][(lp_k + K8_BK) % BK][lp_r]);  \
     if (BT)                                                                 \
       lbt.fetch<true> (bt_step, true, &Bs[buf][lp_k][lp_r]);                \
+    if (BT && BK > K8_BK)                                                   \
+      lbt.fetch<true> (bt_step, true, &Bs[buf][(lp_k + K8_BK) % BK][lp_r]); \
     else                                                                    \
       lb.fetch (vb);                                                        \
     gt_cp_async_commit ();                                                  \
@@ -230,9 +237,9 @@ k8_wide (const float *__restrict__ A, size_t lda,
             gt_cp_async_commit ();
         }
 #pragma unroll
-      for (int kk = 0; kk < K8_BK; kk++)
+      for (int kk = 0; kk < BK; kk++)
         {
-          if (kk < K8_BK - 1)
+          if (kk < BK - 1)
             K8_FRAG (cur, kk + 1, (kk + 1) & 1);
           else if (more)
             {
@@ -321,11 +328,14 @@ extern "C" int
 gt_k8_occupancy (int mode)
 {
   int blocks = 0;
+  const bool k16 = (mode & GT_K8_K16) != 0;
   const void *fn = (mode & GT_K8_A_ASYNC)
-    ? ((mode & GT_K8_B_TRANSPOSED) ? (const void *) k8_wide<true, true>
-                                   : (const void *) k8_wide<true, false>)
-    : ((mode & GT_K8_B_TRANSPOSED) ? (const void *) k8_wide<false, true>
-                                   : (const void *) k8_wide<false, false>);
+    ? ((mode & GT_K8_B_TRANSPOSED)
+       ? (k16 ? (const void *) k8_wide<true, true, true>
+              : (const void *) k8_wide<true, true, false>)
+       : (const void *) k8_wide<true, false, false>)
+    : ((mode & GT_K8_B_TRANSPOSED) ? (const void *) k8_wide<false, true, false>
+                                   : (const void *) k8_wide<false, false, false>);
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks, fn, K8_THREADS,
                                                      0) != cudaSuccess)
     {
@@ -377,17 +387,19 @@ gt_k8_wide (int mode, const float *A, size_t lda, const float *B,
     }
   const bool async_a = (mode & GT_K8_A_ASYNC) && va;
   dim3 grid ((unsigned) tiles_m, (unsigned) tiles_n);
-#define K8_LAUNCH(as, t)                                                    \
-  k8_wide<as, t><<<grid, K8_THREADS, 0, s>>> (A, lda, B, ldb, C, ldc, m, n, \
-                                              k, va, vb, vc)
-  if (async_a && bt)
-    K8_LAUNCH (true, true);
+#define K8_LAUNCH(as, t, k16)                                               \
+  k8_wide<as, t, k16><<<grid, K8_THREADS, 0, s>>> (A, lda, B, ldb, C, ldc,  \
+                                                   m, n, k, va, vb, vc)
+  if (async_a && bt && (mode & GT_K8_K16))
+    K8_LAUNCH (true, true, true);
+  else if (async_a && bt)
+    K8_LAUNCH (true, true, false);
   else if (async_a)
-    K8_LAUNCH (true, false);
+    K8_LAUNCH (true, false, false);
   else if (bt)
-    K8_LAUNCH (false, true);
+    K8_LAUNCH (false, true, false);
   else
-    K8_LAUNCH (false, false);
+    K8_LAUNCH (false, false, false);
 #undef K8_LAUNCH
   return cudaGetLastError ();
 }
