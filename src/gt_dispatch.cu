@@ -30,6 +30,7 @@ typedef struct
   int sms;
   int occupancy[GT_CFG_COUNT];
   int k8_occupancy;
+  int k8_k16_fits;      /* 16-k stages keep kernel 8's blocks per SM */
 } device_facts;
 
 static device_facts facts[GT_MAX_DEVICES];
@@ -46,6 +47,7 @@ current_facts (void)
       for (int c = 0; c < GT_CFG_COUNT; c++)
         fallback.occupancy[c] = gt_k4_min_blocks (c);
       fallback.k8_occupancy = 2;
+      fallback.k8_k16_fits = 1;
       fallback.known = 1;
     }
   int dev = 0;
@@ -66,6 +68,10 @@ current_facts (void)
       f->k8_occupancy = gt_k8_occupancy (GT_K8_DEFAULT_MODE);
       if (f->k8_occupancy <= 0)
         f->k8_occupancy = 2;
+      /* 48 KiB of shared memory per block: two fit on an SM of 100 KiB
+         or more, one on smaller ones, where 8-k stages are kept.  */
+      f->k8_k16_fits = gt_k8_occupancy (GT_K8_DEFAULT_MODE | GT_K8_K16)
+                       >= f->k8_occupancy;
       f->known = 1;
     }
   return f;
@@ -109,7 +115,8 @@ cap_splits (size_t k, int bk)
 static int
 k8_mode (size_t k)
 {
-  return k >= 4096 ? GT_K8_DEFAULT_MODE | GT_K8_K16 : GT_K8_DEFAULT_MODE;
+  return k >= 4096 && current_facts ()->k8_k16_fits
+         ? GT_K8_DEFAULT_MODE | GT_K8_K16 : GT_K8_DEFAULT_MODE;
 }
 
 /* Kernel 8 on an m x n x k product, in the units of choose_gemm.  */
