@@ -106,16 +106,10 @@ k7_regdb (const float *__restrict__ A, size_t lda,
 
 #define K7_FRAG(buf, kk, r)                                                 \
   do {                                                                      \
-    const float4 a0 = *reinterpret_cast<const float4 *> (&As[buf][kk][rm]);  \
-    const float4 a1 =                                                       \
-      *reinterpret_cast<const float4 *> (&As[buf][kk][rm + 32]);            \
-    const float4 b0 = *reinterpret_cast<const float4 *> (&Bs[buf][kk][rn]);  \
-    const float4 b1 =                                                       \
-      *reinterpret_cast<const float4 *> (&Bs[buf][kk][rn + 16]);            \
-    a[r][0] = a0.x; a[r][1] = a0.y; a[r][2] = a0.z; a[r][3] = a0.w;         \
-    a[r][4] = a1.x; a[r][5] = a1.y; a[r][6] = a1.z; a[r][7] = a1.w;         \
-    b[r][0] = b0.x; b[r][1] = b0.y; b[r][2] = b0.z; b[r][3] = b0.w;         \
-    b[r][4] = b1.x; b[r][5] = b1.y; b[r][6] = b1.z; b[r][7] = b1.w;         \
+    gt_lds4 (&a[r][0], &As[buf][kk][rm]);                                   \
+    gt_lds4 (&a[r][4], &As[buf][kk][rm + 32]);                              \
+    gt_lds4 (&b[r][0], &Bs[buf][kk][rn]);                                   \
+    gt_lds4 (&b[r][4], &Bs[buf][kk][rn + 16]);                              \
   } while (0)
 
   K7_FRAG (0, 0, 0);

@@ -192,20 +192,10 @@ k8_wide (const float *__restrict__ A, size_t lda,
   do {                                                                      \
     _Pragma ("unroll")                                                      \
     for (int g = 0; g < 4; g++)                                             \
-      {                                                                     \
-        const float4 v =                                                    \
-          *reinterpret_cast<const float4 *> (&As[buf][kk][rm + 16 * g]);    \
-        a[r][4 * g] = v.x; a[r][4 * g + 1] = v.y;                           \
-        a[r][4 * g + 2] = v.z; a[r][4 * g + 3] = v.w;                       \
-      }                                                                     \
+      gt_lds4 (&a[r][4 * g], &As[buf][kk][rm + 16 * g]);                    \
     _Pragma ("unroll")                                                      \
     for (int h = 0; h < 2; h++)                                             \
-      {                                                                     \
-        const float4 v =                                                    \
-          *reinterpret_cast<const float4 *> (&Bs[buf][kk][rn + 32 * h]);    \
-        b[r][4 * h] = v.x; b[r][4 * h + 1] = v.y;                           \
-        b[r][4 * h + 2] = v.z; b[r][4 * h + 3] = v.w;                       \
-      }                                                                     \
+      gt_lds4 (&b[r][4 * h], &Bs[buf][kk][rn + 32 * h]);                    \
   } while (0)
 
   K8_FETCH (0);

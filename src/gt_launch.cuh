@@ -51,6 +51,15 @@ gt_ldg4 (const float *p, int have, bool vec)
   return v;
 }
 
+/* Four consecutive floats of shared memory (16-byte aligned) into d[0..3]
+   with one 16-byte load: the register fragments of the tiled kernels.  */
+__device__ __forceinline__ void
+gt_lds4 (float *d, const float *s)
+{
+  const float4 v = *reinterpret_cast<const float4 *> (s);
+  d[0] = v.x; d[1] = v.y; d[2] = v.z; d[3] = v.w;
+}
+
 /* Four consecutive rows of one column of C, d pointing at the first;
    rows_left: rows of the matrix at and after it.  The C store and load
    of every register-tiled kernel: 16 bytes where the four rows are

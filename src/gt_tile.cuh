@@ -52,23 +52,14 @@ struct gt_tile
         float b[TN][4];
 #pragma unroll
         for (int j = 0; j < TN; j++)
-          {
-            const float4 v =
-              *reinterpret_cast<const float4 *> (Bs + (col0 + j) * BK + kq);
-            b[j][0] = v.x; b[j][1] = v.y; b[j][2] = v.z; b[j][3] = v.w;
-          }
+          gt_lds4 (b[j], Bs + (col0 + j) * BK + kq);
 #pragma unroll
         for (int q = 0; q < 4; q++)
           {
             float a[TM];
 #pragma unroll
             for (int g = 0; g < TM / 4; g++)
-              {
-                const float4 v = *reinterpret_cast<const float4 *>
-                  (As + (kq + q) * BM + row0 + g * 32);
-                a[4 * g] = v.x; a[4 * g + 1] = v.y;
-                a[4 * g + 2] = v.z; a[4 * g + 3] = v.w;
-              }
+              gt_lds4 (&a[4 * g], As + (kq + q) * BM + row0 + g * 32);
 #pragma unroll
             for (int i = 0; i < TM; i++)
 #pragma unroll
