@@ -140,11 +140,10 @@ k8_cost (size_t m, size_t n, size_t k, int repack)
          + moved * K8_FLOP_PER_SM_PER_BYTE + FLOP_PER_SM_PER_LAUNCH;
 }
 
-/* Kernels 4/5 (and 8 where with_k8: the default path); *cost gets the
-   winner's cost in flops of one SM.  */
+/* Kernels 4/5; *cost gets the winner's cost in flops of one SM.  */
 static gt_plan
 choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
-             int repack, int with_k8, double *cost_out)
+             int repack, double *cost_out)
 {
   const device_facts *f = current_facts ();
   gt_plan best = { GT_K4_ASYNC, 0, 0, 1, 0, 0, 0 };
@@ -191,18 +190,6 @@ choose_gemm (size_t m, size_t n, size_t k, int only_cfg, int only_splits,
   if (best.splits > 1)
     best.kernel = GT_K5_SPLITK;
   best.work_bytes = gt_k4_work_bytes (best.splits, m, n, k, repack);
-  if (with_k8)
-    {
-      const double cost = k8_cost (m, n, k, repack);
-      if (cost < best_cost)
-        {
-          best_cost = cost;
-          best.kernel = GT_K8_WIDE;
-          best.cfg = k8_mode (k);
-          best.splits = 1;
-          best.work_bytes = gt_k8_work_bytes (best.cfg, m, n, k, repack);
-        }
-    }
   if (cost_out)
     *cost_out = best_cost;
   return best;
@@ -255,21 +242,23 @@ edge_plan (size_t m, size_t n, size_t k, int repack, double *cost)
         *cost = gemv_cost (m, n, k, &p);
       return p;
     }
-  return choose_gemm (m, n, k, -1, 0, repack, 0, cost);
+  return choose_gemm (m, n, k, -1, 0, repack, cost);
 }
 
-/* The default for a matrix product.  Kernel 8 pays for its ragged last row
-   or column of tiles with a whole round when the tile count just passes a
-   multiple of the resident slots (4097^3: 33x33 tiles, 4.1 rounds on 264
-   slots): then it may cover only the whole 128x128 tiles, the strips left
-   over going to a kernel made for thin shapes.  */
+/* The default for a matrix product: kernels 4/5, or kernel 8 over all of
+   C, or kernel 8 over its whole 128x128 tiles only.  Kernel 8 pays for its
+   ragged last row or column of tiles with a whole round when the tile
+   count just passes a multiple of the resident slots (4097^3: 33x33
+   tiles, 4.1 rounds on 264 slots); covering the whole tiles only, it
+   leaves the strips over to a kernel made for thin shapes.  */
 static gt_plan
 choose_default (size_t m, size_t n, size_t k, int repack)
 {
   double best_cost;
-  gt_plan best = choose_gemm (m, n, k, -1, 0, repack, 1, &best_cost);
+  gt_plan best = choose_gemm (m, n, k, -1, 0, repack, &best_cost);
   const size_t em = m % 128, en = n % 128;
-  for (int t = 1; t < 4; t++)
+  /* t: bit 0 leaves the last em rows out, bit 1 the last en columns */
+  for (int t = 0; t < 4; t++)
     {
       const size_t er = (t & 1) ? em : 0, ec = (t & 2) ? en : 0;
       if ((t & 1 && (em == 0 || m < 128)) || (t & 2 && (en == 0 || n < 128)))
@@ -310,10 +299,10 @@ gt_plan_kernel (int kernel, int cfg, int splits, size_t m, size_t n,
   switch (kernel)
     {
     case GT_K4_ASYNC:
-      p = choose_gemm (m, n, k, cfg, 1, repack, 0, NULL);
+      p = choose_gemm (m, n, k, cfg, 1, repack, NULL);
       break;
     case GT_K5_SPLITK:
-      p = choose_gemm (m, n, k, cfg, splits, repack, 0, NULL);
+      p = choose_gemm (m, n, k, cfg, splits, repack, NULL);
       p.kernel = GT_K5_SPLITK;
       break;
     case GT_K7_REGDB:
