@@ -347,8 +347,8 @@ main (int argc, char **argv)
           vs[nv++].plan = gt_plan_kernel (GT_K7_REGDB, minb, 0, p.m, p.n,
                                           p.k, 0);
         }
-      const int k8_cfgs[] = { 0, 1, 3, 7 };
-      for (int c = 0; c < 4; c++)
+      const int k8_cfgs[] = { 0, 1, 3, 7, 11, 15 };
+      for (int c = 0; c < 6; c++)
         {
           snprintf (vs[nv].name, sizeof vs[nv].name, "k8_wide_c%d", k8_cfgs[c]);
           vs[nv++].plan = gt_plan_kernel (GT_K8_WIDE, k8_cfgs[c], 0, p.m, p.n,

@@ -271,6 +271,13 @@ endfunction
 %!   check_product (s(1), s(2), s(3), 0);
 %! endfor
 %!testif ; gpu
+%! ## kernel 8 on 256x128 tiles (k from 2048, as planned on 132 SMs): all of
+%! ## C with ragged last tiles, then beside strips of 5 rows, 47 columns,
+%! ## 8 rows and 47 columns, and 227 rows
+%! for s = [1174 2048 3109; 1285 2048 3109; 1433 2048 2863; 1544 2048 2863; 1507 2048 3150]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
 %! ## large enough to stream in several panels and staging slots
 %! check_product (2048, 2049, 3001, 0);
 %! check_product (1027, 3000, 2051, 32);

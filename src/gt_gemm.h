@@ -124,6 +124,8 @@ cudaError_t gt_k7_regdb (int min_blocks, const float *A, size_t lda,
 #define GT_K8_A_ASYNC 1
 #define GT_K8_B_TRANSPOSED 2
 #define GT_K8_K16 4             /* with both by cp.async: 16-k stages */
+#define GT_K8_BM256 8           /* with both by cp.async: 256x128 tiles of
+                                   256 threads, one block per SM */
 #define GT_K8_DEFAULT_MODE (GT_K8_A_ASYNC | GT_K8_B_TRANSPOSED)
 cudaError_t gt_k8_wide (int mode, const float *A, size_t lda,
                         const float *B, size_t ldb, float *C, size_t ldc,
@@ -134,6 +136,8 @@ size_t gt_k8_work_bytes (int mode, size_t m, size_t n, size_t k,
                          int repack);
 /* Blocks of kernel 8 resident per SM on the current device (0: unknown).  */
 int gt_k8_occupancy (int mode);
+/* Rows of C per block of kernel 8 in a mode (columns: 128).  */
+int gt_k8_rows (int mode);
 /* Copies a rows x cols matrix to leading dimension ldd (a multiple of 4,
    the padding zero-filled), so kernels can move it in 16-byte pieces.  */
 cudaError_t gt_repack (const float *src, size_t lds, float *dst,

@@ -35,11 +35,13 @@
 #define K8_THREADS 128
 
 /* One thread's share of one operand panel of a stage in the layout the
-   FMAs read: 8 consecutive rows (m for A, n for B') of one k.  */
+   FMAs read: R (8, or 4 for B' under 256 threads) consecutive rows (m for
+   A, n for B') of one k.  */
+template <int R>
 struct k8_panel
 {
-  const float *p;   /* next 8 elements */
-  int rows;         /* rows at and after them inside the matrix, <= 8 */
+  const float *p;   /* next R elements */
+  int rows;         /* rows at and after them inside the matrix, <= R */
   int k_left;       /* k left from this thread's column (<= 0: done) */
   float4 r0, r1;    /* staged through registers (ASYNC false) */
 
@@ -48,7 +50,7 @@ struct k8_panel
         size_t ld, long long k)
   {
     const long long r = rows_total - row0;
-    rows = r > 8 ? 8 : (int) (r > 0 ? r : 0);
+    rows = r > R ? R : (int) (r > 0 ? r : 0);
     p = rows > 0 ? base + row0 + (size_t) kcol * ld : base;
     k_left = rows > 0 ? (int) k - kcol : 0;
   }
@@ -63,8 +65,9 @@ struct k8_panel
     if (ASYNC)
       {
         gt_cp_async16_n (dst, p, have >= 4 ? 16 : 4 * have);
-        gt_cp_async16_n (dst + 4, have > 4 ? p + 4 : p,
-                         have >= 8 ? 16 : (have > 4 ? 4 * (have - 4) : 0));
+        if (R > 4)
+          gt_cp_async16_n (dst + 4, have > 4 ? p + 4 : p,
+                           have >= 8 ? 16 : (have > 4 ? 4 * (have - 4) : 0));
       }
     else
       {
@@ -115,9 +118,12 @@ struct k8_bcol
    (n x k, ld a multiple of 4, 16-byte aligned) and comes by cp.async;
    otherwise B itself through registers.  K16: with both by cp.async,
    stages of 16 k instead of 8 (half the barriers; each thread copies two
-   8-k rows of each panel).  */
-template <bool ASYNC_A, bool BT, bool K16>
-__global__ void __launch_bounds__ (K8_THREADS, 2)
+   8-k rows of each panel).  BM: rows of C per block, 128 (128 threads,
+   two blocks per SM) or, with both by cp.async, 256 (256 threads, one
+   block per SM: the warps of a scheduler then belong to one block and
+   run the same stretch of code between barriers).  */
+template <bool ASYNC_A, bool BT, bool K16, int BM>
+__global__ void __launch_bounds__ (BM, 256 / BM)
 k8_wide (const float *__restrict__ A, size_t lda,
          const float *__restrict__ B, size_t ldb,
          float *__restrict__ C, size_t ldc,
@@ -126,23 +132,35 @@ k8_wide (const float *__restrict__ A, size_t lda,
   /* Stages in shared memory: three where both operands come by
      cp.async (a copy then has two stages of FMAs to land: H200, 1.5%
      faster at 3000x700x5000, where k is short, and the same at 2048^3 to
-     8192^3), two where one passes through registers.  */
-  constexpr int S = (ASYNC_A && BT) ? 3 : 2;
+     8192^3), two where one passes through registers.  256 rows: four
+     8-k stages (48 KiB), or three 16-k stages (72 KiB, dynamic).  */
+  constexpr int S = BM == 256 ? (K16 ? 3 : 4) : (ASYNC_A && BT) ? 3 : 2;
   constexpr int BK = (ASYNC_A && BT && K16) ? 2 * K8_BK : K8_BK;
-  __shared__ __align__ (16) float As[S][BK][K8_BM];
-  __shared__ __align__ (16) float Bs[S][BK][K8_BN];
+  constexpr bool DYN = S * BK * (BM + K8_BN) * 4 > 48 * 1024;
+  __shared__ __align__ (16) float As_s[DYN ? 1 : S][BK][BM];
+  __shared__ __align__ (16) float Bs_s[DYN ? 1 : S][BK][K8_BN];
+  extern __shared__ __align__ (16) float k8_dyn[];
+  float (*As)[BK][BM] = DYN ? reinterpret_cast<float (*)[BK][BM]> (k8_dyn)
+                            : As_s;
+  float (*Bs)[BK][K8_BN] = DYN
+    ? reinterpret_cast<float (*)[BK][K8_BN]> (k8_dyn + S * BK * BM) : Bs_s;
   const int tid = threadIdx.x;
-  const long long m0 = (long long) blockIdx.x * K8_BM;
+  const long long m0 = (long long) blockIdx.x * BM;
   const long long n0 = (long long) blockIdx.y * K8_BN;
 
-  /* Loading: panels by k row (tid / 16) and 8 rows (tid % 16); B as it
-     is by column (tid) and all 8 k.  */
-  const int lp_k = tid / 16, lp_r = (tid % 16) * 8;
-  k8_panel la, lbt;
+  /* Loading: A's panel by k row (tid / (BM/8)) and 8 rows; B''s by k row
+     and RB rows (8 of 128 under 128 threads, 4 under 256); B as it is by
+     column (tid) and all 8 k.  */
+  constexpr int RB = 8 * K8_BN / BM;
+  const int lp_k = tid / (BM / 8), lp_r = (tid % (BM / 8)) * 8;
+  const int lb_k = RB == 8 ? lp_k : tid / (K8_BN / RB);
+  const int lb_r = RB == 8 ? lp_r : (tid % (K8_BN / RB)) * RB;
+  k8_panel<8> la;
+  k8_panel<RB> lbt;
   k8_bcol lb;
   la.init (A, m, m0 + lp_r, lp_k, lda, k);
   if (BT)
-    lbt.init (B, n, n0 + lp_r, lp_k, ldb, k);
+    lbt.init (B, n, n0 + lb_r, lb_k, ldb, k);
   else
     {
       const bool in = n0 + tid < n;
@@ -151,11 +169,11 @@ k8_wide (const float *__restrict__ A, size_t lda,
     }
   const size_t a_step = K8_BK * lda, bt_step = K8_BK * ldb;
 
-  /* Computing: 4 warps as 2 (m) x 2 (n), warp tiles of 64 x 64; a lane
-     holds rows wm + lm*4 + 16g + {0..3} (g < 4) and columns
+  /* Computing: BM/32 warps as BM/64 (m) x 2 (n), warp tiles of 64 x 64;
+     a lane holds rows wm + lm*4 + 16g + {0..3} (g < 4) and columns
      wn + ln*4 + 32h + {0..3} (h < 2).  */
   const int warp = tid / 32, lane = tid % 32;
-  const int wm = (warp % 2) * 64, wn = (warp / 2) * 64;
+  const int wm = (warp % (BM / 64)) * 64, wn = (warp / (BM / 64)) * 64;
   const int rm = wm + (lane % 4) * 4, rn = wn + (lane / 4) * 4;
 
   float acc[8][16];        /* acc[j][i]: column j, row i of the thread */
@@ -173,9 +191,9 @@ k8_wide (const float *__restrict__ A, size_t lda,
     if (BK > K8_BK)                                                         \
       la.fetch<ASYNC_A> (a_step, va, &As[buf][(lp_k + K8_BK) % BK][lp_r]);  \
     if (BT)                                                                 \
-      lbt.fetch<true> (bt_step, true, &Bs[buf][lp_k][lp_r]);                \
+      lbt.template fetch<true> (bt_step, true, &Bs[buf][lb_k][lb_r]);                \
     if (BT && BK > K8_BK)                                                   \
-      lbt.fetch<true> (bt_step, true, &Bs[buf][(lp_k + K8_BK) % BK][lp_r]); \
+      lbt.template fetch<true> (bt_step, true, &Bs[buf][(lb_k + K8_BK) % BK][lb_r]); \
     else                                                                    \
       lb.fetch (vb);                                                        \
     gt_cp_async_commit ();                                                  \
@@ -199,17 +217,18 @@ k8_wide (const float *__restrict__ A, size_t lda,
   } while (0)
 
   K8_FETCH (0);
-  if (S == 3)
+#pragma unroll
+  for (int f = 1; f < S - 1; f++)
     {
-      if (nt > 1)
-        K8_FETCH (1);
+      if (nt > f)
+        K8_FETCH (f);
       else
         gt_cp_async_commit ();
     }
   K8_STORE (0);
   __syncthreads ();
   K8_FRAG (0, 0, 0);
-  int cur = 0, nxt = 1, fill = 2 % S;
+  int cur = 0, nxt = 1, fill = (S - 1) % S;
   for (int t = 0; t < nt; t++)
     {
       const bool more = t + 1 < nt;
@@ -219,9 +238,9 @@ k8_wide (const float *__restrict__ A, size_t lda,
          stage, empty at the end, keeps the wait counts right.  */
       if (S == 2 && more)
         K8_FETCH (nxt);
-      else if (S == 3)
+      else if (S >= 3)
         {
-          if (t + 2 < nt)
+          if (t + S - 1 < nt)
             K8_FETCH (fill);
           else
             gt_cp_async_commit ();
@@ -314,25 +333,106 @@ gt_k8_work_bytes (int mode, size_t m, size_t n, size_t k, int repack)
   return floats * sizeof (float);
 }
 
-extern "C" int
-gt_k8_occupancy (int mode)
+/* The instance a mode runs (both operands by cp.async for K16 and 256
+   rows; without them those bits do nothing).  */
+#define K8_DISPATCH(mode, async_a, bt, CALL)                                \
+  do {                                                                      \
+    const bool k16_ = ((mode) & GT_K8_K16) != 0;                            \
+    const bool wide_ = ((mode) & GT_K8_BM256) != 0;                         \
+    if ((async_a) && (bt) && wide_)                                         \
+      {                                                                     \
+        if (k16_)                                                           \
+          CALL (true, true, true, 256);                                     \
+        else                                                                \
+          CALL (true, true, false, 256);                                    \
+      }                                                                     \
+    else if ((async_a) && (bt) && k16_)                                     \
+      CALL (true, true, true, 128);                                         \
+    else if ((async_a) && (bt))                                             \
+      CALL (true, true, false, 128);                                        \
+    else if (async_a)                                                       \
+      CALL (true, false, false, 128);                                       \
+    else if (bt)                                                            \
+      CALL (false, true, false, 128);                                       \
+    else                                                                    \
+      CALL (false, false, false, 128);                                      \
+  } while (0)
+
+/* Dynamic shared memory of an instance (0: its stages are static).  */
+template <bool ASYNC_A, bool BT, bool K16, int BM>
+static size_t
+k8_dyn_bytes (void)
+{
+  const int s = BM == 256 ? (K16 ? 3 : 4) : (ASYNC_A && BT) ? 3 : 2;
+  const int bk = (ASYNC_A && BT && K16) ? 2 * K8_BK : K8_BK;
+  const size_t bytes = (size_t) s * bk * (BM + K8_BN) * sizeof (float);
+  return bytes > 48 * 1024 ? bytes : 0;
+}
+
+/* Lets an instance with dynamic stages have them (the default limit is
+   48 KiB).  */
+template <bool ASYNC_A, bool BT, bool K16, int BM>
+static cudaError_t
+k8_prepare (size_t *dyn)
+{
+  *dyn = k8_dyn_bytes<ASYNC_A, BT, K16, BM> ();
+  if (*dyn == 0)
+    return cudaSuccess;
+  return cudaFuncSetAttribute (k8_wide<ASYNC_A, BT, K16, BM>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               (int) *dyn);
+}
+
+template <bool ASYNC_A, bool BT, bool K16, int BM>
+static int
+k8_blocks_per_sm (void)
 {
   int blocks = 0;
-  const bool k16 = (mode & GT_K8_K16) != 0;
-  const void *fn = (mode & GT_K8_A_ASYNC)
-    ? ((mode & GT_K8_B_TRANSPOSED)
-       ? (k16 ? (const void *) k8_wide<true, true, true>
-              : (const void *) k8_wide<true, true, false>)
-       : (const void *) k8_wide<true, false, false>)
-    : ((mode & GT_K8_B_TRANSPOSED) ? (const void *) k8_wide<false, true, false>
-                                   : (const void *) k8_wide<false, false, false>);
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks, fn, K8_THREADS,
-                                                     0) != cudaSuccess)
+  size_t dyn;
+  if (k8_prepare<ASYNC_A, BT, K16, BM> (&dyn) != cudaSuccess
+      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (
+           &blocks, k8_wide<ASYNC_A, BT, K16, BM>, BM, dyn) != cudaSuccess)
     {
       cudaGetLastError ();
       return 0;
     }
   return blocks;
+}
+
+extern "C" int
+gt_k8_occupancy (int mode)
+{
+  int blocks = 0;
+#define K8_OCC(as, t, k16, bm) blocks = k8_blocks_per_sm<as, t, k16, bm> ()
+  K8_DISPATCH (mode, (mode & GT_K8_A_ASYNC) != 0,
+               (mode & GT_K8_B_TRANSPOSED) != 0, K8_OCC);
+#undef K8_OCC
+  return blocks;
+}
+
+extern "C" int
+gt_k8_rows (int mode)
+{
+  return (mode & GT_K8_BM256) && (mode & GT_K8_A_ASYNC)
+         && (mode & GT_K8_B_TRANSPOSED) ? 256 : K8_BM;
+}
+
+template <bool ASYNC_A, bool BT, bool K16, int BM>
+static cudaError_t
+k8_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
+           size_t ldc, long long m, long long n, long long k, bool va,
+           bool vb, bool vc, cudaStream_t s)
+{
+  size_t dyn;
+  cudaError_t err = k8_prepare<ASYNC_A, BT, K16, BM> (&dyn);
+  if (err != cudaSuccess)
+    return err;
+  dim3 grid ((unsigned) gt_ceil_div (m, BM),
+             (unsigned) gt_ceil_div (n, K8_BN));
+  k8_wide<ASYNC_A, BT, K16, BM><<<grid, BM, dyn, s>>> (A, lda, B, ldb, C,
+                                                       ldc, m, n, k, va, vb,
+                                                       vc);
+  return cudaGetLastError ();
 }
 
 extern "C" cudaError_t
@@ -376,20 +476,10 @@ gt_k8_wide (int mode, const float *A, size_t lda, const float *B,
       va = true;
     }
   const bool async_a = (mode & GT_K8_A_ASYNC) && va;
-  dim3 grid ((unsigned) tiles_m, (unsigned) tiles_n);
-#define K8_LAUNCH(as, t, k16)                                               \
-  k8_wide<as, t, k16><<<grid, K8_THREADS, 0, s>>> (A, lda, B, ldb, C, ldc,  \
-                                                   m, n, k, va, vb, vc)
-  if (async_a && bt && (mode & GT_K8_K16))
-    K8_LAUNCH (true, true, true);
-  else if (async_a && bt)
-    K8_LAUNCH (true, true, false);
-  else if (async_a)
-    K8_LAUNCH (true, false, false);
-  else if (bt)
-    K8_LAUNCH (false, true, false);
-  else
-    K8_LAUNCH (false, false, false);
-#undef K8_LAUNCH
-  return cudaGetLastError ();
+#define K8_RUN(as, t, k16, bm)                                              \
+  err = k8_launch<as, t, k16, bm> (A, lda, B, ldb, C, ldc, m, n, k, va, vb,  \
+                                   vc, s)
+  K8_DISPATCH (mode, async_a, bt, K8_RUN);
+#undef K8_RUN
+  return err;
 }
