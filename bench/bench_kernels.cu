@@ -347,8 +347,8 @@ main (int argc, char **argv)
           vs[nv++].plan = gt_plan_kernel (GT_K7_REGDB, minb, 0, p.m, p.n,
                                           p.k, 0);
         }
-      const int k8_cfgs[] = { 0, 1, 3, 7, 11, 15 };
-      for (int c = 0; c < 6; c++)
+      const int k8_cfgs[] = { 0, 1, 3, 7, 11, 15, 31 };
+      for (int c = 0; c < 7; c++)
         {
           snprintf (vs[nv].name, sizeof vs[nv].name, "k8_wide_c%d", k8_cfgs[c]);
           vs[nv++].plan = gt_plan_kernel (GT_K8_WIDE, k8_cfgs[c], 0, p.m, p.n,
@@ -457,6 +457,33 @@ main (int argc, char **argv)
                   "k4_accumulate", p.m, p.n, p.k, kc,
                   same ? "same bits as one pass" : "DIFFERENT  FAIL");
           failures += !same;
+          /* Kernel 8's stream-K continues a tile cut between two blocks
+             from the first block's partial sums: the bits of the kernel
+             with a block per tile.  */
+          int sk_same = 1;
+          for (int sk = 0; sk < 2; sk++)
+            {
+              const int mode = GT_K8_DEFAULT_MODE | GT_K8_K16 | GT_K8_BM256
+                               | (sk ? GT_K8_STREAMK : 0);
+              const gt_plan pk = gt_plan_kernel (GT_K8_WIDE, mode, 1, p.m,
+                                                 p.n, p.k, repack);
+              if (pk.work_bytes > p.work_bytes)
+                break;
+              CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
+              CK (gt_gemm_run (&pk, p.A[0], p.m, p.B[0], p.k, p.C, p.m, p.m,
+                               p.n, p.k, p.work, stream));
+              CK (cudaMemcpy (sk ? parts : whole, p.C, c_n * sizeof (float),
+                              cudaMemcpyDeviceToHost));
+              if (sk)
+                {
+                  sk_same = memcmp (whole, parts, c_n * sizeof (float)) == 0;
+                  printf ("%-14s %6zu %6zu %6zu  stream-K: %s\n",
+                          "k8_stream", p.m, p.n, p.k,
+                          sk_same ? "same bits as a block per tile"
+                                  : "DIFFERENT  FAIL");
+                }
+            }
+          failures += !sk_same;
           free (whole);
           free (parts);
         }

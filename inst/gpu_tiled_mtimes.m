@@ -278,6 +278,13 @@ endfunction
 %!   check_product (s(1), s(2), s(3), 0);
 %! endfor
 %!testif ; gpu
+%! ## stream-K over 256x128 tiles (tiles cut between blocks, continued from
+%! ## the partial sums of the block before): ragged, then with strips of 2
+%! ## columns, 14 rows, 14 rows and 3 columns
+%! for s = [3001 2048 3100; 2500 2048 3074; 2574 2048 2541; 2574 2048 4099]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
 %! ## large enough to stream in several panels and staging slots
 %! check_product (2048, 2049, 3001, 0);
 %! check_product (1027, 3000, 2051, 32);

@@ -133,6 +133,7 @@ typedef struct
   int rows;
   int occupancy;
   double efficiency;
+  int streamk;          /* blocks share the tiles' k stages evenly */
 } k8_family;
 
 /* 256x128 tiles of one block per SM against two 128x128 blocks (H200,
@@ -143,23 +144,34 @@ typedef struct
    (Nsight Compute: no-instruction stalls 0.07 against 0.18).  */
 #define K8_WIDE_EFFICIENCY (K8_EFFICIENCY * 1.01)
 
+/* Stream-K against its share of the tiles (H200, same run as 256x128
+   tiles a block each: 4096^3 took 3.96 rounds' time for 3.88 rounds of
+   tiles, 8192^3 15.88 for 15.52): about 2% slower per tile with every SM
+   busy to the end, plus the tiles cut between two blocks, stored and
+   read back once.  */
+#define K8_STREAMK_SLOWER 1.02
+#define K8_STREAMK_ROUNDS 0.01
+
 /* The families worth trying for k; returns how many were written.  */
 static int
-k8_families (size_t k, k8_family fam[2])
+k8_families (size_t k, k8_family fam[3])
 {
   const device_facts *f = current_facts ();
   int nf = 0;
   fam[nf].mode = k8_mode (k);
   fam[nf].rows = 128;
   fam[nf].occupancy = f->k8_occupancy;
-  fam[nf++].efficiency = K8_EFFICIENCY;
+  fam[nf].efficiency = K8_EFFICIENCY;
+  fam[nf++].streamk = 0;
   if (k >= 2048 && f->k8_wide_occupancy > 0)
-    {
-      fam[nf].mode = K8_WIDE_MODE;
-      fam[nf].rows = 256;
-      fam[nf].occupancy = f->k8_wide_occupancy;
-      fam[nf++].efficiency = K8_WIDE_EFFICIENCY;
-    }
+    for (int sk = 0; sk < 2; sk++)
+      {
+        fam[nf].mode = K8_WIDE_MODE | (sk ? GT_K8_STREAMK : 0);
+        fam[nf].rows = 256;
+        fam[nf].occupancy = f->k8_wide_occupancy;
+        fam[nf].efficiency = K8_WIDE_EFFICIENCY;
+        fam[nf++].streamk = sk;
+      }
   return nf;
 }
 
@@ -175,8 +187,15 @@ k8_cost (const k8_family *fam, size_t m, size_t n, size_t k, int repack)
   const double occ = fam->occupancy;
   /* Whole rounds: a block alone on its SM (4 warps) takes about as long
      as two side by side (H200, 4097^3: the 33 tiles of a fifth round
-     took 0.92 of a full round).  */
-  const double rounds = ceil (per_sm / occ);
+     took 0.92 of a full round).  Stream-K needs a tile per resident
+     block at least (the kernel falls back to a block per tile below).  */
+  double rounds = ceil (per_sm / occ);
+  if (fam->streamk)
+    {
+      if (tiles < (double) f->sms * occ)
+        return HUGE_VAL;
+      rounds = tiles / (f->sms * occ) * K8_STREAMK_SLOWER + K8_STREAMK_ROUNDS;
+    }
   /* its advantage holds once the busiest SM is full */
   const double eff = per_sm >= occ ? fam->efficiency : 1.0;
   const double kc = (double) gt_ceil_div (k, 8) * 8;
@@ -302,7 +321,7 @@ choose_default (size_t m, size_t n, size_t k, int repack)
 {
   double best_cost;
   gt_plan best = choose_gemm (m, n, k, -1, 0, repack, &best_cost);
-  k8_family fam[2];
+  k8_family fam[3];
   const int nf = k8_families (k, fam);
   for (int fi = 0; fi < nf; fi++)
     {

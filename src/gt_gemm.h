@@ -126,6 +126,8 @@ cudaError_t gt_k7_regdb (int min_blocks, const float *A, size_t lda,
 #define GT_K8_K16 4             /* with both by cp.async: 16-k stages */
 #define GT_K8_BM256 8           /* with both by cp.async: 256x128 tiles of
                                    256 threads, one block per SM */
+#define GT_K8_STREAMK 16        /* with 256x128 tiles and 16-k stages:
+                                   stream-K over the resident blocks */
 #define GT_K8_DEFAULT_MODE (GT_K8_A_ASYNC | GT_K8_B_TRANSPOSED)
 cudaError_t gt_k8_wide (int mode, const float *A, size_t lda,
                         const float *B, size_t ldb, float *C, size_t ldc,

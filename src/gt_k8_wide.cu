@@ -121,32 +121,41 @@ struct k8_bcol
    8-k rows of each panel).  BM: rows of C per block, 128 (128 threads,
    two blocks per SM) or, with both by cp.async, 256 (256 threads, one
    block per SM: the warps of a scheduler then belong to one block and
-   run the same stretch of code between barriers).  */
+   run the same stretch of code between barriers).
+
+   Stages in shared memory: three where both operands come by cp.async
+   (a copy then has two stages of FMAs to land: H200, 1.5% faster at
+   3000x700x5000, where k is short, and the same at 2048^3 to 8192^3),
+   two where one passes through registers.  256 rows: four 8-k stages
+   (48 KiB), or three 16-k stages (72 KiB, dynamic).  */
 template <bool ASYNC_A, bool BT, bool K16, int BM>
-__global__ void __launch_bounds__ (BM, 256 / BM)
-k8_wide (const float *__restrict__ A, size_t lda,
-         const float *__restrict__ B, size_t ldb,
-         float *__restrict__ C, size_t ldc,
-         long long m, long long n, long long k, bool va, bool vb, bool vc)
+struct k8_cfg
 {
-  /* Stages in shared memory: three where both operands come by
-     cp.async (a copy then has two stages of FMAs to land: H200, 1.5%
-     faster at 3000x700x5000, where k is short, and the same at 2048^3 to
-     8192^3), two where one passes through registers.  256 rows: four
-     8-k stages (48 KiB), or three 16-k stages (72 KiB, dynamic).  */
-  constexpr int S = BM == 256 ? (K16 ? 3 : 4) : (ASYNC_A && BT) ? 3 : 2;
-  constexpr int BK = (ASYNC_A && BT && K16) ? 2 * K8_BK : K8_BK;
-  constexpr bool DYN = S * BK * (BM + K8_BN) * 4 > 48 * 1024;
-  __shared__ __align__ (16) float As_s[DYN ? 1 : S][BK][BM];
-  __shared__ __align__ (16) float Bs_s[DYN ? 1 : S][BK][K8_BN];
-  extern __shared__ __align__ (16) float k8_dyn[];
-  float (*As)[BK][BM] = DYN ? reinterpret_cast<float (*)[BK][BM]> (k8_dyn)
-                            : As_s;
-  float (*Bs)[BK][K8_BN] = DYN
-    ? reinterpret_cast<float (*)[BK][K8_BN]> (k8_dyn + S * BK * BM) : Bs_s;
+  static constexpr int S = BM == 256 ? (K16 ? 3 : 4)
+                                     : (ASYNC_A && BT) ? 3 : 2;
+  static constexpr int BK = (ASYNC_A && BT && K16) ? 2 * K8_BK : K8_BK;
+  static constexpr size_t SMEM = (size_t) S * BK * (BM + K8_BN)
+                                 * sizeof (float);
+  static constexpr bool DYN = SMEM > 48 * 1024;
+};
+
+/* The product of one tile of C over nt stages of k from k0 (a multiple
+   of the stage), added to acc (acc[j][i]: column j, row i of the
+   thread's 16x8).  Ends with every copy landed; the caller syncs before
+   the stages are filled again.  */
+template <bool ASYNC_A, bool BT, bool K16, int BM>
+__device__ __forceinline__ void
+k8_tile_loop (float (&acc)[8][16],
+              float (*As)[k8_cfg<ASYNC_A, BT, K16, BM>::BK][BM],
+              float (*Bs)[k8_cfg<ASYNC_A, BT, K16, BM>::BK][K8_BN],
+              const float *__restrict__ A, size_t lda,
+              const float *__restrict__ B, size_t ldb,
+              long long m, long long n, long long k, bool va, bool vb,
+              long long m0, long long n0, long long k0, int nt)
+{
+  constexpr int S = k8_cfg<ASYNC_A, BT, K16, BM>::S;
+  constexpr int BK = k8_cfg<ASYNC_A, BT, K16, BM>::BK;
   const int tid = threadIdx.x;
-  const long long m0 = (long long) blockIdx.x * BM;
-  const long long n0 = (long long) blockIdx.y * K8_BN;
 
   /* Loading: A's panel by k row (tid / (BM/8)) and 8 rows; B''s by k row
      and RB rows (8 of 128 under 128 threads, 4 under 256); B as it is by
@@ -158,14 +167,14 @@ k8_wide (const float *__restrict__ A, size_t lda,
   k8_panel<8> la;
   k8_panel<RB> lbt;
   k8_bcol lb;
-  la.init (A, m, m0 + lp_r, lp_k, lda, k);
+  la.init (A, m, m0 + lp_r, (int) k0 + lp_k, lda, k);
   if (BT)
-    lbt.init (B, n, n0 + lb_r, lb_k, ldb, k);
+    lbt.init (B, n, n0 + lb_r, (int) k0 + lb_k, ldb, k);
   else
     {
       const bool in = n0 + tid < n;
-      lb.p = in ? B + (size_t) (n0 + tid) * ldb : B;
-      lb.k_left = in ? (int) k : 0;
+      lb.p = in ? B + (size_t) (n0 + tid) * ldb + k0 : B;
+      lb.k_left = in ? (int) (k - k0) : 0;
     }
   const size_t a_step = K8_BK * lda, bt_step = K8_BK * ldb;
 
@@ -175,26 +184,19 @@ k8_wide (const float *__restrict__ A, size_t lda,
   const int warp = tid / 32, lane = tid % 32;
   const int wm = (warp % (BM / 64)) * 64, wn = (warp / (BM / 64)) * 64;
   const int rm = wm + (lane % 4) * 4, rn = wn + (lane / 4) * 4;
-
-  float acc[8][16];        /* acc[j][i]: column j, row i of the thread */
-#pragma unroll
-  for (int j = 0; j < 8; j++)
-#pragma unroll
-    for (int i = 0; i < 16; i++)
-      acc[j][i] = 0.0f;
   float a[2][16], b[2][8];
 
-  const int nt = (int) ((k + BK - 1) / BK);
 #define K8_FETCH(buf)                                                       \
   do {                                                                      \
     la.fetch<ASYNC_A> (a_step, va, &As[buf][lp_k][lp_r]);                   \
     if (BK > K8_BK)                                                         \
       la.fetch<ASYNC_A> (a_step, va, &As[buf][(lp_k + K8_BK) % BK][lp_r]);  \
     if (BT)                                                                 \
-      lbt.template fetch<true> (bt_step, true, &Bs[buf][lb_k][lb_r]);                \
+      lbt.template fetch<true> (bt_step, true, &Bs[buf][lb_k][lb_r]);       \
     if (BT && BK > K8_BK)                                                   \
-      lbt.template fetch<true> (bt_step, true, &Bs[buf][(lb_k + K8_BK) % BK][lb_r]); \
-    else                                                                    \
+      lbt.template fetch<true> (bt_step, true,                              \
+                                &Bs[buf][(lb_k + K8_BK) % BK][lb_r]);       \
+    else if (!BT)                                                           \
       lb.fetch (vb);                                                        \
     gt_cp_async_commit ();                                                  \
   } while (0)
@@ -273,9 +275,18 @@ k8_wide (const float *__restrict__ A, size_t lda,
 #undef K8_FRAG
 #undef K8_STORE
 #undef K8_FETCH
+}
 
-  /* Row group g of 4 rows at rm + 16 g; column j at rn + j for j < 4,
-     rn + 28 + j after.  */
+/* A thread's 16x8 of C: row group g of 4 rows at rm + 16 g; column j at
+   rn + j for j < 4, rn + 28 + j after.  */
+template <int BM>
+__device__ __forceinline__ void
+k8_store_c (const float (&acc)[8][16], float *__restrict__ C, size_t ldc,
+            long long m, long long n, long long m0, long long n0, bool vc)
+{
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int wm = (warp % (BM / 64)) * 64, wn = (warp / (BM / 64)) * 64;
+  const int rm = wm + (lane % 4) * 4, rn = wn + (lane / 4) * 4;
 #pragma unroll
   for (int j = 0; j < 8; j++)
     {
@@ -290,6 +301,145 @@ k8_wide (const float *__restrict__ A, size_t lda,
                          acc[j][4 * g], acc[j][4 * g + 1], acc[j][4 * g + 2],
                          acc[j][4 * g + 3]);
         }
+    }
+}
+
+/* The stages: static up to 48 KiB, dynamic beyond.  */
+#define K8_SMEM(ASYNC_A, BT, K16, BM)                                       \
+  typedef k8_cfg<ASYNC_A, BT, K16, BM> cfg_;                                \
+  __shared__ __align__ (16) float As_s[cfg_::DYN ? 1 : cfg_::S][cfg_::BK][BM]; \
+  __shared__ __align__ (16)                                                 \
+    float Bs_s[cfg_::DYN ? 1 : cfg_::S][cfg_::BK][K8_BN];                   \
+  extern __shared__ __align__ (16) float k8_dyn[];                          \
+  float (*As)[cfg_::BK][BM] = cfg_::DYN                                     \
+    ? reinterpret_cast<float (*)[cfg_::BK][BM]> (k8_dyn) : As_s;            \
+  float (*Bs)[cfg_::BK][K8_BN] = cfg_::DYN                                  \
+    ? reinterpret_cast<float (*)[cfg_::BK][K8_BN]> (k8_dyn                  \
+                                                    + cfg_::S * cfg_::BK * BM) \
+    : Bs_s
+
+/* One block per tile of C, over all of k.  */
+template <bool ASYNC_A, bool BT, bool K16, int BM>
+__global__ void __launch_bounds__ (BM, 256 / BM)
+k8_wide (const float *__restrict__ A, size_t lda,
+         const float *__restrict__ B, size_t ldb,
+         float *__restrict__ C, size_t ldc,
+         long long m, long long n, long long k, bool va, bool vb, bool vc)
+{
+  K8_SMEM (ASYNC_A, BT, K16, BM);
+  const long long m0 = (long long) blockIdx.x * BM;
+  const long long n0 = (long long) blockIdx.y * K8_BN;
+  float acc[8][16];
+#pragma unroll
+  for (int j = 0; j < 8; j++)
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+      acc[j][i] = 0.0f;
+  const int nt = (int) ((k + cfg_::BK - 1) / cfg_::BK);
+  k8_tile_loop<ASYNC_A, BT, K16, BM> (acc, As, Bs, A, lda, B, ldb, m, n, k,
+                                      va, vb, m0, n0, 0, nt);
+  k8_store_c<BM> (acc, C, ldc, m, n, m0, n0, vc);
+}
+
+/* Stream-K: the tiles' stages of k laid end to end and cut into one
+   equal run per resident block, so that no SM idles in a last, partly
+   filled round (4096^3 on 256x128 tiles: 512 tiles are 3.88 rounds of
+   132).  A run covers whole tiles, and where it starts or ends inside a
+   tile, that tile's later part (its "tail") or earlier part (its
+   "head").  A block works its head first, then its whole tiles, then its
+   tail: the tail starts from the partial sums that the previous block
+   left for the same tile (its head, done first there), so each element
+   is still one chain of FMAs in k order, the bits of the one-pass
+   kernel.  Blocks wait only on the block before them, whose head comes
+   first; the grid is no larger than the blocks resident at once.
+   partial: a BM x 128 slot per block; flags: one int per block, zero at
+   launch.  */
+template <int BM>
+__global__ void __launch_bounds__ (BM, 256 / BM)
+k8_stream (const float *__restrict__ A, size_t lda,
+           const float *__restrict__ B, size_t ldb,
+           float *__restrict__ C, size_t ldc,
+           long long m, long long n, long long k, bool vc,
+           float *__restrict__ partial, int *flags, long long tiles_m,
+           long long tiles)
+{
+  K8_SMEM (true, true, true, BM);
+  const int tid = threadIdx.x;
+  const long long L = (k + cfg_::BK - 1) / cfg_::BK;   /* stages per tile */
+  const long long blk = blockIdx.x, blocks = gridDim.x;
+  const long long s = blk * (tiles * L) / blocks;
+  const long long e = (blk + 1) * (tiles * L) / blocks;
+  const long long t_first = s / L, t_last = (e - 1) / L;
+  const bool tail = s % L != 0;        /* t_first began in block blk - 1 */
+  const bool head = e % L != 0;        /* t_last ends in block blk + 1 */
+  const long long full0 = tail ? t_first + 1 : t_first;
+  const long long full1 = head ? t_last : t_last + 1;   /* exclusive */
+  const long long units = (head ? 1 : 0) + (full1 - full0) + (tail ? 1 : 0);
+  float acc[8][16];
+  for (long long u = 0; u < units; u++)
+    {
+      long long t, it0, it1;
+      const bool is_head = head && u == 0;
+      const bool is_tail = tail && u == units - 1;
+      if (is_head)
+        t = t_last, it0 = 0, it1 = e - t_last * L;
+      else if (is_tail)
+        t = t_first, it0 = s - t_first * L, it1 = L;
+      else
+        t = full0 + u - (head ? 1 : 0), it0 = 0, it1 = L;
+      if (u > 0)
+        __syncthreads ();   /* the last stages read before refilling */
+      if (is_tail)
+        {
+          if (tid == 0)
+            {
+              int ready = 0;
+              do
+                {
+                  asm volatile ("ld.acquire.gpu.global.b32 %0, [%1];"
+                                : "=r"(ready) : "l"(flags + blk - 1)
+                                : "memory");
+                  if (!ready)
+                    __nanosleep (200);
+                }
+              while (!ready);
+            }
+          __syncthreads ();
+          const float *p = partial + (size_t) (blk - 1) * BM * K8_BN;
+#pragma unroll
+          for (int j = 0; j < 8; j++)
+#pragma unroll
+            for (int i = 0; i < 16; i++)
+              acc[j][i] = __ldcg (p + (size_t) (j * 16 + i) * BM + tid);
+        }
+      else
+        {
+#pragma unroll
+          for (int j = 0; j < 8; j++)
+#pragma unroll
+            for (int i = 0; i < 16; i++)
+              acc[j][i] = 0.0f;
+        }
+      const long long m0 = (t % tiles_m) * BM, n0 = (t / tiles_m) * K8_BN;
+      k8_tile_loop<true, true, true, BM> (acc, As, Bs, A, lda, B, ldb, m, n,
+                                          k, true, true, m0, n0,
+                                          it0 * cfg_::BK, (int) (it1 - it0));
+      if (is_head)
+        {
+          float *p = partial + (size_t) blk * BM * K8_BN;
+#pragma unroll
+          for (int j = 0; j < 8; j++)
+#pragma unroll
+            for (int i = 0; i < 16; i++)
+              __stcg (p + (size_t) (j * 16 + i) * BM + tid, acc[j][i]);
+          __threadfence ();
+          __syncthreads ();
+          if (tid == 0)
+            asm volatile ("st.release.gpu.global.b32 [%0], %1;"
+                          :: "l"(flags + blk), "r"(1) : "memory");
+        }
+      else
+        k8_store_c<BM> (acc, C, ldc, m, n, m0, n0, vc);
     }
 }
 
@@ -321,18 +471,6 @@ k8_transpose (const float *__restrict__ src, size_t lds,
     }
 }
 
-/* Scratch layout: [B'][A repacked], each part a multiple of 4 floats.  */
-extern "C" size_t
-gt_k8_work_bytes (int mode, size_t m, size_t n, size_t k, int repack)
-{
-  size_t floats = 0;
-  if (mode & GT_K8_B_TRANSPOSED)
-    floats += gt_round4 (n) * k;
-  if ((mode & GT_K8_A_ASYNC) && repack)
-    floats += gt_round4 (m) * k;
-  return floats * sizeof (float);
-}
-
 /* The instance a mode runs (both operands by cp.async for K16 and 256
    rows; without them those bits do nothing).  */
 #define K8_DISPATCH(mode, async_a, bt, CALL)                                \
@@ -358,40 +496,30 @@ gt_k8_work_bytes (int mode, size_t m, size_t n, size_t k, int repack)
       CALL (false, false, false, 128);                                      \
   } while (0)
 
-/* Dynamic shared memory of an instance (0: its stages are static).  */
-template <bool ASYNC_A, bool BT, bool K16, int BM>
-static size_t
-k8_dyn_bytes (void)
-{
-  const int s = BM == 256 ? (K16 ? 3 : 4) : (ASYNC_A && BT) ? 3 : 2;
-  const int bk = (ASYNC_A && BT && K16) ? 2 * K8_BK : K8_BK;
-  const size_t bytes = (size_t) s * bk * (BM + K8_BN) * sizeof (float);
-  return bytes > 48 * 1024 ? bytes : 0;
-}
-
-/* Lets an instance with dynamic stages have them (the default limit is
-   48 KiB).  */
+/* Lets a kernel with dynamic stages have them (the default limit is 48
+   KiB); *dyn: its dynamic shared memory, 0 where the stages are
+   static.  */
 template <bool ASYNC_A, bool BT, bool K16, int BM>
 static cudaError_t
-k8_prepare (size_t *dyn)
+k8_prepare (const void *fn, size_t *dyn)
 {
-  *dyn = k8_dyn_bytes<ASYNC_A, BT, K16, BM> ();
+  typedef k8_cfg<ASYNC_A, BT, K16, BM> cfg;
+  *dyn = cfg::DYN ? cfg::SMEM : 0;
   if (*dyn == 0)
     return cudaSuccess;
-  return cudaFuncSetAttribute (k8_wide<ASYNC_A, BT, K16, BM>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+  return cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                (int) *dyn);
 }
 
 template <bool ASYNC_A, bool BT, bool K16, int BM>
 static int
-k8_blocks_per_sm (void)
+k8_blocks_per_sm (const void *fn)
 {
   int blocks = 0;
   size_t dyn;
-  if (k8_prepare<ASYNC_A, BT, K16, BM> (&dyn) != cudaSuccess
-      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (
-           &blocks, k8_wide<ASYNC_A, BT, K16, BM>, BM, dyn) != cudaSuccess)
+  if (k8_prepare<ASYNC_A, BT, K16, BM> (fn, &dyn) != cudaSuccess
+      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks, fn, BM, dyn)
+         != cudaSuccess)
     {
       cudaGetLastError ();
       return 0;
@@ -399,11 +527,30 @@ k8_blocks_per_sm (void)
   return blocks;
 }
 
+/* Stream-K's blocks on the current device: as many as are resident at
+   once (0: unknown, or none fit).  */
+static int
+k8_stream_blocks (void)
+{
+  int dev = 0, sms = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess
+      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
+         != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  return sms * k8_blocks_per_sm<true, true, true, 256> (
+                 (const void *) k8_stream<256>);
+}
+
 extern "C" int
 gt_k8_occupancy (int mode)
 {
   int blocks = 0;
-#define K8_OCC(as, t, k16, bm) blocks = k8_blocks_per_sm<as, t, k16, bm> ()
+#define K8_OCC(as, t, k16, bm)                                              \
+  blocks = k8_blocks_per_sm<as, t, k16, bm> (                               \
+             (const void *) k8_wide<as, t, k16, bm>)
   K8_DISPATCH (mode, (mode & GT_K8_A_ASYNC) != 0,
                (mode & GT_K8_B_TRANSPOSED) != 0, K8_OCC);
 #undef K8_OCC
@@ -424,7 +571,8 @@ k8_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
            bool vb, bool vc, cudaStream_t s)
 {
   size_t dyn;
-  cudaError_t err = k8_prepare<ASYNC_A, BT, K16, BM> (&dyn);
+  cudaError_t err = k8_prepare<ASYNC_A, BT, K16, BM> (
+                      (const void *) k8_wide<ASYNC_A, BT, K16, BM>, &dyn);
   if (err != cudaSuccess)
     return err;
   dim3 grid ((unsigned) gt_ceil_div (m, BM),
@@ -433,6 +581,25 @@ k8_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
                                                        ldc, m, n, k, va, vb,
                                                        vc);
   return cudaGetLastError ();
+}
+
+/* Scratch layout: [B'][A repacked][stream-K partial sums][flags], each
+   part a multiple of 4 floats.  */
+extern "C" size_t
+gt_k8_work_bytes (int mode, size_t m, size_t n, size_t k, int repack)
+{
+  size_t floats = 0;
+  if (mode & GT_K8_B_TRANSPOSED)
+    floats += gt_round4 (n) * k;
+  if ((mode & GT_K8_A_ASYNC) && repack)
+    floats += gt_round4 (m) * k;
+  if ((mode & GT_K8_STREAMK) && gt_k8_rows (mode) == 256)
+    {
+      /* a tile's partial sums per block, and the blocks' flags */
+      const size_t blocks = (size_t) k8_stream_blocks ();
+      floats += blocks * 256 * K8_BN + gt_round4 (blocks);
+    }
+  return floats * sizeof (float);
 }
 
 extern "C" cudaError_t
@@ -476,6 +643,29 @@ gt_k8_wide (int mode, const float *A, size_t lda, const float *B,
       va = true;
     }
   const bool async_a = (mode & GT_K8_A_ASYNC) && va;
+  if ((mode & GT_K8_STREAMK) && async_a && bt && gt_k8_rows (mode) == 256)
+    {
+      /* Stream-K where each block's run is at least a tile long (no tile
+         then has more than two parts); otherwise one block per tile.  */
+      const long long blocks = k8_stream_blocks ();
+      const long long tiles = gt_ceil_div (m, 256) * tiles_n;
+      if (blocks > 0 && tiles >= blocks)
+        {
+          float *partial = A == w ? w + gt_round4 (m) * k : w;
+          int *flags = (int *) (partial + (size_t) blocks * 256 * K8_BN);
+          size_t dyn;
+          if ((err = cudaMemsetAsync (flags, 0, (size_t) blocks * sizeof (int),
+                                      s)) != cudaSuccess
+              || (err = k8_prepare<true, true, true, 256> (
+                          (const void *) k8_stream<256>, &dyn))
+                 != cudaSuccess)
+            return err;
+          k8_stream<256><<<(unsigned) blocks, 256, dyn, s>>> (
+            A, lda, B, ldb, C, ldc, m, n, k, vc, partial, flags,
+            gt_ceil_div (m, 256), tiles);
+          return cudaGetLastError ();
+        }
+    }
 #define K8_RUN(as, t, k16, bm)                                              \
   err = k8_launch<as, t, k16, bm> (A, lda, B, ldb, C, ldc, m, n, k, va, vb,  \
                                    vc, s)
