@@ -110,6 +110,7 @@ gt_fail_cuda (cudaError_t err, const char *what)
       /* The context is gone: forget what lived in it, start over.  */
       memset (&the_ctx, 0, sizeof the_ctx);
       cudaDeviceReset ();
+      gt_k8_forget ();
     }
   cudaGetLastError ();
   return st;

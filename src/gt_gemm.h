@@ -140,6 +140,8 @@ size_t gt_k8_work_bytes (int mode, size_t m, size_t n, size_t k,
 int gt_k8_occupancy (int mode);
 /* Rows of C per block of kernel 8 in a mode (columns: 128).  */
 int gt_k8_rows (int mode);
+/* After a device reset: kernel 8's shared-memory limits are set again.  */
+void gt_k8_forget (void);
 /* Copies a rows x cols matrix to leading dimension ldd (a multiple of 4,
    the padding zero-filled), so kernels can move it in 16-byte pieces.  */
 cudaError_t gt_repack (const float *src, size_t lds, float *dst,

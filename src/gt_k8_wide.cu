@@ -496,28 +496,53 @@ k8_transpose (const float *__restrict__ src, size_t lds,
       CALL (false, false, false, 128);                                      \
   } while (0)
 
+/* Devices (bit d) where the two kernels with dynamic stages, 256x128
+   tiles with 16-k stages a block per tile [0] and stream-K [1], have been
+   allowed them; a device reset forgets it.  */
+static unsigned long long k8_attr_done[2];
+
+extern "C" void
+gt_k8_forget (void)
+{
+  __atomic_store_n (&k8_attr_done[0], 0ULL, __ATOMIC_RELEASE);
+  __atomic_store_n (&k8_attr_done[1], 0ULL, __ATOMIC_RELEASE);
+}
+
 /* Lets a kernel with dynamic stages have them (the default limit is 48
-   KiB); *dyn: its dynamic shared memory, 0 where the stages are
-   static.  */
-template <bool ASYNC_A, bool BT, bool K16, int BM>
+   KiB), once per device (STREAM: the stream-K kernel of the instance);
+   *dyn: its dynamic shared memory, 0 where the stages are static.  */
+template <bool ASYNC_A, bool BT, bool K16, int BM, bool STREAM>
 static cudaError_t
 k8_prepare (const void *fn, size_t *dyn)
 {
   typedef k8_cfg<ASYNC_A, BT, K16, BM> cfg;
+  static_assert (!cfg::DYN || (ASYNC_A && BT && K16 && BM == 256),
+                 "k8_attr_done keeps one kernel with dynamic stages");
+  unsigned long long *done = &k8_attr_done[STREAM ? 1 : 0];
   *dyn = cfg::DYN ? cfg::SMEM : 0;
   if (*dyn == 0)
     return cudaSuccess;
-  return cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               (int) *dyn);
+  int dev = 0;
+  cudaError_t err = cudaGetDevice (&dev);
+  if (err != cudaSuccess)
+    return err;
+  const unsigned long long bit = dev >= 0 && dev < 64 ? 1ULL << dev : 0;
+  if (bit && (__atomic_load_n (done, __ATOMIC_ACQUIRE) & bit))
+    return cudaSuccess;
+  err = cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              (int) *dyn);
+  if (err == cudaSuccess && bit)
+    __atomic_fetch_or (done, bit, __ATOMIC_RELEASE);
+  return err;
 }
 
-template <bool ASYNC_A, bool BT, bool K16, int BM>
+template <bool ASYNC_A, bool BT, bool K16, int BM, bool STREAM>
 static int
 k8_blocks_per_sm (const void *fn)
 {
   int blocks = 0;
   size_t dyn;
-  if (k8_prepare<ASYNC_A, BT, K16, BM> (fn, &dyn) != cudaSuccess
+  if (k8_prepare<ASYNC_A, BT, K16, BM, STREAM> (fn, &dyn) != cudaSuccess
       || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks, fn, BM, dyn)
          != cudaSuccess)
     {
@@ -528,20 +553,30 @@ k8_blocks_per_sm (const void *fn)
 }
 
 /* Stream-K's blocks on the current device: as many as are resident at
-   once (0: unknown, or none fit).  */
+   once (0: unknown, or none fit); asked once per device.  */
 static int
 k8_stream_blocks (void)
 {
+  static int known[64];   /* blocks + 1; 0: not asked yet */
   int dev = 0, sms = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess
-      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
-         != cudaSuccess)
+  if (cudaGetDevice (&dev) != cudaSuccess)
     {
       cudaGetLastError ();
       return 0;
     }
-  return sms * k8_blocks_per_sm<true, true, true, 256> (
-                 (const void *) k8_stream<256>);
+  if (dev >= 0 && dev < 64 && __atomic_load_n (&known[dev], __ATOMIC_ACQUIRE))
+    return __atomic_load_n (&known[dev], __ATOMIC_ACQUIRE) - 1;
+  if (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
+      != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  const int blocks = sms * k8_blocks_per_sm<true, true, true, 256, true> (
+                             (const void *) k8_stream<256>);
+  if (dev >= 0 && dev < 64)
+    __atomic_store_n (&known[dev], blocks + 1, __ATOMIC_RELEASE);
+  return blocks;
 }
 
 extern "C" int
@@ -549,7 +584,7 @@ gt_k8_occupancy (int mode)
 {
   int blocks = 0;
 #define K8_OCC(as, t, k16, bm)                                              \
-  blocks = k8_blocks_per_sm<as, t, k16, bm> (                               \
+  blocks = k8_blocks_per_sm<as, t, k16, bm, false> (                        \
              (const void *) k8_wide<as, t, k16, bm>)
   K8_DISPATCH (mode, (mode & GT_K8_A_ASYNC) != 0,
                (mode & GT_K8_B_TRANSPOSED) != 0, K8_OCC);
@@ -571,7 +606,7 @@ k8_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
            bool vb, bool vc, cudaStream_t s)
 {
   size_t dyn;
-  cudaError_t err = k8_prepare<ASYNC_A, BT, K16, BM> (
+  cudaError_t err = k8_prepare<ASYNC_A, BT, K16, BM, false> (
                       (const void *) k8_wide<ASYNC_A, BT, K16, BM>, &dyn);
   if (err != cudaSuccess)
     return err;
@@ -656,7 +691,7 @@ gt_k8_wide (int mode, const float *A, size_t lda, const float *B,
           size_t dyn;
           if ((err = cudaMemsetAsync (flags, 0, (size_t) blocks * sizeof (int),
                                       s)) != cudaSuccess
-              || (err = k8_prepare<true, true, true, 256> (
+              || (err = k8_prepare<true, true, true, 256, true> (
                           (const void *) k8_stream<256>, &dyn))
                  != cudaSuccess)
             return err;
