@@ -32,9 +32,11 @@ typedef enum
                          buffered in registers, B transposed in shared
                          memory (a step the benchmark measures; cfg is the
                          blocks per SM its registers are capped for) */
-  GT_K8_WIDE = 8      /* 16x8 per thread, 128x128x8 tiles of 128 threads,
-                         two blocks per SM, copies by cp.async (B
-                         transposed into scratch first); cfg: GT_K8_* */
+  GT_K8_WIDE = 8      /* 16x8 per thread, 128x128 tiles of 128 threads,
+                         two blocks per SM, or 256x128 of 256 threads
+                         (one per SM, optionally stream-K), copies by
+                         cp.async (B transposed into scratch first);
+                         cfg: GT_K8_* */
 } gt_kernel_id;
 
 /* Configurations of kernels 4/5 (compile-time tile shapes), BM x BN x BK

@@ -23,6 +23,12 @@
      or with an unaligned A, the affected operand goes through registers
      (modes below).
 
+   Later steps, measured on the H200 (bench/RESULTS.md): 256x128 tiles of
+   one block per SM (the warps of a scheduler then share one block's
+   barriers and one stretch of the instruction cache), and stream-K over
+   the resident blocks where the tiles would leave a last round partly
+   empty (k8_stream).
+
    Operands need not be aligned: an unaligned A is read element by
    element.  */
 
