@@ -283,6 +283,16 @@ k8_tile_loop (float (&acc)[8][16],
 #undef K8_FETCH
 }
 
+__device__ __forceinline__ void
+k8_acc_zero (float (&acc)[8][16])
+{
+#pragma unroll
+  for (int j = 0; j < 8; j++)
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+      acc[j][i] = 0.0f;
+}
+
 /* A thread's 16x8 of C: row group g of 4 rows at rm + 16 g; column j at
    rn + j for j < 4, rn + 28 + j after.  */
 template <int BM>
@@ -336,11 +346,7 @@ k8_wide (const float *__restrict__ A, size_t lda,
   const long long m0 = (long long) blockIdx.x * BM;
   const long long n0 = (long long) blockIdx.y * K8_BN;
   float acc[8][16];
-#pragma unroll
-  for (int j = 0; j < 8; j++)
-#pragma unroll
-    for (int i = 0; i < 16; i++)
-      acc[j][i] = 0.0f;
+  k8_acc_zero (acc);
   const int nt = (int) ((k + cfg_::BK - 1) / cfg_::BK);
   k8_tile_loop<ASYNC_A, BT, K16, BM> (acc, As, Bs, A, lda, B, ldb, m, n, k,
                                       va, vb, m0, n0, 0, nt);
@@ -419,13 +425,7 @@ k8_stream (const float *__restrict__ A, size_t lda,
               acc[j][i] = __ldcg (p + (size_t) (j * 16 + i) * BM + tid);
         }
       else
-        {
-#pragma unroll
-          for (int j = 0; j < 8; j++)
-#pragma unroll
-            for (int i = 0; i < 16; i++)
-              acc[j][i] = 0.0f;
-        }
+        k8_acc_zero (acc);
       const long long m0 = (t % tiles_m) * BM, n0 = (t / tiles_m) * K8_BN;
       k8_tile_loop<true, true, true, BM> (acc, As, Bs, A, lda, B, ldb, m, n,
                                           k, true, true, m0, n0,
@@ -570,8 +570,10 @@ k8_stream_blocks (void)
       cudaGetLastError ();
       return 0;
     }
-  if (dev >= 0 && dev < 64 && __atomic_load_n (&known[dev], __ATOMIC_ACQUIRE))
-    return __atomic_load_n (&known[dev], __ATOMIC_ACQUIRE) - 1;
+  const int seen = dev >= 0 && dev < 64
+                   ? __atomic_load_n (&known[dev], __ATOMIC_ACQUIRE) : 0;
+  if (seen)
+    return seen - 1;
   if (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
       != cudaSuccess)
     {
