@@ -354,6 +354,12 @@ main (int argc, char **argv)
           vs[nv++].plan = gt_plan_kernel (GT_K8_WIDE, k8_cfgs[c], 0, p.m, p.n,
                                           p.k, repack);
         }
+      if (gt_k9_usable ())
+        {
+          strcpy (vs[nv].name, "k9_dmma");
+          vs[nv++].plan = gt_plan_kernel (GT_K9_DMMA, -1, 0, p.m, p.n, p.k,
+                                          repack);
+        }
       strcpy (vs[nv].name, "default");
       vs[nv++].plan = gt_plan_for (p.m, p.n, p.k, 0, repack);
       int kept = 0;

@@ -285,6 +285,34 @@ endfunction
 %!   check_product (s(1), s(2), s(3), 0);
 %! endfor
 %!testif ; gpu
+%! ## large products, kernel 9 on a Hopper GPU (128x128 tiles summed in
+%! ## double): ragged last tiles in m and n, k not a multiple of its 32-k
+%! ## stages nor of 8, k shorter than a stage, whole tiles
+%! for s = [2049 1000 1031; 1100 4001 1300; 1537 17 1411; 1280 2048 1280]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## NaN, Inf and an Inf times an exact zero in a large product land where
+%! ## * puts them (B has no other exact zeros)
+%! A = randn (1500, 1300, "single");  B = randn (1300, 1400, "single") + 8;
+%! A(5, 7) = Inf;  A(9, 3) = -Inf;  B(11, 13) = NaN;  A(20, :) = NaN;
+%! A(1400, 1000) = Inf;  B(1000, 1300) = 0;
+%! C = gpu_tiled_mtimes (A, B);
+%! R = A * B;
+%! assert (isnan (C), isnan (R));
+%! assert (isinf (C), isinf (R));
+%! assert (sign (C(isinf (R))), sign (R(isinf (R))));
+%! assert (isnan (C(1400, 1300)));
+%!testif ; gpu
+%! ## subnormal singles are multiplied exactly, not flushed to zero
+%! A = randn (1200, 1100, "single") * single (1e-39);
+%! B = randn (1100, 1000, "single") * single (1e30);
+%! assert (nnz (abs (A) < realmin ("single") & A != 0) > 0.9 * numel (A));
+%! C = gpu_tiled_mtimes (A, B);
+%! R = double (A) * double (B);
+%! assert (norm (double (C) - R, "fro")
+%!         <= 4 * 1100 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
+%!testif ; gpu
 %! ## large enough to stream in several panels and staging slots
 %! check_product (2048, 2049, 3001, 0);
 %! check_product (1027, 3000, 2051, 32);

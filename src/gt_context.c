@@ -111,6 +111,7 @@ gt_fail_cuda (cudaError_t err, const char *what)
       memset (&the_ctx, 0, sizeof the_ctx);
       cudaDeviceReset ();
       gt_k8_forget ();
+      gt_k9_forget ();
     }
   cudaGetLastError ();
   return st;

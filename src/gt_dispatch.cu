@@ -35,6 +35,7 @@ typedef struct
   int k8_occupancy;
   int k8_k16_fits;      /* 16-k stages keep kernel 8's blocks per SM */
   int k8_wide_occupancy; /* kernel 8's 256x128 tiles (0: they do not fit) */
+  int k9_usable;        /* kernel 9 runs here (Hopper) */
 } device_facts;
 
 static device_facts facts[GT_MAX_DEVICES];
@@ -53,6 +54,7 @@ current_facts (void)
       fallback.k8_occupancy = 2;
       fallback.k8_k16_fits = 1;
       fallback.k8_wide_occupancy = 1;
+      fallback.k9_usable = 0;
       fallback.known = 1;
     }
   int dev = 0;
@@ -78,6 +80,7 @@ current_facts (void)
       f->k8_k16_fits = gt_k8_occupancy (GT_K8_DEFAULT_MODE | GT_K8_K16)
                        >= f->k8_occupancy;
       f->k8_wide_occupancy = gt_k8_occupancy (K8_WIDE_MODE);
+      f->k9_usable = gt_k9_usable ();
       f->known = 1;
     }
   return f;
@@ -125,10 +128,11 @@ k8_mode (size_t k)
          ? GT_K8_DEFAULT_MODE | GT_K8_K16 : GT_K8_DEFAULT_MODE;
 }
 
-/* Kernel 8's tile families: rows of C per block, blocks per SM,
-   efficiency against kernel 4's 64x64x32 tiles on full grids.  */
+/* The tile families of kernels 8 and 9: rows of C per block, blocks per
+   SM, efficiency against kernel 4's 64x64x32 tiles on full grids.  */
 typedef struct
 {
+  int kernel;           /* GT_K8_WIDE or GT_K9_DMMA */
   int mode;
   int rows;
   int occupancy;
@@ -152,12 +156,17 @@ typedef struct
 #define K8_STREAMK_SLOWER 1.02
 #define K8_STREAMK_ROUNDS 0.01
 
+/* Kernel 9 against the same unit: H200, 4096^3 and 8192^3, 1.03 times
+   kernel 8's 256x128 tiles (bench/RESULTS.md).  */
+#define K9_EFFICIENCY (K8_WIDE_EFFICIENCY * 1.03)
+
 /* The families worth trying for k; returns how many were written.  */
 static int
-k8_families (size_t k, k8_family fam[3])
+k8_families (size_t k, k8_family fam[4])
 {
   const device_facts *f = current_facts ();
   int nf = 0;
+  fam[nf].kernel = GT_K8_WIDE;
   fam[nf].mode = k8_mode (k);
   fam[nf].rows = 128;
   fam[nf].occupancy = f->k8_occupancy;
@@ -166,16 +175,26 @@ k8_families (size_t k, k8_family fam[3])
   if (k >= 2048 && f->k8_wide_occupancy > 0)
     for (int sk = 0; sk < 2; sk++)
       {
+        fam[nf].kernel = GT_K8_WIDE;
         fam[nf].mode = K8_WIDE_MODE | (sk ? GT_K8_STREAMK : 0);
         fam[nf].rows = 256;
         fam[nf].occupancy = f->k8_wide_occupancy;
         fam[nf].efficiency = K8_WIDE_EFFICIENCY;
         fam[nf++].streamk = sk;
       }
+  if (f->k9_usable)
+    {
+      fam[nf].kernel = GT_K9_DMMA;
+      fam[nf].mode = 0;
+      fam[nf].rows = 128;
+      fam[nf].occupancy = 1;
+      fam[nf].efficiency = K9_EFFICIENCY;
+      fam[nf++].streamk = 0;
+    }
   return nf;
 }
 
-/* Kernel 8 of a family on an m x n x k product, in the units of
+/* Kernel 8 or 9 of a family on an m x n x k product, in the units of
    choose_gemm.  */
 static double
 k8_cost (const k8_family *fam, size_t m, size_t n, size_t k, int repack)
@@ -199,7 +218,9 @@ k8_cost (const k8_family *fam, size_t m, size_t n, size_t k, int repack)
   /* its advantage holds once the busiest SM is full */
   const double eff = per_sm >= occ ? fam->efficiency : 1.0;
   const double kc = (double) gt_ceil_div (k, 8) * 8;
-  const double moved = 8.0 * k * n + (repack ? 8.0 * m * k : 0.0);
+  /* kernel 8's passes over B (transposed) and an unaligned A */
+  const double moved = fam->kernel == GT_K9_DMMA
+                       ? 0.0 : 8.0 * k * n + (repack ? 8.0 * m * k : 0.0);
   return rounds * occ * fam->rows * 128.0 * kc / eff
          + moved * K8_FLOP_PER_SM_PER_BYTE + FLOP_PER_SM_PER_LAUNCH;
 }
@@ -309,19 +330,20 @@ edge_plan (size_t m, size_t n, size_t k, int repack, double *cost)
   return choose_gemm (m, n, k, -1, 0, repack, cost);
 }
 
-/* The default for a matrix product: kernels 4/5, or kernel 8 over all of
-   C, or kernel 8 over its whole tiles only (128x128, or 256x128 of one
-   block per SM where k is long enough).  Kernel 8 pays for its
-   ragged last row or column of tiles with a whole round when the tile
-   count just passes a multiple of the resident slots (4097^3: 33x33
-   tiles, 4.1 rounds on 264 slots); covering the whole tiles only, it
-   leaves the strips over to a kernel made for thin shapes.  */
+/* The default for a matrix product: kernels 4/5, or kernel 8 or 9 over
+   all of C, or over their whole tiles only (kernel 8: 128x128, or 256x128
+   of one block per SM where k is long enough; kernel 9 on Hopper:
+   128x128).  A tiled kernel pays for its ragged last row or column of
+   tiles with a whole round when the tile count just passes a multiple of
+   the resident slots (4097^3: 33x33 tiles, 4.1 rounds on 264 slots);
+   covering the whole tiles only, it leaves the strips over to a kernel
+   made for thin shapes.  */
 static gt_plan
 choose_default (size_t m, size_t n, size_t k, int repack)
 {
   double best_cost;
   gt_plan best = choose_gemm (m, n, k, -1, 0, repack, &best_cost);
-  k8_family fam[3];
+  k8_family fam[4];
   const int nf = k8_families (k, fam);
   for (int fi = 0; fi < nf; fi++)
     {
@@ -337,7 +359,9 @@ choose_default (size_t m, size_t n, size_t k, int repack)
           const size_t cm = m - er, cn = n - ec;
           double cost = k8_cost (&fam[fi], cm, cn, k, repack);
           double c_rows = 0.0, c_cols = 0.0;
-          size_t work = gt_k8_work_bytes (fam[fi].mode, cm, cn, k, repack);
+          size_t work = fam[fi].kernel == GT_K9_DMMA
+                        ? 0 : gt_k8_work_bytes (fam[fi].mode, cm, cn, k,
+                                                repack);
           if (er)
             {
               const gt_plan e = edge_plan (er, n, k, repack, &c_rows);
@@ -352,7 +376,7 @@ choose_default (size_t m, size_t n, size_t k, int repack)
           if (cost < best_cost)
             {
               best_cost = cost;
-              best.kernel = GT_K8_WIDE;
+              best.kernel = fam[fi].kernel;
               best.cfg = fam[fi].mode;
               best.splits = 1;
               best.work_bytes = work;
@@ -388,6 +412,7 @@ gt_plan_kernel (int kernel, int cfg, int splits, size_t m, size_t n,
     case GT_K6_GEMV:
       p = choose_gemv (m, n, k, splits);
       break;
+    case GT_K9_DMMA:
     default:
       break;
     }
@@ -405,21 +430,22 @@ gt_plan_for (size_t m, size_t n, size_t k, int tile, int repack)
   return choose_default (m, n, k, repack);
 }
 
-/* Kernel 8 on the whole tiles, then the strips beside them, one after
+/* Kernel 8 or 9 on the whole tiles, then the strips beside them, one after
    the other on the stream (they share the scratch).  The strips' plans are
    made again here as choose_default made them: the operands' alignment is
    the whole product's, since the strips start at multiples of 128.  */
 static cudaError_t
-run_k8 (const gt_plan *p, const float *A, size_t lda, const float *B,
-        size_t ldb, float *C, size_t ldc, size_t m, size_t n, size_t k,
-        void *work, cudaStream_t s)
+run_tiles (const gt_plan *p, const float *A, size_t lda, const float *B,
+           size_t ldb, float *C, size_t ldc, size_t m, size_t n, size_t k,
+           void *work, cudaStream_t s)
 {
   const size_t er = (size_t) p->edge_rows, ec = (size_t) p->edge_cols;
   if (er > m || ec > n)
     return cudaErrorInvalidValue;
   const size_t cm = m - er, cn = n - ec;
-  cudaError_t err = gt_k8_wide (p->cfg, A, lda, B, ldb, C, ldc, cm, cn, k,
-                                work, s);
+  cudaError_t err = p->kernel == GT_K9_DMMA
+    ? gt_k9_dmma (A, lda, B, ldb, C, ldc, cm, cn, k, s)
+    : gt_k8_wide (p->cfg, A, lda, B, ldb, C, ldc, cm, cn, k, work, s);
   const int repack = gt_k4_needs_repack (A, lda, B, ldb);
   if (err == cudaSuccess && er)
     {
@@ -459,7 +485,8 @@ gt_gemm_run (const gt_plan *p, const float *A, size_t lda, const float *B,
     case GT_K7_REGDB:
       return gt_k7_regdb (p->cfg, A, lda, B, ldb, C, ldc, m, n, k, s);
     case GT_K8_WIDE:
-      return run_k8 (p, A, lda, B, ldb, C, ldc, m, n, k, work, s);
+    case GT_K9_DMMA:
+      return run_tiles (p, A, lda, B, ldb, C, ldc, m, n, k, work, s);
     default:
       return cudaErrorInvalidValue;
     }

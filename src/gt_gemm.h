@@ -32,11 +32,14 @@ typedef enum
                          buffered in registers, B transposed in shared
                          memory (a step the benchmark measures; cfg is the
                          blocks per SM its registers are capped for) */
-  GT_K8_WIDE = 8      /* 16x8 per thread, 128x128 tiles of 128 threads,
+  GT_K8_WIDE = 8,     /* 16x8 per thread, 128x128 tiles of 128 threads,
                          two blocks per SM, or 256x128 of 256 threads
                          (one per SM, optionally stream-K), copies by
                          cp.async (B transposed into scratch first);
                          cfg: GT_K8_* */
+  GT_K9_DMMA = 9      /* Hopper: the singles widened to doubles in shared
+                         memory and multiplied on the FP64 tensor cores,
+                         summed in double (128x128 tiles, 16 warps) */
 } gt_kernel_id;
 
 /* Configurations of kernels 4/5 (compile-time tile shapes), BM x BN x BK
@@ -144,6 +147,15 @@ int gt_k8_occupancy (int mode);
 int gt_k8_rows (int mode);
 /* After a device reset: kernel 8's shared-memory limits are set again.  */
 void gt_k8_forget (void);
+/* Kernel 9, where gt_k9_usable: C rounded once from a double product.  */
+cudaError_t gt_k9_dmma (const float *A, size_t lda, const float *B,
+                        size_t ldb, float *C, size_t ldc, size_t m, size_t n,
+                        size_t k, cudaStream_t s);
+/* Nonzero where kernel 9 runs on the current device: a Hopper GPU, and a
+   build for it.  */
+int gt_k9_usable (void);
+/* After a device reset: kernel 9's shared-memory limit is set again.  */
+void gt_k9_forget (void);
 /* Copies a rows x cols matrix to leading dimension ldd (a multiple of 4,
    the padding zero-filled), so kernels can move it in 16-byte pieces.  */
 cudaError_t gt_repack (const float *src, size_t lds, float *dst,

@@ -524,22 +524,10 @@ k8_prepare (const void *fn, size_t *dyn)
   typedef k8_cfg<ASYNC_A, BT, K16, BM> cfg;
   static_assert (!cfg::DYN || (ASYNC_A && BT && K16 && BM == 256),
                  "k8_attr_done keeps one kernel with dynamic stages");
-  unsigned long long *done = &k8_attr_done[STREAM ? 1 : 0];
   *dyn = cfg::DYN ? cfg::SMEM : 0;
   if (*dyn == 0)
     return cudaSuccess;
-  int dev = 0;
-  cudaError_t err = cudaGetDevice (&dev);
-  if (err != cudaSuccess)
-    return err;
-  const unsigned long long bit = dev >= 0 && dev < 64 ? 1ULL << dev : 0;
-  if (bit && (__atomic_load_n (done, __ATOMIC_ACQUIRE) & bit))
-    return cudaSuccess;
-  err = cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              (int) *dyn);
-  if (err == cudaSuccess && bit)
-    __atomic_fetch_or (done, bit, __ATOMIC_RELEASE);
-  return err;
+  return gt_allow_smem_once (fn, *dyn, &k8_attr_done[STREAM ? 1 : 0]);
 }
 
 template <bool ASYNC_A, bool BT, bool K16, int BM, bool STREAM>

@@ -33,6 +33,27 @@ gt_aligned16 (const void *p, size_t ld)
   return ((size_t) p % 16) == 0 && ld % 4 == 0;
 }
 
+/* Lets kernel fn have `bytes` of dynamic shared memory (the default limit
+   is 48 KiB), once per device: bit d of *done marks device d done, and
+   whoever resets a device clears *done.  The call is not made before
+   every launch: it holds up the host's overlapped copies.  */
+static inline cudaError_t
+gt_allow_smem_once (const void *fn, size_t bytes, unsigned long long *done)
+{
+  int dev = 0;
+  cudaError_t err = cudaGetDevice (&dev);
+  if (err != cudaSuccess)
+    return err;
+  const unsigned long long bit = dev >= 0 && dev < 64 ? 1ULL << dev : 0;
+  if (bit && (__atomic_load_n (done, __ATOMIC_ACQUIRE) & bit))
+    return cudaSuccess;
+  err = cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              (int) bytes);
+  if (err == cudaSuccess && bit)
+    __atomic_fetch_or (done, bit, __ATOMIC_RELEASE);
+  return err;
+}
+
 /* The first `have` (clamped to 0..4) of the 4 floats at p, the rest
    zero: one 16-byte load when vec and all four are there.  */
 __device__ __forceinline__ float4

@@ -1,0 +1,352 @@
+/* Kernel 9: single inputs multiplied on the FP64 tensor cores.
+
+   The FP32 kernels are issue-bound: one FFMA per 2 flops, plus the shared
+   loads and the loop, on a pipe whose peak (67 TFLOP/s on an H100/H200)
+   cuBLAS reaches 76% of.  Hopper's FP64 tensor cores have the same peak
+   (mma.sync m16n8k8 on doubles: 66 TFLOP/s measured on an H200, 8 warps
+   per SM), and one instruction does 2048 flops, so the issue slots are
+   left free for everything else.  Every single is exactly a double, the
+   products of two are exact in double, and the sums are kept in double,
+   so C is the exact product rounded once per element on top of a double
+   accumulation: more accurate than any FP32 kernel, and no reduced
+   precision anywhere.
+
+   The widening: done on each warp's fragments it takes 3 conversions
+   per 4096 flops, and cost 11% of the tensor rate on an H200; so it is
+   done once per block, on the way into shared memory (global -> registers
+   as singles -> doubles in shared memory), 1 conversion per 4096 flops.
+   Conversions run on the pipe FP64 shares with the tensor cores: all of a
+   stage's at once, between its last products and the barrier, cost 18%
+   of the kernel's time; spread in three pieces over the stage's 8-k
+   steps, next to nothing.  (Integer widening, off that pipe, ran 20%
+   slower: its registers spilled.)
+
+   Block tile 128 x 128 of 512 threads, 4 x 4 warps of 32 x 32: with 16
+   warps an SM always has DMMAs queued from some warp while others wait
+   for their shared loads (8 warps of 64 x 32 ran at 68% of the tensor
+   rate, their warps stalled on their own dependencies).  The m16n8k8
+   fragments want rows g and g + 8 of a 16-row tile (g = lane / 4) and k
+   t and t + 4 (t = lane % 4), each operand's doubles in consecutive
+   registers; the shared layouts below give every fragment in 16-byte
+   reads that land in consecutive registers, without bank conflicts.  */
+
+#include "gt_gemm.h"
+#include "gt_launch.cuh"
+
+/* The m16n8k8 shape on doubles is sm_90's; built for older targets the
+   kernel is empty and gt_k9_usable says no.  */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define K9_ARCH 1
+#else
+#define K9_ARCH 0
+#endif
+
+#define K9_BM 128
+#define K9_BN 128
+#define K9_THREADS 512
+/* A stage: As[k][m] (doubles, row stride K9_LDA), then Bs[p][n] (pairs of
+   doubles, row stride K9_LDB pairs) where row p = 4 (k / 8) + k % 4 holds
+   k and k + 4 of each column together: a B fragment is one pair.  A lane
+   reads A at k row t (+ 4) and rows 2g, 2g + 1 (+ 16): 16-byte units
+   t*LDA/2 + g (+ 8), distinct mod 8 over a quarter warp for LDA = 4 mod
+   8; B at pair row t and column g (+ 8j): units t*LDB + g, distinct for
+   LDB = 2 mod 8.  */
+#define K9_LDA 132
+#define K9_LDB 130
+
+#define K9_BK 32
+#define K9_A_DBL (K9_BK * K9_LDA)                     /* A's doubles */
+#define K9_STAGE (K9_A_DBL + (K9_BK / 2) * K9_LDB * 2)  /* a stage's */
+#define K9_SMEM ((size_t) 2 * K9_STAGE * sizeof (double))
+
+__device__ __forceinline__ void
+k9_mma (double (&d)[4], const double (&a)[4], const double (&b)[2])
+{
+#if K9_ARCH
+  asm volatile ("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+                "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]),
+                  "d"(b[1]));
+#endif
+}
+
+/* One thread's share of a stage, in three pieces so that the widening
+   and storing spread over the stage's products: piece 0 and 1, a float4
+   of A each (4 rows of m at k row tid / 32 + 16 v, rows 4 (tid % 32));
+   piece 2, a run of 8 k of one column of B (column tid % 128, k from
+   8 (tid / 128)), stored as pairs (k, k + 4).  Each piece is stored one
+   stage after it is loaded, and its registers then take the piece of the
+   stage after.  */
+struct k9_loader
+{
+  const float *pa, *pb;   /* the next stage to load */
+  size_t a16;             /* 16 k rows of A */
+  int a_rows;             /* rows of A inside, of the thread's 4 */
+  int ka_left, kb_left;   /* k left from the thread's first of the next
+                             stage (B: 0 for columns outside) */
+  int ka, kb;
+  float4 ra[2], rb[2];
+
+  __device__ __forceinline__ void
+  init (const float *A, size_t lda, const float *B, size_t ldb, long long m,
+        long long n, long long k, long long m0, long long n0)
+  {
+    const int tid = threadIdx.x;
+    ka = tid / 32;
+    const long long row = m0 + (tid % 32) * 4;
+    a_rows = row < m ? (m - row > 4 ? 4 : (int) (m - row)) : 0;
+    pa = a_rows > 0 ? A + row + (size_t) ka * lda : A;
+    a16 = 16 * lda;
+    ka_left = (int) k - ka;
+    kb = (tid / K9_BN) * 8;
+    const long long col = n0 + tid % K9_BN;
+    pb = col < n ? B + kb + (size_t) col * ldb : B;
+    kb_left = col < n ? (int) k - kb : 0;
+  }
+
+  /* Piece v (< 2) of A, or (v == 2) of B, zero past the edges; the B
+     piece moves on to the next stage.  */
+  __device__ __forceinline__ void
+  fetch (int v, bool va, bool vb)
+  {
+    if (v < 2)
+      ra[v] = gt_ldg4 (v ? pa + a16 : pa, ka_left > 16 * v ? a_rows : 0, va);
+    else
+      {
+        rb[0] = gt_ldg4 (pb, kb_left > 4 ? 4 : kb_left, vb);
+        rb[1] = gt_ldg4 (pb + 4, kb_left > 8 ? 4 : kb_left - 4, vb);
+        pa += 2 * a16;
+        pb += K9_BK;
+        ka_left -= K9_BK;
+        kb_left -= K9_BK;
+      }
+  }
+
+  /* Piece v widened into stage st.  */
+  __device__ __forceinline__ void
+  put (int v, double *st) const
+  {
+    const int tid = threadIdx.x;
+    if (v < 2)
+      {
+        double2 *d = reinterpret_cast<double2 *> (
+          st + (ka + 16 * v) * K9_LDA + (tid % 32) * 4);
+        d[0] = make_double2 (ra[v].x, ra[v].y);
+        d[1] = make_double2 (ra[v].z, ra[v].w);
+      }
+    else
+      {
+        /* rb[0]: k .. k + 3, rb[1]: k + 4 .. k + 7 */
+        double2 *d = reinterpret_cast<double2 *> (st + K9_A_DBL)
+                     + (kb / 2) * K9_LDB + tid % K9_BN;
+        d[0] = make_double2 (rb[0].x, rb[1].x);
+        d[K9_LDB] = make_double2 (rb[0].y, rb[1].y);
+        d[2 * K9_LDB] = make_double2 (rb[0].z, rb[1].z);
+        d[3 * K9_LDB] = make_double2 (rb[0].w, rb[1].w);
+      }
+  }
+};
+
+/* The products of 8 k (step ks of a stage).  The lane (g, t) of the warp
+   at (wm, wn) gives 16-row tile i (< 2) its fragment rows g and g + 8
+   from rows wm + 16i + 2g and + 1, and 8-column tile j (< 4) its fragment
+   column g from column wn + 8j + g.  */
+__device__ __forceinline__ void
+k9_step (double (&acc)[2][4][4], const double *st, int ks, int wm, int wn,
+         int g, int t)
+{
+  const double *as = st + (8 * ks + t) * K9_LDA + wm + 2 * g;
+  const double2 *bs = reinterpret_cast<const double2 *> (st + K9_A_DBL)
+                      + (4 * ks + t) * K9_LDB + wn + g;
+  double a[2][4], b[4][2];
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+      {
+        const double2 v = *reinterpret_cast<const double2 *> (
+          as + 4 * h * K9_LDA + 16 * i);
+        a[i][2 * h] = v.x;
+        a[i][2 * h + 1] = v.y;
+      }
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    {
+      const double2 v = bs[8 * j];
+      b[j][0] = v.x;
+      b[j][1] = v.y;
+    }
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      k9_mma (acc[i][j], a[i], b[j]);
+}
+
+/* One block per 128 x 128 tile of C, over all of k; two stages in
+   dynamic shared memory.  While stage s is multiplied, the pieces of
+   stage s + 1 (loaded during s - 1) are widened and stored into the
+   other stage, each after one 8-k step, and the pieces of s + 2 are
+   loaded in their place.  */
+__global__ void __launch_bounds__ (K9_THREADS, 1)
+k9_dmma (const float *__restrict__ A, size_t lda,
+         const float *__restrict__ B, size_t ldb, float *__restrict__ C,
+         size_t ldc, long long m, long long n, long long k, bool va, bool vb,
+         bool vc)
+{
+#if K9_ARCH
+  extern __shared__ __align__ (16) double k9_smem[];
+  const long long m0 = (long long) blockIdx.x * K9_BM;
+  const long long n0 = (long long) blockIdx.y * K9_BN;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wm = (warp % 4) * 32, wn = (warp / 4) * 32;
+  const int g = lane / 4, t = lane % 4;
+
+  double acc[2][4][4];
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        acc[i][j][c] = 0.0;
+
+  k9_loader ld;
+  ld.init (A, lda, B, ldb, m, n, k, m0, n0);
+  const int nt = (int) ((k + K9_BK - 1) / K9_BK);
+  if (nt > 0)
+    {
+#pragma unroll
+      for (int v = 0; v < 3; v++)
+        ld.fetch (v, va, vb);
+#pragma unroll
+      for (int v = 0; v < 3; v++)
+        ld.put (v, k9_smem);
+      if (nt > 1)
+#pragma unroll
+        for (int v = 0; v < 3; v++)
+          ld.fetch (v, va, vb);
+      __syncthreads ();
+    }
+  for (int s = 0; s < nt; s++)
+    {
+      const double *st = k9_smem + (s & 1) * K9_STAGE;
+      double *nx = k9_smem + ((s + 1) & 1) * K9_STAGE;
+      const bool more = s + 1 < nt, fill = s + 2 < nt;
+#pragma unroll
+      for (int ks = 0; ks < K9_BK / 8; ks++)
+        {
+          k9_step (acc, st, ks, wm, wn, g, t);
+          if (ks < 3 && more)
+            {
+              ld.put (ks, nx);
+              if (fill)
+                ld.fetch (ks, va, vb);
+            }
+        }
+      /* The stage just stored was last read before the previous barrier;
+         this one keeps the next stores off the stage just multiplied.  */
+      __syncthreads ();
+    }
+
+  /* The lane's part of C: rows wm + 16i + 2g + r (r < 2: accumulators
+     2r, 2r + 1), columns wn + 8j + 2t + c (c < 2).  */
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+#pragma unroll
+    for (int c = 0; c < 2; c++)
+      {
+        const long long col = n0 + wn + 8 * j + 2 * t + c;
+        if (col >= n)
+          continue;
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+          {
+            const long long row = m0 + wm + 16 * i + 2 * g;
+            float *d = C + row + (size_t) col * ldc;
+            if (vc && row + 1 < m)
+              *reinterpret_cast<float2 *> (d)
+                = make_float2 ((float) acc[i][j][c],
+                               (float) acc[i][j][c + 2]);
+            else
+              {
+                if (row < m)
+                  d[0] = (float) acc[i][j][c];
+                if (row + 1 < m)
+                  d[1] = (float) acc[i][j][c + 2];
+              }
+          }
+      }
+#endif
+}
+
+/* Devices (bit d) where k9_dmma has been allowed its shared memory; a
+   device reset forgets it.  */
+static unsigned long long k9_attr_done;
+
+extern "C" void
+gt_k9_forget (void)
+{
+  __atomic_store_n (&k9_attr_done, 0ULL, __ATOMIC_RELEASE);
+}
+
+/* Per device: 1 + whether kernel 9 runs there (0: not asked yet).  */
+static int k9_known[64];
+
+extern "C" int
+gt_k9_usable (void)
+{
+  int dev = 0;
+  if (cudaGetDevice (&dev) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  const int seen = dev >= 0 && dev < 64
+                   ? __atomic_load_n (&k9_known[dev], __ATOMIC_ACQUIRE) : 0;
+  if (seen)
+    return seen - 1;
+  /* Hopper only: its FP64 tensor cores match its FP32 rate (Ampere's
+     have a fifth of it, Blackwell's half).  The kernel must be built for
+     sm_90 or later: from older PTX the body is empty.  */
+  int major = 0, smem = 0;
+  cudaFuncAttributes attr;
+  int ok = cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
+                                   dev) == cudaSuccess
+           && cudaDeviceGetAttribute (&smem,
+                                      cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                      dev) == cudaSuccess
+           && cudaFuncGetAttributes (&attr, (const void *) k9_dmma)
+              == cudaSuccess;
+  if (!ok)
+    cudaGetLastError ();
+  ok = ok && major == 9 && attr.ptxVersion >= 90
+       && (size_t) smem >= K9_SMEM;
+  if (dev >= 0 && dev < 64)
+    __atomic_store_n (&k9_known[dev], ok + 1, __ATOMIC_RELEASE);
+  return ok;
+}
+
+extern "C" cudaError_t
+gt_k9_dmma (const float *A, size_t lda, const float *B, size_t ldb, float *C,
+            size_t ldc, size_t m, size_t n, size_t k, cudaStream_t s)
+{
+  if (m == 0 || n == 0)
+    return cudaSuccess;
+  const long long tiles_m = gt_ceil_div (m, K9_BM);
+  const long long tiles_n = gt_ceil_div (n, K9_BN);
+  if (tiles_m > 0x7fffffffLL || tiles_n > 65535 || k > 0x7fffffffULL)
+    return cudaErrorInvalidValue;
+  if (!gt_k9_usable ())
+    return cudaErrorInvalidDeviceFunction;
+  cudaError_t err = gt_allow_smem_once ((const void *) k9_dmma, K9_SMEM,
+                                        &k9_attr_done);
+  if (err != cudaSuccess)
+    return err;
+  const bool va = gt_aligned16 (A, lda), vb = gt_aligned16 (B, ldb);
+  const bool vc = gt_aligned16 (C, ldc);
+  k9_dmma<<<dim3 ((unsigned) tiles_m, (unsigned) tiles_n), K9_THREADS,
+            K9_SMEM, s>>> (A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc);
+  return cudaGetLastError ();
+}
