@@ -463,6 +463,40 @@ main (int argc, char **argv)
                   "k4_accumulate", p.m, p.n, p.k, kc,
                   same ? "same bits as one pass" : "DIFFERENT  FAIL");
           failures += !same;
+          /* Kernel 9 in pieces of k, its double sums carried from piece
+             to piece in scratch (the host path's first panel): the bits
+             of one pass.  */
+          if (gt_k9_usable ())
+            {
+              const gt_plan w9 = gt_plan_kernel (GT_K9_DMMA, -1, 0, p.m, p.n,
+                                                 p.k, repack);
+              void *part = NULL;
+              CK (cudaMalloc (&part, p.m * p.n * sizeof (double)));
+              CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
+              CK (gt_gemm_run (&w9, p.A[0], p.m, p.B[0], p.k, p.C, p.m, p.m,
+                               p.n, p.k, p.work, stream));
+              CK (cudaMemcpy (whole, p.C, c_n * sizeof (float),
+                              cudaMemcpyDeviceToHost));
+              CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
+              for (size_t k0 = 0; k0 < p.k; k0 += kc)
+                {
+                  const size_t k1 = k0 + kc < p.k ? k0 + kc : p.k;
+                  const gt_plan pc = gt_plan_piece (&w9, p.m, p.n, k1 - k0);
+                  CK (gt_gemm_piece (&pc, k0 == 0, k1 == p.k,
+                                     p.A[0] + k0 * p.m, p.m, p.B[0] + k0,
+                                     p.k, p.C, p.m, p.m, p.n, k1 - k0, part,
+                                     stream));
+                }
+              CK (cudaMemcpy (parts, p.C, c_n * sizeof (float),
+                              cudaMemcpyDeviceToHost));
+              CK (cudaFree (part));
+              const int same9 = memcmp (whole, parts,
+                                        c_n * sizeof (float)) == 0;
+              printf ("%-14s %6zu %6zu %6zu  pieces of k = %zu: %s\n",
+                      "k9_pieces", p.m, p.n, p.k, kc,
+                      same9 ? "same bits as one pass" : "DIFFERENT  FAIL");
+              failures += !same9;
+            }
           /* Kernel 8's stream-K continues a tile cut between two blocks
              from the first block's partial sums: the bits of the kernel
              with a block per tile.  */

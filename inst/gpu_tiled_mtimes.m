@@ -317,9 +317,10 @@ endfunction
 %! check_product (2048, 2049, 3001, 0);
 %! check_product (1027, 3000, 2051, 32);
 %!testif ; gpu
-%! ## the first panel runs in pieces of k as A arrives, each piece added to
-%! ## C by a kernel that starts from C: the same bits as one pass over k
-%! ## (m and the last piece are not multiples of anything)
+%! ## the first panel runs in pieces of k as A arrives, each piece going on
+%! ## from the sums of the one before (kernel 4: in C; kernel 9: doubles
+%! ## in scratch): the same bits as one pass over k (m and the last piece
+%! ## are not multiples of anything)
 %! A = randn (2047, 1999, "single");  B = randn (1999, 3001, "single");
 %! C1 = gpu_tiled_mtimes (A, B);
 %! setenv ("GPU_TILED_NO_KSPLIT", "1");

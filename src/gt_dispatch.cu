@@ -508,3 +508,32 @@ gt_gemm_accumulate (const gt_plan *p, const float *A, size_t lda,
   return gt_k4_async (p->cfg, 1, 1, A, lda, B, ldb, C, ldc, m, n, k, work,
                       s);
 }
+
+extern "C" gt_plan
+gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc)
+{
+  if (whole->kernel == GT_K9_DMMA)
+    {
+      gt_plan p = { GT_K9_DMMA, 0, 0, 1, m * n * sizeof (double), 0, 0 };
+      return p;
+    }
+  return gt_plan_kernel (GT_K4_ASYNC, -1, 1, m, n, kc, 0);
+}
+
+extern "C" cudaError_t
+gt_gemm_piece (const gt_plan *p, int first, int last, const float *A,
+               size_t lda, const float *B, size_t ldb, float *C, size_t ldc,
+               size_t m, size_t n, size_t k, void *work, cudaStream_t s)
+{
+  if (p->kernel == GT_K9_DMMA)
+    {
+      if (!(first && last) && !work)
+        return cudaErrorInvalidValue;
+      double *part = (double *) work;
+      return gt_k9_dmma_part (A, lda, B, ldb, C, ldc, m, n, k,
+                              first ? NULL : part, last ? NULL : part, s);
+    }
+  return first ? gt_gemm_run (p, A, lda, B, ldb, C, ldc, m, n, k, work, s)
+               : gt_gemm_accumulate (p, A, lda, B, ldb, C, ldc, m, n, k,
+                                     work, s);
+}

@@ -90,6 +90,20 @@ cudaError_t gt_gemm_run (const gt_plan *plan,
                          size_t m, size_t n, size_t k,
                          void *work, cudaStream_t stream);
 
+/* The plan of a piece of k (kc long) of a product planned as whole, and
+   the run of piece `first`/`last` of them: pieces of k, each starting at a
+   multiple of 32, run in order give the bits of gt_gemm_run of whole
+   where whole sums each element in one chain over k (kernels 4 without
+   splits, 8 and 9).  Kernel 9's pieces carry their double sums in the
+   scratch (m x n doubles); others add each piece to C.  */
+gt_plan gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc);
+cudaError_t gt_gemm_piece (const gt_plan *p, int first, int last,
+                           const float *A, size_t lda,
+                           const float *B, size_t ldb,
+                           float *C, size_t ldc,
+                           size_t m, size_t n, size_t k,
+                           void *work, cudaStream_t stream);
+
 /* C += A*B as planned, for plans where gt_plan_accumulates (kernel 4
    without splits): summing pieces of k this way gives the same bits as
    one gt_gemm_run over all of k.  */
@@ -151,6 +165,14 @@ void gt_k8_forget (void);
 cudaError_t gt_k9_dmma (const float *A, size_t lda, const float *B,
                         size_t ldb, float *C, size_t ldc, size_t m, size_t n,
                         size_t k, cudaStream_t s);
+/* The same over a piece of k: starting from the sums in pin (m x n
+   doubles, leading dimension m) where pin is not NULL, and leaving them in
+   pout where pout is not NULL (C then untouched): pieces of k run so,
+   each at a multiple of 32, give the bits of one pass.  */
+cudaError_t gt_k9_dmma_part (const float *A, size_t lda, const float *B,
+                             size_t ldb, float *C, size_t ldc, size_t m,
+                             size_t n, size_t k, const double *pin,
+                             double *pout, cudaStream_t s);
 /* Nonzero where kernel 9 runs on the current device: a Hopper GPU, and a
    build for it.  */
 int gt_k9_usable (void);

@@ -280,18 +280,11 @@ panel_width (size_t m, size_t n, size_t k, int tile)
   return w < n ? w : n;
 }
 
-/* The plan of one piece of k of the first panel: kernel 4 without
-   splits, the kernel that can add a piece to C (gt_plan_accumulates).  */
-static gt_plan
-piece_plan (size_t m, size_t w, size_t kc)
-{
-  return gt_plan_kernel (GT_K4_ASYNC, -1, 1, m, w, kc, 0);
-}
-
 /* The first panel waits for all of A, which is most of the time before
    the GPU can start.  So it is computed in pieces of k instead: piece i
-   needs only columns of A and rows of B in that piece, and the kernel
-   adds it to C (gt_gemm_accumulate: the same bits as one pass over k).
+   needs only columns of A and rows of B in that piece, and the pieces
+   carry their sums from one to the next (gt_gemm_piece: the same bits as
+   one pass over k).
    Returns the piece (a multiple of 32, at least 4 pieces, each piece of A
    at most a slot), or 0 where pieces would not pay.
    GPU_TILED_NO_KSPLIT turns it off (the tests compare).  */
@@ -406,6 +399,17 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
   const gt_plan plan_last = gt_plan_for (m, n - (panels - 1) * w, k, tile, 0);
   size_t work = plan_full.work_bytes > plan_last.work_bytes
                 ? plan_full.work_bytes : plan_last.work_bytes;
+  const size_t kc = first_panel_piece (k, lda, panels);
+  gt_plan piece_plan, last_plan;
+  if (kc)
+    {
+      piece_plan = gt_plan_piece (&plan_full, m, w, kc);
+      last_plan = gt_plan_piece (&plan_full, m, w, k - (k - 1) / kc * kc);
+      if (piece_plan.work_bytes > work)
+        work = piece_plan.work_bytes;
+      if (last_plan.work_bytes > work)
+        work = last_plan.work_bytes;
+    }
   const size_t a_bytes = round_up (lda * k * sizeof (float), 256);
   const size_t b_bytes = round_up (ldb * n * sizeof (float), 256);
   const size_t c_bytes = round_up (m * n * sizeof (float), 256);
@@ -464,14 +468,11 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
   sg.ctx = ctx;
   sg.threads = threads;
 
-  const size_t kc = first_panel_piece (k, lda, panels);
   size_t p_first = 0;
   if (kc)
     {
       /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece).
          Events are reused: a wait takes the event as it is when queued. */
-      const gt_plan piece = piece_plan (m, w, kc);
-      const gt_plan last = piece_plan (m, w, k - (k - 1) / kc * kc);
       for (size_t k0 = 0, i = 0; st == GT_OK && k0 < k; k0 += kc, i++)
         {
           const size_t k1 = k0 + kc < k ? k0 + kc : k;
@@ -480,15 +481,15 @@ gt_mtimes_host (const float *A, const float *B, float *C, size_t m,
             st = upload_rows (&sg, dB, ldb, B, k, k0, k1, 0, w, interrupted);
           if (st != GT_OK)
             break;
-          const gt_plan *pp = k1 - k0 == kc ? &piece : &last;
+          const gt_plan *pp = k1 - k0 == kc ? &piece_plan : &last_plan;
           cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
           cudaError_t err = cudaEventRecord (in, ctx->up);
           if (err == cudaSuccess)
             err = cudaStreamWaitEvent (ctx->comp, in, 0);
           if (err == cudaSuccess)
-            err = (k0 == 0 ? gt_gemm_run : gt_gemm_accumulate)
-                    (pp, dA + k0 * lda, lda, dB + k0, ldb, dC, m, m, w,
-                     k1 - k0, dW, ctx->comp);
+            err = gt_gemm_piece (pp, k0 == 0, k1 == k, dA + k0 * lda, lda,
+                                 dB + k0, ldb, dC, m, m, w, k1 - k0, dW,
+                                 ctx->comp);
           if (err != cudaSuccess)
             st = gt_fail_cuda (err, "running the kernel");
         }

@@ -184,16 +184,49 @@ k9_step (double (&acc)[2][4][4], const double *st, int ks, int wm, int wn,
       k9_mma (acc[i][j], a[i], b[j]);
 }
 
+/* The lane's sums from (STORE false) or to (STORE true) p, an m x n
+   matrix of doubles: accumulator c of tile (i, j) is row r0 + 16i +
+   (c >> 1), column c0 + 8j + (c & 1).  */
+template <bool STORE>
+__device__ __forceinline__ void
+k9_partial (double (&acc)[2][4][4], double *p, long long m, long long n,
+            long long r0, long long c0)
+{
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+#pragma unroll
+    for (int c = 0; c < 4; c++)
+      {
+        const long long col = c0 + 8 * j + (c & 1);
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+          {
+            const long long row = r0 + 16 * i + (c >> 1);
+            if (row < m && col < n)
+              {
+                double *q = p + row + (size_t) col * m;
+                if (STORE)
+                  __stcg (q, acc[i][j][c]);
+                else
+                  acc[i][j][c] = __ldcg (q);
+              }
+          }
+      }
+}
+
 /* One block per 128 x 128 tile of C, over all of k; two stages in
    dynamic shared memory.  While stage s is multiplied, the pieces of
    stage s + 1 (loaded during s - 1) are widened and stored into the
    other stage, each after one 8-k step, and the pieces of s + 2 are
    loaded in their place.  */
+/* pin: the sums so far (m x n doubles, leading dimension m) to start
+   from, instead of zero; pout: where to leave the sums, instead of
+   rounding them into C.  */
 __global__ void __launch_bounds__ (K9_THREADS, 1)
 k9_dmma (const float *__restrict__ A, size_t lda,
          const float *__restrict__ B, size_t ldb, float *__restrict__ C,
          size_t ldc, long long m, long long n, long long k, bool va, bool vb,
-         bool vc)
+         bool vc, const double *__restrict__ pin, double *__restrict__ pout)
 {
 #if K9_ARCH
   extern __shared__ __align__ (16) double k9_smem[];
@@ -211,6 +244,9 @@ k9_dmma (const float *__restrict__ A, size_t lda,
 #pragma unroll
       for (int c = 0; c < 4; c++)
         acc[i][j][c] = 0.0;
+  if (pin)
+    k9_partial<false> (acc, const_cast<double *> (pin), m, n,
+                       m0 + wm + 2 * g, n0 + wn + 2 * t);
 
   k9_loader ld;
   ld.init (A, lda, B, ldb, m, n, k, m0, n0);
@@ -250,6 +286,11 @@ k9_dmma (const float *__restrict__ A, size_t lda,
       __syncthreads ();
     }
 
+  if (pout)
+    {
+      k9_partial<true> (acc, pout, m, n, m0 + wm + 2 * g, n0 + wn + 2 * t);
+      return;
+    }
   /* The lane's part of C: rows wm + 16i + 2g + r (r < 2: accumulators
      2r, 2r + 1), columns wn + 8j + 2t + c (c < 2).  */
 #pragma unroll
@@ -329,8 +370,9 @@ gt_k9_usable (void)
 }
 
 extern "C" cudaError_t
-gt_k9_dmma (const float *A, size_t lda, const float *B, size_t ldb, float *C,
-            size_t ldc, size_t m, size_t n, size_t k, cudaStream_t s)
+gt_k9_dmma_part (const float *A, size_t lda, const float *B, size_t ldb,
+                 float *C, size_t ldc, size_t m, size_t n, size_t k,
+                 const double *pin, double *pout, cudaStream_t s)
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
@@ -347,6 +389,14 @@ gt_k9_dmma (const float *A, size_t lda, const float *B, size_t ldb, float *C,
   const bool va = gt_aligned16 (A, lda), vb = gt_aligned16 (B, ldb);
   const bool vc = gt_aligned16 (C, ldc);
   k9_dmma<<<dim3 ((unsigned) tiles_m, (unsigned) tiles_n), K9_THREADS,
-            K9_SMEM, s>>> (A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc);
+            K9_SMEM, s>>> (A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin,
+                           pout);
   return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+gt_k9_dmma (const float *A, size_t lda, const float *B, size_t ldb, float *C,
+            size_t ldc, size_t m, size_t n, size_t k, cudaStream_t s)
+{
+  return gt_k9_dmma_part (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, s);
 }
