@@ -38,9 +38,10 @@
 #include "gt_gemm.h"
 #include "gt_launch.cuh"
 
-/* The m16n8k8 shape on doubles is sm_90's; built for older targets the
-   kernel is empty and gt_k9_usable says no.  */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* The m16n8k8 shape on doubles is sm_90's, and only Hopper runs it at
+   its FP32 rate; built for other targets the kernel is empty and
+   gt_k9_usable says no.  */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000
 #define K9_ARCH 1
 #else
 #define K9_ARCH 0
@@ -405,9 +406,11 @@ gt_k9_usable (void)
                    ? __atomic_load_n (&k9_known[dev], __ATOMIC_ACQUIRE) : 0;
   if (seen)
     return seen - 1;
-  /* Hopper only: its FP64 tensor cores match its FP32 rate (Ampere's
-     have a fifth of it, Blackwell's half).  The kernel must be built for
-     sm_90 or later: from older PTX the body is empty.  */
+  /* Hopper only: its FP64 tensor cores match its FP32 rate.  (The
+     A100's do too, but with the m8n8k4 shape only, not written here;
+     Blackwell's have half the FP32 rate, other GPUs far less.)  The
+     kernel must be built for sm_90: from other targets its body is
+     empty.  */
   int major = 0, smem = 0;
   cudaFuncAttributes attr;
   int ok = cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
@@ -419,7 +422,7 @@ gt_k9_usable (void)
               == cudaSuccess;
   if (!ok)
     cudaGetLastError ();
-  ok = ok && major == 9 && attr.ptxVersion >= 90
+  ok = ok && major == 9 && attr.ptxVersion >= 90 && attr.ptxVersion < 100
        && (size_t) smem >= K9_SMEM;
   if (dev >= 0 && dev < 64)
     __atomic_store_n (&k9_known[dev], ok + 1, __ATOMIC_RELEASE);
