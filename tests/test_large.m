@@ -37,5 +37,19 @@ err = norm (double (c) - R(:, 1));
 ok = err <= 4 * n * eps ("single") * norm (double (A), "fro") * norm (double (B(:, 1)));
 failed += ! ok;
 printf ("A*x: error %.3g %s\n", err, ifelse (ok, "ok", "FAIL"));
-printf ("%d passed, %d failed, 0 skipped\n", 3 - failed, failed);
+## a wide enough B for the large-product kernels (kernel 9 on Hopper, 8
+## elsewhere): 363 x 2 tiles of 128, A's offsets past 2^31 in every tile
+## column
+B2 = randn (n, 256, "single");
+t0 = tic;
+C = gpu_tiled_mtimes (A, B2);
+t = toc (t0);
+R2 = double (A) * double (B2);
+err = norm (double (C) - R2, "fro");
+bound2 = 4 * n * eps ("single") * norm (double (A), "fro") * norm (double (B2), "fro");
+ok = isequal (size (C), [n, 256]) && err <= bound2;
+failed += ! ok;
+printf ("A*B (256 columns): %.2f s, error %.3g (bound %.3g) %s\n", t, err,
+        bound2, ifelse (ok, "ok", "FAIL"));
+printf ("%d passed, %d failed, 0 skipped\n", 4 - failed, failed);
 exit (failed > 0);
