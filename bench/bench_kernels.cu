@@ -359,6 +359,12 @@ main (int argc, char **argv)
           strcpy (vs[nv].name, "k9_dmma");
           vs[nv++].plan = gt_plan_kernel (GT_K9_DMMA, -1, 0, p.m, p.n, p.k,
                                           repack);
+          for (int sp = 2; sp <= 8; sp *= 2)
+            {
+              snprintf (vs[nv].name, sizeof vs[nv].name, "k9_split%d", sp);
+              vs[nv++].plan = gt_plan_kernel (GT_K9_DMMA, -1, sp, p.m, p.n,
+                                              p.k, repack);
+            }
         }
       strcpy (vs[nv].name, "default");
       vs[nv++].plan = gt_plan_for (p.m, p.n, p.k, 0, repack);

@@ -296,6 +296,12 @@ endfunction
 %!   check_product (s(1), s(2), s(3), 0);
 %! endfor
 %!testif ; gpu
+%! ## medium products with long k, kernel 9 with k split on a Hopper GPU (the
+%! ## pieces' double sums added in order): ragged everything
+%! for s = [777 3001 555; 300 5000 260; 1000 1999 1000; 513 2500 129]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
 %! ## NaN, Inf and an Inf times an exact zero in a large product land where
 %! ## * puts them (B has no other exact zeros)
 %! A = randn (1500, 1300, "single");  B = randn (1300, 1400, "single") + 8;

@@ -160,6 +160,32 @@ typedef struct
    kernel 8's 256x128 tiles (bench/RESULTS.md).  */
 #define K9_EFFICIENCY (K8_WIDE_EFFICIENCY * 1.12)
 
+/* Kernel 9 split over k: each block does kc of k (a multiple of 32) plus
+   the filling of its two stages, and the pieces' sums cross device memory
+   twice as doubles before a second kernel adds them.  Splits up to 8, each
+   piece at least 256 long.  H200, same run: it wins where few tiles meet
+   a long k (1024x4096x1024: 2 splits 0.88x cuBLAS, kernel 5 0.82x) and
+   loses to kernel 5 on the rest of the medium shapes tried (1000^3 0.94
+   against 0.96, 777x3001x555 0.63 against 0.73, 256^3 1.12 against
+   1.63), as this cost has it.  */
+#define K9_MAX_SPLITS 8
+#define K9_FILL_K 64.0
+static double
+k9_split_cost (size_t m, size_t n, size_t k, int sp)
+{
+  const device_facts *f = current_facts ();
+  const double kc = (double) gt_ceil_div (gt_ceil_div (k, sp), 32) * 32;
+  const double z = ceil ((double) k / kc);
+  if (z < 2 || kc < 256)
+    return HUGE_VAL;
+  const double tiles = (double) gt_ceil_div (m, 128)
+                       * (double) gt_ceil_div (n, 128);
+  const double rounds = ceil (tiles * z / f->sms);
+  return rounds * 128.0 * 128.0 * (kc + K9_FILL_K) / K9_EFFICIENCY
+         + 16.0 * z * m * n * FLOP_PER_SM_PER_BYTE
+         + 2.0 * FLOP_PER_SM_PER_LAUNCH;
+}
+
 /* The families worth trying for k; returns how many were written.  */
 static int
 k8_families (size_t k, k8_family fam[4])
@@ -385,6 +411,22 @@ choose_default (size_t m, size_t n, size_t k, int repack)
             }
         }
     }
+  /* Kernel 9 with k split where its tiles leave SMs idle.  */
+  if (current_facts ()->k9_usable)
+    for (int sp = 2; sp <= K9_MAX_SPLITS; sp *= 2)
+      {
+        const double cost = k9_split_cost (m, n, k, sp);
+        if (cost < best_cost)
+          {
+            best_cost = cost;
+            best.kernel = GT_K9_DMMA;
+            best.cfg = 0;
+            best.splits = sp;
+            best.work_bytes = gt_k9_work_bytes (sp, m, n, k);
+            best.edge_rows = 0;
+            best.edge_cols = 0;
+          }
+      }
   return best;
 }
 
@@ -413,6 +455,9 @@ gt_plan_kernel (int kernel, int cfg, int splits, size_t m, size_t n,
       p = choose_gemv (m, n, k, splits);
       break;
     case GT_K9_DMMA:
+      p.splits = splits > 1 ? splits : 1;
+      p.work_bytes = gt_k9_work_bytes (p.splits, m, n, k);
+      break;
     default:
       break;
     }
@@ -484,8 +529,14 @@ gt_gemm_run (const gt_plan *p, const float *A, size_t lda, const float *B,
                          s);
     case GT_K7_REGDB:
       return gt_k7_regdb (p->cfg, A, lda, B, ldb, C, ldc, m, n, k, s);
-    case GT_K8_WIDE:
     case GT_K9_DMMA:
+      if (p->splits > 1)
+        return p->edge_rows || p->edge_cols
+               ? cudaErrorInvalidValue
+               : gt_k9_dmma_split (p->splits, A, lda, B, ldb, C, ldc, m, n,
+                                   k, work, s);
+      return run_tiles (p, A, lda, B, ldb, C, ldc, m, n, k, work, s);
+    case GT_K8_WIDE:
       return run_tiles (p, A, lda, B, ldb, C, ldc, m, n, k, work, s);
     default:
       return cudaErrorInvalidValue;

@@ -173,6 +173,14 @@ cudaError_t gt_k9_dmma_part (const float *A, size_t lda, const float *B,
                              size_t ldb, float *C, size_t ldc, size_t m,
                              size_t n, size_t k, const double *pin,
                              double *pout, cudaStream_t s);
+/* Kernel 9 with k split `splits` ways (pieces of a multiple of 32), the
+   pieces' double sums added in order and rounded once by a second
+   kernel; work: gt_k9_work_bytes.  */
+cudaError_t gt_k9_dmma_split (int splits, const float *A, size_t lda,
+                              const float *B, size_t ldb, float *C,
+                              size_t ldc, size_t m, size_t n, size_t k,
+                              void *work, cudaStream_t s);
+size_t gt_k9_work_bytes (int splits, size_t m, size_t n, size_t k);
 /* Nonzero where kernel 9 runs on the current device: a Hopper GPU, and a
    build for it.  */
 int gt_k9_usable (void);

@@ -257,15 +257,27 @@ k9_wait (unsigned long long *bar, int parity)
    pin: the sums so far (m x n doubles, leading dimension m) to start
    from, instead of zero; pout: where to leave the sums, instead of
    rounding them into C (both only with PART: without, the pointers
-   would hold registers through the loop).  */
+   would hold registers through the loop).  With PART and a grid of
+   several z, block z takes k from z kc (a multiple of 32) to (z + 1) kc
+   and leaves its sums in the z-th m x n of pout.  */
 template <bool PART>
 __global__ void __launch_bounds__ (K9_THREADS, 1)
 k9_dmma (const float *__restrict__ A, size_t lda,
          const float *__restrict__ B, size_t ldb, float *__restrict__ C,
          size_t ldc, long long m, long long n, long long k, bool va, bool vb,
-         bool vc, const double *__restrict__ pin, double *__restrict__ pout)
+         bool vc, const double *__restrict__ pin, double *__restrict__ pout,
+         long long kc)
 {
 #if K9_ARCH
+  if (PART && gridDim.z > 1)
+    {
+      /* split k: block z sums k from z kc, into its own m x n of pout */
+      const long long k0 = (long long) blockIdx.z * kc;
+      A += (size_t) k0 * lda;
+      B += k0;
+      k = k - k0 < kc ? k - k0 : kc;
+      pout += (size_t) blockIdx.z * m * n;
+    }
   extern __shared__ __align__ (16) double k9_smem[];
   const long long m0 = (long long) blockIdx.x * K9_BM;
   const long long n0 = (long long) blockIdx.y * K9_BN;
@@ -429,10 +441,12 @@ gt_k9_usable (void)
   return ok;
 }
 
-extern "C" cudaError_t
-gt_k9_dmma_part (const float *A, size_t lda, const float *B, size_t ldb,
-                 float *C, size_t ldc, size_t m, size_t n, size_t k,
-                 const double *pin, double *pout, cudaStream_t s)
+/* Kernel 9 on a grid of `splits` z (each kc of k; pout then holds one
+   m x n of sums per z), or (splits 1) the whole of k.  */
+static cudaError_t
+k9_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
+           size_t ldc, size_t m, size_t n, size_t k, const double *pin,
+           double *pout, long long splits, long long kc, cudaStream_t s)
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
@@ -443,6 +457,8 @@ gt_k9_dmma_part (const float *A, size_t lda, const float *B, size_t ldb,
   if (!gt_k9_usable ())
     return cudaErrorInvalidDeviceFunction;
   const bool part = pin || pout;
+  if (splits > 1 && (!pout || pin || splits > 65535))
+    return cudaErrorInvalidValue;
   cudaError_t err = gt_allow_smem_once (part ? (const void *) k9_dmma<true>
                                              : (const void *) k9_dmma<false>,
                                         K9_SMEM, &k9_attr_done[part]);
@@ -450,19 +466,84 @@ gt_k9_dmma_part (const float *A, size_t lda, const float *B, size_t ldb,
     return err;
   const bool va = gt_aligned16 (A, lda), vb = gt_aligned16 (B, ldb);
   const bool vc = gt_aligned16 (C, ldc);
-  const dim3 grid ((unsigned) tiles_m, (unsigned) tiles_n);
+  const dim3 grid ((unsigned) tiles_m, (unsigned) tiles_n, (unsigned) splits);
   if (part)
     k9_dmma<true><<<grid, K9_THREADS, K9_SMEM, s>>> (
-      A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout);
+      A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc);
   else
     k9_dmma<false><<<grid, K9_THREADS, K9_SMEM, s>>> (
-      A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL);
+      A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0);
   return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+gt_k9_dmma_part (const float *A, size_t lda, const float *B, size_t ldb,
+                 float *C, size_t ldc, size_t m, size_t n, size_t k,
+                 const double *pin, double *pout, cudaStream_t s)
+{
+  return k9_launch (A, lda, B, ldb, C, ldc, m, n, k, pin, pout, 1, 0, s);
 }
 
 extern "C" cudaError_t
 gt_k9_dmma (const float *A, size_t lda, const float *B, size_t ldb, float *C,
             size_t ldc, size_t m, size_t n, size_t k, cudaStream_t s)
 {
-  return gt_k9_dmma_part (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, s);
+  return k9_launch (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0, s);
+}
+
+/* The pieces of k of a split: kc (a multiple of 32) and how many.  */
+static long long
+k9_split_k (int splits, size_t k, long long *kc)
+{
+  const long long per = gt_ceil_div ((long long) k, splits < 1 ? 1 : splits);
+  *kc = gt_ceil_div (per, 32) * 32;
+  return *kc > 0 ? gt_ceil_div ((long long) k, *kc) : 1;
+}
+
+extern "C" size_t
+gt_k9_work_bytes (int splits, size_t m, size_t n, size_t k)
+{
+  long long kc;
+  const long long z = k9_split_k (splits, k, &kc);
+  return z > 1 ? (size_t) z * m * n * sizeof (double) : 0;
+}
+
+/* C = the sum over z < splits of the m x n matrices of doubles at
+   part + z m n, in z order, rounded once.  */
+__global__ void
+k9_reduce (const double *__restrict__ part, long long splits, long long m,
+           long long n, float *__restrict__ C, size_t ldc)
+{
+  const long long mn = m * n;
+  for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+       i < mn; i += (long long) gridDim.x * blockDim.x)
+    {
+      double sum = part[i];
+      for (long long z = 1; z < splits; z++)
+        sum += part[z * mn + i];
+      C[i % m + (size_t) (i / m) * ldc] = (float) sum;
+    }
+}
+
+extern "C" cudaError_t
+gt_k9_dmma_split (int splits, const float *A, size_t lda, const float *B,
+                  size_t ldb, float *C, size_t ldc, size_t m, size_t n,
+                  size_t k, void *work, cudaStream_t s)
+{
+  long long kc;
+  const long long z = k9_split_k (splits, k, &kc);
+  if (z <= 1 || m == 0 || n == 0)
+    return gt_k9_dmma (A, lda, B, ldb, C, ldc, m, n, k, s);
+  if (!work)
+    return cudaErrorInvalidValue;
+  double *part = (double *) work;
+  cudaError_t err = k9_launch (A, lda, B, ldb, C, ldc, m, n, k, NULL, part,
+                               z, kc, s);
+  if (err != cudaSuccess)
+    return err;
+  const long long mn = (long long) m * (long long) n;
+  const long long blocks = gt_min_ll (gt_ceil_div (mn, 256), 132 * 16);
+  k9_reduce<<<(unsigned) blocks, 256, 0, s>>> (part, z, (long long) m,
+                                               (long long) n, C, ldc);
+  return cudaGetLastError ();
 }
