@@ -302,6 +302,14 @@ endfunction
 %!   check_product (s(1), s(2), s(3), 0);
 %! endfor
 %!testif ; gpu
+%! ## products whose kernel 9 tiles pass a multiple of 132 SMs by a few
+%! ## (Hopper): all but those tiles in one launch, the last few with k
+%! ## split and their double sums added in order; whole tiles, a ragged k,
+%! ## strips of 8 columns beside the tiles
+%! for s = [1536 2048 1536; 640 4097 3456; 1280 2048 1800; 1408 2049 1664]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
 %! ## NaN, Inf and an Inf times an exact zero in a large product land where
 %! ## * puts them (B has no other exact zeros)
 %! A = randn (1500, 1300, "single");  B = randn (1300, 1400, "single") + 8;

@@ -65,10 +65,12 @@ typedef struct
   int cfg;             /* kernels 4/5: gt_cfg_id */
   int splits;          /* kernels 5/6: pieces of k, >= 1 */
   size_t work_bytes;   /* device scratch for partial sums */
-  int edge_rows;       /* kernel 8 only: the last edge_rows rows and */
-  int edge_cols;       /* edge_cols columns of C, left out of kernel 8's
+  int edge_rows;       /* kernels 8/9: the last edge_rows rows and */
+  int edge_cols;       /* edge_cols columns of C, left out of the kernel's
                           grid so that it runs whole rounds, go to the
                           plans gt_plan_for would make for those strips */
+  int tail;            /* kernel 9 only: the last tail tiles of its grid */
+  int tail_splits;     /* run with k split so many ways (gt_k9_dmma_tail) */
 } gt_plan;
 
 /* Fastest plan for the shape on the current device (tile = 0), or the
@@ -181,6 +183,17 @@ cudaError_t gt_k9_dmma_split (int splits, const float *A, size_t lda,
                               size_t ldc, size_t m, size_t n, size_t k,
                               void *work, cudaStream_t s);
 size_t gt_k9_work_bytes (int splits, size_t m, size_t n, size_t k);
+/* Kernel 9 on all tiles of C but the last `tail` (the bottom ones of the
+   last column of 128-wide tiles; tail at most the tiles down a column),
+   then those with k split `splits` ways: where the tiles just pass a
+   multiple of the SMs, a last round of a few tiles, each SM's whole
+   time, becomes a short one on all SMs.  work: gt_k9_tail_work_bytes.  */
+cudaError_t gt_k9_dmma_tail (int tail, int splits, const float *A,
+                             size_t lda, const float *B, size_t ldb,
+                             float *C, size_t ldc, size_t m, size_t n,
+                             size_t k, void *work, cudaStream_t s);
+size_t gt_k9_tail_work_bytes (int tail, int splits, size_t m, size_t n,
+                              size_t k);
 /* Nonzero where kernel 9 runs on the current device: a Hopper GPU, and a
    build for it.  */
 int gt_k9_usable (void);

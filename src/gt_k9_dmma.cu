@@ -279,8 +279,11 @@ k9_dmma (const float *__restrict__ A, size_t lda,
       pout += (size_t) blockIdx.z * m * n;
     }
   extern __shared__ __align__ (16) double k9_smem[];
-  const long long m0 = (long long) blockIdx.x * K9_BM;
-  const long long n0 = (long long) blockIdx.y * K9_BN;
+  /* x numbers the tiles down each column of tiles in turn, so that a
+     launch can stop short of the last few (gt_k9_dmma_tail) */
+  const long long tiles_m = (m + K9_BM - 1) / K9_BM;
+  const long long m0 = ((long long) blockIdx.x % tiles_m) * K9_BM;
+  const long long n0 = ((long long) blockIdx.x / tiles_m) * K9_BN;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = (warp % 4) * 32, wn = (warp / 4) * 32;
   const int g = lane / 4, t = lane % 4;
@@ -441,19 +444,25 @@ gt_k9_usable (void)
   return ok;
 }
 
-/* Kernel 9 on a grid of `splits` z (each kc of k; pout then holds one
-   m x n of sums per z), or (splits 1) the whole of k.  */
+/* Kernel 9 on the first `tiles` tiles of C (0: all of them) on a grid of
+   `splits` z (each kc of k; pout then holds one m x n of sums per z), or
+   (splits 1) the whole of k.  */
 static cudaError_t
 k9_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
            size_t ldc, size_t m, size_t n, size_t k, const double *pin,
-           double *pout, long long splits, long long kc, cudaStream_t s)
+           double *pout, long long splits, long long kc, long long tiles,
+           cudaStream_t s)
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
   const long long tiles_m = gt_ceil_div (m, K9_BM);
   const long long tiles_n = gt_ceil_div (n, K9_BN);
-  if (tiles_m > 0x7fffffffLL || tiles_n > 65535 || k > 0x7fffffffULL)
+  if (tiles_m > 0x7fffffffLL || tiles_n > 0x7fffffffLL
+      || tiles_m * tiles_n > 0x7fffffffLL || k > 0x7fffffffULL
+      || tiles < 0 || tiles > tiles_m * tiles_n)
     return cudaErrorInvalidValue;
+  if (tiles == 0)
+    tiles = tiles_m * tiles_n;
   if (!gt_k9_usable ())
     return cudaErrorInvalidDeviceFunction;
   const bool part = pin || pout;
@@ -466,7 +475,7 @@ k9_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
     return err;
   const bool va = gt_aligned16 (A, lda), vb = gt_aligned16 (B, ldb);
   const bool vc = gt_aligned16 (C, ldc);
-  const dim3 grid ((unsigned) tiles_m, (unsigned) tiles_n, (unsigned) splits);
+  const dim3 grid ((unsigned) tiles, 1, (unsigned) splits);
   if (part)
     k9_dmma<true><<<grid, K9_THREADS, K9_SMEM, s>>> (
       A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc);
@@ -481,14 +490,15 @@ gt_k9_dmma_part (const float *A, size_t lda, const float *B, size_t ldb,
                  float *C, size_t ldc, size_t m, size_t n, size_t k,
                  const double *pin, double *pout, cudaStream_t s)
 {
-  return k9_launch (A, lda, B, ldb, C, ldc, m, n, k, pin, pout, 1, 0, s);
+  return k9_launch (A, lda, B, ldb, C, ldc, m, n, k, pin, pout, 1, 0, 0, s);
 }
 
 extern "C" cudaError_t
 gt_k9_dmma (const float *A, size_t lda, const float *B, size_t ldb, float *C,
             size_t ldc, size_t m, size_t n, size_t k, cudaStream_t s)
 {
-  return k9_launch (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0, s);
+  return k9_launch (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0, 0,
+                    s);
 }
 
 /* The pieces of k of a split: kc (a multiple of 32) and how many.  */
@@ -538,7 +548,7 @@ gt_k9_dmma_split (int splits, const float *A, size_t lda, const float *B,
     return cudaErrorInvalidValue;
   double *part = (double *) work;
   cudaError_t err = k9_launch (A, lda, B, ldb, C, ldc, m, n, k, NULL, part,
-                               z, kc, s);
+                               z, kc, 0, s);
   if (err != cudaSuccess)
     return err;
   const long long mn = (long long) m * (long long) n;
@@ -546,4 +556,50 @@ gt_k9_dmma_split (int splits, const float *A, size_t lda, const float *B,
   k9_reduce<<<(unsigned) blocks, 256, 0, s>>> (part, z, (long long) m,
                                                (long long) n, C, ldc);
   return cudaGetLastError ();
+}
+
+/* The tail: the last `tail` tiles in launch order, the bottom ones of the
+   last column of tiles.  0 where they are not that (tail > the tiles
+   down a column).  */
+static int
+k9_tail_rect (int tail, size_t m, size_t n, size_t *r0, size_t *c0)
+{
+  const long long tiles_m = gt_ceil_div (m, K9_BM);
+  const long long tiles_n = gt_ceil_div (n, K9_BN);
+  if (tail <= 0 || tail > tiles_m || tiles_n < 1)
+    return 0;
+  *r0 = (size_t) (tiles_m - tail) * K9_BM;
+  *c0 = (size_t) (tiles_n - 1) * K9_BN;
+  return 1;
+}
+
+extern "C" size_t
+gt_k9_tail_work_bytes (int tail, int splits, size_t m, size_t n, size_t k)
+{
+  size_t r0, c0;
+  if (!k9_tail_rect (tail, m, n, &r0, &c0))
+    return 0;
+  return gt_k9_work_bytes (splits, m - r0, n - c0, k);
+}
+
+extern "C" cudaError_t
+gt_k9_dmma_tail (int tail, int splits, const float *A, size_t lda,
+                 const float *B, size_t ldb, float *C, size_t ldc, size_t m,
+                 size_t n, size_t k, void *work, cudaStream_t s)
+{
+  size_t r0, c0;
+  if (m == 0 || n == 0)
+    return cudaSuccess;
+  if (!k9_tail_rect (tail, m, n, &r0, &c0))
+    return cudaErrorInvalidValue;
+  const long long tiles = gt_ceil_div (m, K9_BM) * gt_ceil_div (n, K9_BN);
+  cudaError_t err = tiles > tail
+    ? k9_launch (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0,
+                 tiles - tail, s)
+    : cudaSuccess;
+  if (err != cudaSuccess)
+    return err;
+  return gt_k9_dmma_split (splits, A + r0, lda, B + c0 * ldb, ldb,
+                           C + r0 + c0 * ldc, ldc, m - r0, n - c0, k, work,
+                           s);
 }
