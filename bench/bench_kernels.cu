@@ -121,6 +121,41 @@ typedef struct
 
 static cublasHandle_t blas;
 
+/* The product planned as `whole` run once, then in pieces of kc of k run
+   in order by gt_gemm_piece with scratch `work` (kernel 4: pieces of its
+   own configuration, each added to C; others: gt_plan_piece), as the
+   host path runs its first panel: the bits must be those of one pass.
+   one, parts: room for C on the host.  Prints the outcome; returns 1
+   where the bits differ.  */
+static int
+pieces_differ (const char *name, problem *p, const gt_plan *whole,
+               int repack, size_t kc, void *work, float *one, float *parts,
+               cudaStream_t s)
+{
+  const size_t c_bytes = p->m * p->n * sizeof (float);
+  CK (cudaMemset (p->C, 0xff, c_bytes));
+  CK (gt_gemm_run (whole, p->A[0], p->m, p->B[0], p->k, p->C, p->m, p->m,
+                   p->n, p->k, p->work, s));
+  CK (cudaMemcpy (one, p->C, c_bytes, cudaMemcpyDeviceToHost));
+  CK (cudaMemset (p->C, 0xff, c_bytes));
+  for (size_t k0 = 0; k0 < p->k; k0 += kc)
+    {
+      const size_t k1 = k0 + kc < p->k ? k0 + kc : p->k;
+      const gt_plan pc = whole->kernel == GT_K4_ASYNC
+        ? gt_plan_kernel (GT_K4_ASYNC, whole->cfg, 1, p->m, p->n, k1 - k0,
+                          repack)
+        : gt_plan_piece (whole, p->m, p->n, k1 - k0);
+      CK (gt_gemm_piece (&pc, k0 == 0, k1 == p->k, p->A[0] + k0 * p->m,
+                         p->m, p->B[0] + k0, p->k, p->C, p->m, p->m, p->n,
+                         k1 - k0, work, s));
+    }
+  CK (cudaMemcpy (parts, p->C, c_bytes, cudaMemcpyDeviceToHost));
+  const int same = memcmp (one, parts, c_bytes) == 0;
+  printf ("%-14s %6zu %6zu %6zu  pieces of k = %zu: %s\n", name, p->m,
+          p->n, p->k, kc, same ? "same bits as one pass" : "DIFFERENT  FAIL");
+  return !same;
+}
+
 static void
 run_variant (const variant *v, problem *p, int set, cudaStream_t s)
 {
@@ -460,69 +495,24 @@ main (int argc, char **argv)
         }
       if (check && p.k >= 3 && p.m > 0 && p.n > 0)
         {
-          /* Kernel 4 over pieces of k, accumulating into C (the host path
-             runs its first panel so), must give the bits of one pass.  */
-          const int cfg = GT_CFG_64x64_K32;
-          const gt_plan one = gt_plan_kernel (GT_K4_ASYNC, cfg, 1, p.m, p.n,
-                                              p.k, repack);
+          /* Kernel 4 over pieces of k, each added to C, and kernel 9,
+             its double sums carried from piece to piece in scratch.  */
           float *whole = (float *) malloc (c_n * sizeof (float));
           float *parts = (float *) malloc (c_n * sizeof (float));
-          CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
-          CK (gt_gemm_run (&one, p.A[0], p.m, p.B[0], p.k, p.C, p.m, p.m,
-                           p.n, p.k, p.work, stream));
-          CK (cudaMemcpy (whole, p.C, c_n * sizeof (float),
-                          cudaMemcpyDeviceToHost));
-          CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
           const size_t kc = (p.k / 3 + 31) / 32 * 32;   /* >= 32 */
-          for (size_t k0 = 0; k0 < p.k; k0 += kc)
-            {
-              const size_t k1 = k0 + kc < p.k ? k0 + kc : p.k;
-              const gt_plan pc = gt_plan_kernel (GT_K4_ASYNC, cfg, 1, p.m,
-                                                 p.n, k1 - k0, repack);
-              CK ((k0 ? gt_gemm_accumulate : gt_gemm_run)
-                    (&pc, p.A[0] + k0 * p.m, p.m, p.B[0] + k0, p.k, p.C,
-                     p.m, p.m, p.n, k1 - k0, p.work, stream));
-            }
-          CK (cudaMemcpy (parts, p.C, c_n * sizeof (float),
-                          cudaMemcpyDeviceToHost));
-          const int same = memcmp (whole, parts, c_n * sizeof (float)) == 0;
-          printf ("%-14s %6zu %6zu %6zu  pieces of k = %zu: %s\n",
-                  "k4_accumulate", p.m, p.n, p.k, kc,
-                  same ? "same bits as one pass" : "DIFFERENT  FAIL");
-          failures += !same;
-          /* Kernel 9 in pieces of k, its double sums carried from piece
-             to piece in scratch (the host path's first panel): the bits
-             of one pass.  */
+          const gt_plan one = gt_plan_kernel (GT_K4_ASYNC, GT_CFG_64x64_K32,
+                                              1, p.m, p.n, p.k, repack);
+          failures += pieces_differ ("k4_accumulate", &p, &one, repack, kc,
+                                     p.work, whole, parts, stream);
           if (gt_k9_usable ())
             {
               const gt_plan w9 = gt_plan_kernel (GT_K9_DMMA, -1, 0, p.m, p.n,
                                                  p.k, repack);
               void *part = NULL;
               CK (cudaMalloc (&part, p.m * p.n * sizeof (double)));
-              CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
-              CK (gt_gemm_run (&w9, p.A[0], p.m, p.B[0], p.k, p.C, p.m, p.m,
-                               p.n, p.k, p.work, stream));
-              CK (cudaMemcpy (whole, p.C, c_n * sizeof (float),
-                              cudaMemcpyDeviceToHost));
-              CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
-              for (size_t k0 = 0; k0 < p.k; k0 += kc)
-                {
-                  const size_t k1 = k0 + kc < p.k ? k0 + kc : p.k;
-                  const gt_plan pc = gt_plan_piece (&w9, p.m, p.n, k1 - k0);
-                  CK (gt_gemm_piece (&pc, k0 == 0, k1 == p.k,
-                                     p.A[0] + k0 * p.m, p.m, p.B[0] + k0,
-                                     p.k, p.C, p.m, p.m, p.n, k1 - k0, part,
-                                     stream));
-                }
-              CK (cudaMemcpy (parts, p.C, c_n * sizeof (float),
-                              cudaMemcpyDeviceToHost));
+              failures += pieces_differ ("k9_pieces", &p, &w9, repack, kc,
+                                         part, whole, parts, stream);
               CK (cudaFree (part));
-              const int same9 = memcmp (whole, parts,
-                                        c_n * sizeof (float)) == 0;
-              printf ("%-14s %6zu %6zu %6zu  pieces of k = %zu: %s\n",
-                      "k9_pieces", p.m, p.n, p.k, kc,
-                      same9 ? "same bits as one pass" : "DIFFERENT  FAIL");
-              failures += !same9;
             }
           /* Kernel 8's stream-K continues a tile cut between two blocks
              from the first block's partial sums: the bits of the kernel

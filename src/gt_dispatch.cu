@@ -174,8 +174,8 @@ static double
 k9_split_cost (size_t m, size_t n, size_t k, int sp)
 {
   const device_facts *f = current_facts ();
-  const double kc = (double) gt_ceil_div (gt_ceil_div (k, sp), 32) * 32;
-  const double z = ceil ((double) k / kc);
+  long long kc;
+  const double z = (double) gt_k9_split_k (sp, k, &kc);
   if (z < 2 || kc < 256)
     return HUGE_VAL;
   const double tiles = (double) gt_ceil_div (m, 128)
@@ -194,8 +194,9 @@ k9_split_cost (size_t m, size_t n, size_t k, int sp)
    the round saved outweighs the pieces' sums crossing device memory.
    H200, same runs: 8192^3 1.13x cuBLAS against 1.10x (4 tiles split 26
    ways: 51 us in place of a 0.6 ms round), 1536x2048x1536 1.36x against
-   0.87x, 640x4096x3456 1.15x against 0.65x.  Cost in the units of k8_cost (m, n: the whole tiles, without strips);
-   *tail 0 where it does not apply.  */
+   0.87x, 640x4096x3456 1.15x against 0.65x.  Cost in the units of
+   k8_cost (m, n: the whole tiles, without strips); *tail 0 where it does
+   not apply.  */
 #define K9_TAIL_MIN_K 2048
 static double
 k9_tail_cost (size_t m, size_t n, size_t k, int *tail, int *splits)
@@ -211,20 +212,18 @@ k9_tail_cost (size_t m, size_t n, size_t k, int *tail, int *splits)
     return best;
   const size_t rows = m - (size_t) (tm - r) * 128;
   const size_t cols = n - (size_t) (tn - 1) * 128;
+  /* the whole rounds, then the tail as a split product of its own after
+     them (one launch more) */
   const double main_cost = (double) full * 128.0 * 128.0
                            * (double) (gt_ceil_div (k, 8) * 8)
-                           / K9_EFFICIENCY;
+                           / K9_EFFICIENCY
+                           + FLOP_PER_SM_PER_LAUNCH;
   for (long long sp = 2; sp <= f->sms / r && sp <= 64; sp++)
     {
-      const double kc = (double) gt_ceil_div (gt_ceil_div (k, sp), 32) * 32;
-      const double z = ceil ((double) k / kc);
-      if (kc < 256)
+      const double split = k9_split_cost (rows, cols, k, (int) sp);
+      if (split == HUGE_VAL)   /* pieces under 256: more splits, shorter */
         break;
-      const double cost = main_cost
-        + ceil (r * z / f->sms) * 128.0 * 128.0 * (kc + K9_FILL_K)
-          / K9_EFFICIENCY
-        + 16.0 * z * rows * cols * FLOP_PER_SM_PER_BYTE
-        + 3.0 * FLOP_PER_SM_PER_LAUNCH;
+      const double cost = main_cost + split;
       if (cost < best)
         {
           best = cost;

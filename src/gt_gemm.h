@@ -183,6 +183,9 @@ cudaError_t gt_k9_dmma_split (int splits, const float *A, size_t lda,
                               size_t ldc, size_t m, size_t n, size_t k,
                               void *work, cudaStream_t s);
 size_t gt_k9_work_bytes (int splits, size_t m, size_t n, size_t k);
+/* The pieces of k that gt_k9_dmma_split makes of `splits`: returns how
+   many, *kc their length (a multiple of 32).  */
+long long gt_k9_split_k (int splits, size_t k, long long *kc);
 /* Kernel 9 on all tiles of C but the last `tail` (the bottom ones of the
    last column of 128-wide tiles; tail at most the tiles down a column),
    then those with k split `splits` ways: where the tiles just pass a

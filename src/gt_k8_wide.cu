@@ -553,13 +553,9 @@ k8_stream_blocks (void)
 {
   static int known[64];   /* blocks + 1; 0: not asked yet */
   int dev = 0, sms = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return 0;
-    }
-  const int seen = dev >= 0 && dev < 64
-                   ? __atomic_load_n (&known[dev], __ATOMIC_ACQUIRE) : 0;
+  const int seen = gt_device_seen (known, &dev);
+  if (seen < 0)
+    return 0;
   if (seen)
     return seen - 1;
   if (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
@@ -568,11 +564,9 @@ k8_stream_blocks (void)
       cudaGetLastError ();
       return 0;
     }
-  const int blocks = sms * k8_blocks_per_sm<true, true, true, 256, true> (
-                             (const void *) k8_stream<256>);
-  if (dev >= 0 && dev < 64)
-    __atomic_store_n (&known[dev], blocks + 1, __ATOMIC_RELEASE);
-  return blocks;
+  return gt_device_remember (
+    known, dev, sms * k8_blocks_per_sm<true, true, true, 256, true> (
+                  (const void *) k8_stream<256>));
 }
 
 extern "C" int

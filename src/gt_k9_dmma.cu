@@ -412,13 +412,9 @@ extern "C" int
 gt_k9_usable (void)
 {
   int dev = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return 0;
-    }
-  const int seen = dev >= 0 && dev < 64
-                   ? __atomic_load_n (&k9_known[dev], __ATOMIC_ACQUIRE) : 0;
+  const int seen = gt_device_seen (k9_known, &dev);
+  if (seen < 0)
+    return 0;
   if (seen)
     return seen - 1;
   /* Hopper only: its FP64 tensor cores match its FP32 rate.  (The
@@ -437,11 +433,10 @@ gt_k9_usable (void)
               == cudaSuccess;
   if (!ok)
     cudaGetLastError ();
-  ok = ok && major == 9 && attr.ptxVersion >= 90 && attr.ptxVersion < 100
-       && (size_t) smem >= K9_SMEM;
-  if (dev >= 0 && dev < 64)
-    __atomic_store_n (&k9_known[dev], ok + 1, __ATOMIC_RELEASE);
-  return ok;
+  return gt_device_remember (k9_known, dev,
+                             ok && major == 9 && attr.ptxVersion >= 90
+                             && attr.ptxVersion < 100
+                             && (size_t) smem >= K9_SMEM);
 }
 
 /* Kernel 9 on the first `tiles` tiles of C (0: all of them) on a grid of
@@ -501,9 +496,8 @@ gt_k9_dmma (const float *A, size_t lda, const float *B, size_t ldb, float *C,
                     s);
 }
 
-/* The pieces of k of a split: kc (a multiple of 32) and how many.  */
-static long long
-k9_split_k (int splits, size_t k, long long *kc)
+extern "C" long long
+gt_k9_split_k (int splits, size_t k, long long *kc)
 {
   const long long per = gt_ceil_div ((long long) k, splits < 1 ? 1 : splits);
   *kc = gt_ceil_div (per, 32) * 32;
@@ -514,7 +508,7 @@ extern "C" size_t
 gt_k9_work_bytes (int splits, size_t m, size_t n, size_t k)
 {
   long long kc;
-  const long long z = k9_split_k (splits, k, &kc);
+  const long long z = gt_k9_split_k (splits, k, &kc);
   return z > 1 ? (size_t) z * m * n * sizeof (double) : 0;
 }
 
@@ -541,7 +535,7 @@ gt_k9_dmma_split (int splits, const float *A, size_t lda, const float *B,
                   size_t k, void *work, cudaStream_t s)
 {
   long long kc;
-  const long long z = k9_split_k (splits, k, &kc);
+  const long long z = gt_k9_split_k (splits, k, &kc);
   if (z <= 1 || m == 0 || n == 0)
     return gt_k9_dmma (A, lda, B, ldb, C, ldc, m, n, k, s);
   if (!work)

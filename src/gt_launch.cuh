@@ -33,6 +33,31 @@ gt_aligned16 (const void *p, size_t ld)
   return ((size_t) p % 16) == 0 && ld % 4 == 0;
 }
 
+/* Facts about a device asked once (devices 0-63; others are asked each
+   time): known[d] holds device d's fact + 1, 0 before it is asked.
+   gt_device_seen puts the current device in *dev and returns known[dev],
+   or -1 where there is no current device; gt_device_remember records
+   the fact and returns it.  */
+static inline int
+gt_device_seen (const int *known, int *dev)
+{
+  if (cudaGetDevice (dev) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return -1;
+    }
+  return *dev >= 0 && *dev < 64
+         ? __atomic_load_n (&known[*dev], __ATOMIC_ACQUIRE) : 0;
+}
+
+static inline int
+gt_device_remember (int *known, int dev, int fact)
+{
+  if (dev >= 0 && dev < 64)
+    __atomic_store_n (&known[dev], fact + 1, __ATOMIC_RELEASE);
+  return fact;
+}
+
 /* Lets kernel fn have `bytes` of dynamic shared memory (the default limit
    is 48 KiB), once per device: bit d of *done marks device d done, and
    whoever resets a device clears *done.  The call is not made before
