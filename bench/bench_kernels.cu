@@ -7,11 +7,12 @@
    between input sets when one set would sit in L2.  cuBLAS SGEMM runs in
    the same process with pedantic math (no TF32).
 
-     bench_kernels [--check] [--csv FILE] [--device NAME] [--reps N]
-                   [--shapes m,k,n;m,k,n;...]
+     bench_kernels [--check] [--digest] [--csv FILE] [--device NAME]
+                   [--reps N] [--only NAME,...] [--shapes m,k,n;m,k,n;...]
 
    --check runs small awkward shapes once per kernel and exits non-zero on
-   any error (for compute-sanitizer).  */
+   any error (for compute-sanitizer); --digest prints a hash of each
+   result, to compare two builds bit for bit.  */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 #include <math.h>
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
-#include "gt_gemm.h"
+#include "gt_bench_kernels.h"
 
 #define CK(call)                                                          \
   do {                                                                    \
@@ -121,6 +122,44 @@ typedef struct
 
 static cublasHandle_t blas;
 
+/* A plan of one kernel: `variant` is its configuration (kernels 4/5),
+   mode (8) or blocks per SM (7), GT_CHOOSE to let the dispatcher pick;
+   splits 0 likewise.  */
+static gt_plan
+fixed (int kernel, int splits, int variant, const problem *p, int repack)
+{
+  gt_plan want = gt_plan_make (GT_SINGLE, kernel);
+  want.splits = splits;
+  want.k4_config = kernel == GT_K4_ASYNC || kernel == GT_K5_SPLITK
+                   ? variant : GT_CHOOSE;
+  want.k8_mode = kernel == GT_K8_WIDE ? variant : GT_CHOOSE;
+  want.min_blocks = kernel == GT_K7_REGDB ? variant : GT_CHOOSE;
+  return gt_plan_fixed (&want, p->m, p->n, p->k, repack);
+}
+
+/* The plug-in's kernels through the registry; the steps only the
+   benchmark builds (2, 3, 7) directly.  */
+static cudaError_t
+bench_run (const gt_plan *plan, const float *A, const float *B,
+           const problem *p, cudaStream_t s)
+{
+  const gt_gemm_args g = { A, p->m, B, p->k, p->C, p->m, p->m, p->n, p->k,
+                           p->work };
+  switch (plan->kernel)
+    {
+    case GT_K2_REGBLOCK:
+      return gt_k2_regblock (A, p->m, B, p->k, p->C, p->m, p->m, p->n, p->k,
+                             s);
+    case GT_K3_VECTOR:
+      return gt_k3_vector (A, p->m, B, p->k, p->C, p->m, p->m, p->n, p->k, s);
+    case GT_K7_REGDB:
+      return gt_k7_regdb (plan->min_blocks, A, p->m, B, p->k, p->C, p->m,
+                          p->m, p->n, p->k, s);
+    default:
+      return gt_gemm_run (plan, &g, s);
+    }
+}
+
 /* The product planned as `whole` run once, then in pieces of kc of k run
    in order by gt_gemm_piece with scratch `work` (kernel 4: pieces of its
    own configuration, each added to C; others: gt_plan_piece), as the
@@ -134,20 +173,22 @@ pieces_differ (const char *name, problem *p, const gt_plan *whole,
 {
   const size_t c_bytes = p->m * p->n * sizeof (float);
   CK (cudaMemset (p->C, 0xff, c_bytes));
-  CK (gt_gemm_run (whole, p->A[0], p->m, p->B[0], p->k, p->C, p->m, p->m,
-                   p->n, p->k, p->work, s));
+  const gt_gemm_args all = { p->A[0], p->m, p->B[0], p->k, p->C, p->m,
+                             p->m, p->n, p->k, p->work };
+  CK (gt_gemm_run (whole, &all, s));
   CK (cudaMemcpy (one, p->C, c_bytes, cudaMemcpyDeviceToHost));
   CK (cudaMemset (p->C, 0xff, c_bytes));
   for (size_t k0 = 0; k0 < p->k; k0 += kc)
     {
       const size_t k1 = k0 + kc < p->k ? k0 + kc : p->k;
+      gt_plan want = gt_plan_make (GT_SINGLE, GT_K4_ASYNC);
+      want.k4_config = whole->k4_config;
       const gt_plan pc = whole->kernel == GT_K4_ASYNC
-        ? gt_plan_kernel (GT_K4_ASYNC, whole->cfg, 1, p->m, p->n, k1 - k0,
-                          repack)
+        ? gt_plan_fixed (&want, p->m, p->n, k1 - k0, repack)
         : gt_plan_piece (whole, p->m, p->n, k1 - k0);
-      CK (gt_gemm_piece (&pc, k0 == 0, k1 == p->k, p->A[0] + k0 * p->m,
-                         p->m, p->B[0] + k0, p->k, p->C, p->m, p->m, p->n,
-                         k1 - k0, work, s));
+      const gt_gemm_args g = { p->A[0] + k0 * p->m, p->m, p->B[0] + k0,
+                               p->k, p->C, p->m, p->m, p->n, k1 - k0, work };
+      CK (gt_gemm_piece (&pc, k0 == 0, k1 == p->k, &g, s));
     }
   CK (cudaMemcpy (parts, p->C, c_bytes, cudaMemcpyDeviceToHost));
   const int same = memcmp (one, parts, c_bytes) == 0;
@@ -170,8 +211,26 @@ run_variant (const variant *v, problem *p, int set, cudaStream_t s)
                        (int) p->m));
       return;
     }
-  CK (gt_gemm_run (&v->plan, p->A[set], p->m, p->B[set], p->k, p->C, p->m,
-                   p->m, p->n, p->k, p->work, s));
+  CK (bench_run (&v->plan, p->A[set], p->B[set], p, s));
+}
+
+/* FNV-1a over C's bytes: --digest prints one per variant and shape, so
+   that two builds' results can be compared bit for bit with diff.  */
+static void
+print_digest (const char *name, const problem *p)
+{
+  const size_t bytes = p->m * p->n * sizeof (float);
+  unsigned char *h = (unsigned char *) malloc (bytes ? bytes : 1);
+  CK (cudaMemcpy (h, p->C, bytes, cudaMemcpyDeviceToHost));
+  unsigned long long x = 1469598103934665603ULL;
+  for (size_t i = 0; i < bytes; i++)
+    {
+      x ^= h[i];
+      x *= 1099511628211ULL;
+    }
+  free (h);
+  printf ("digest %-14s %6zu %6zu %6zu %016llx\n", name, p->m, p->n, p->k,
+          x);
 }
 
 static double
@@ -251,7 +310,7 @@ parse_shapes (const char *spec, size_t (*shapes)[3], int max)
 int
 main (int argc, char **argv)
 {
-  int check = 0, reps = 21, own_shapes = 0;
+  int check = 0, reps = 21, own_shapes = 0, digest = 0;
   const char *csv = NULL, *device = NULL, *only = NULL;
   const char *spec = "4096,4096,4096;8192,8192,8192;256,256,256;"
     "512,512,512;1000,1000,1000;2048,2048,2048;4097,4097,4097;"
@@ -261,6 +320,8 @@ main (int argc, char **argv)
     {
       if (!strcmp (argv[i], "--check"))
         check = 1;
+      else if (!strcmp (argv[i], "--digest"))
+        digest = 1;
       else if (!strcmp (argv[i], "--csv") && i + 1 < argc)
         csv = argv[++i];
       else if (!strcmp (argv[i], "--device") && i + 1 < argc)
@@ -353,69 +414,63 @@ main (int argc, char **argv)
       variant vs[40];
       int nv = 0;
       memset (vs, 0, sizeof vs);
-      const int repack = gt_k4_needs_repack (p.A[0], p.m, p.B[0], p.k);
+      const int repack = gt_needs_repack (GT_SINGLE, p.A[0], p.m, p.B[0],
+                                          p.k);
       strcpy (vs[nv].name, "cublas"); vs[nv++].use_cublas = 1;
       /* the default path right after it: a long sweep warms the GPU into
          its power limit (H200, 8192^3: kernel 9 1.10x cuBLAS timed first,
          1.05x timed after the other 30 variants) */
       strcpy (vs[nv].name, "default");
-      vs[nv++].plan = gt_plan_for (p.m, p.n, p.k, 0, repack);
+      vs[nv++].plan = gt_plan_for (GT_SINGLE, p.m, p.n, p.k, 0, repack);
       const int tiles[3] = { 8, 16, 32 };
       for (int t = 0; t < 3; t++)
         {
           snprintf (vs[nv].name, sizeof vs[nv].name, "k1_tile%d", tiles[t]);
-          vs[nv++].plan = gt_plan_for (p.m, p.n, p.k, tiles[t], 0);
+          vs[nv++].plan = gt_plan_for (GT_SINGLE, p.m, p.n, p.k, tiles[t], 0);
         }
       strcpy (vs[nv].name, "k2_regblock");
-      vs[nv++].plan = gt_plan_kernel (GT_K2_REGBLOCK, -1, 0, p.m, p.n, p.k, 0);
+      vs[nv++].plan = fixed (GT_K2_REGBLOCK, 0, GT_CHOOSE, &p, 0);
       strcpy (vs[nv].name, "k3_vector");
-      vs[nv++].plan = gt_plan_kernel (GT_K3_VECTOR, -1, 0, p.m, p.n, p.k, 0);
-      for (int c = 0; c < GT_CFG_COUNT; c++)
+      vs[nv++].plan = fixed (GT_K3_VECTOR, 0, GT_CHOOSE, &p, 0);
+      for (int c = 0; c < GT_K4_CONFIG_COUNT; c++)
         {
           snprintf (vs[nv].name, sizeof vs[nv].name, "k4_cfg%d", c);
-          vs[nv++].plan = gt_plan_kernel (GT_K4_ASYNC, c, 1, p.m, p.n, p.k,
-                                          repack);
+          vs[nv++].plan = fixed (GT_K4_ASYNC, 1, c, &p, repack);
         }
       strcpy (vs[nv].name, "k5_splitk");
-      vs[nv++].plan = gt_plan_kernel (GT_K5_SPLITK, -1, 0, p.m, p.n, p.k,
-                                      repack);
+      vs[nv++].plan = fixed (GT_K5_SPLITK, 0, GT_CHOOSE, &p, repack);
       if (p.m == 1 || p.n == 1)
         {
           strcpy (vs[nv].name, "k6_gemv");
-          vs[nv++].plan = gt_plan_kernel (GT_K6_GEMV, -1, 0, p.m, p.n, p.k,
-                                          0);
+          vs[nv++].plan = fixed (GT_K6_GEMV, 0, GT_CHOOSE, &p, 0);
         }
       for (int minb = 1; minb <= 2; minb++)
         {
           snprintf (vs[nv].name, sizeof vs[nv].name, "k7_regdb_b%d", minb);
-          vs[nv++].plan = gt_plan_kernel (GT_K7_REGDB, minb, 0, p.m, p.n,
-                                          p.k, 0);
+          vs[nv++].plan = fixed (GT_K7_REGDB, 0, minb, &p, 0);
         }
       const int k8_cfgs[] = { 0, 1, 3, 7, 11, 15, 31 };
       for (int c = 0; c < 7; c++)
         {
           snprintf (vs[nv].name, sizeof vs[nv].name, "k8_wide_c%d", k8_cfgs[c]);
-          vs[nv++].plan = gt_plan_kernel (GT_K8_WIDE, k8_cfgs[c], 0, p.m, p.n,
-                                          p.k, repack);
+          vs[nv++].plan = fixed (GT_K8_WIDE, 0, k8_cfgs[c], &p, repack);
         }
       if (gt_k9_usable ())
         {
           strcpy (vs[nv].name, "k9_dmma");
-          vs[nv++].plan = gt_plan_kernel (GT_K9_DMMA, -1, 0, p.m, p.n, p.k,
-                                          repack);
+          vs[nv++].plan = fixed (GT_K9_DMMA, 0, GT_CHOOSE, &p, repack);
           for (int sp = 2; sp <= 8; sp *= 2)
             {
               snprintf (vs[nv].name, sizeof vs[nv].name, "k9_split%d", sp);
-              vs[nv++].plan = gt_plan_kernel (GT_K9_DMMA, -1, sp, p.m, p.n,
-                                              p.k, repack);
+              vs[nv++].plan = fixed (GT_K9_DMMA, sp, GT_CHOOSE, &p,
+                                     repack);
             }
           if (check)
             {
               /* the tail split on any shape: the bottom half of the last
                  column of tiles split 4 ways over k, the rest in one
                  launch (all of C where it is one column of tiles) */
-              gt_plan t9 = gt_plan_kernel (GT_K9_DMMA, -1, 0, p.m, p.n, p.k,
-                                           repack);
+              gt_plan t9 = fixed (GT_K9_DMMA, 0, GT_CHOOSE, &p, repack);
               t9.tail = (int) ((p.m + 255) / 256);
               t9.tail_splits = 4;
               t9.work_bytes = gt_k9_tail_work_bytes (t9.tail, 4, p.m, p.n,
@@ -434,9 +489,7 @@ main (int argc, char **argv)
           p.work_bytes = vs[v].plan.work_bytes;
       /* and the scratch of the accumulation check below, whatever --only
          kept */
-      const size_t acc_work = gt_plan_kernel (GT_K4_ASYNC, GT_CFG_64x64_K32,
-                                              1, p.m, p.n, p.k,
-                                              repack).work_bytes;
+      const size_t acc_work = fixed (GT_K4_ASYNC, 1, GT_CFG_64x64_K32, &p, repack).work_bytes;
       if (check && acc_work > p.work_bytes)
         p.work_bytes = acc_work;
       if (p.work_bytes)
@@ -455,6 +508,8 @@ main (int argc, char **argv)
              more, while TF32 (~1e-3) or an unwritten element fails.  */
           const int bad = nonfinite > 0 || !(err < 1e-4);
           failures += bad;
+          if (digest)
+            print_digest (vs[v].name, &p);
 
           float med = 0.0f;
           if (!check)
@@ -484,9 +539,12 @@ main (int argc, char **argv)
                   vs[v].name, p.m, p.n, p.k, med, tflops, ratio, err,
                   bad ? "  FAIL" : "");
           if (!vs[v].use_cublas && vs[v].plan.kernel >= GT_K4_ASYNC)
-            printf ("  (kernel %d cfg %d splits %d%s)", vs[v].plan.kernel,
-                    vs[v].plan.cfg, vs[v].plan.splits,
-                    edge_note (&vs[v].plan));
+            printf ("  (kernel %d %s %d splits %d%s)", vs[v].plan.kernel,
+                    vs[v].plan.kernel == GT_K8_WIDE ? "mode" : "cfg",
+                    vs[v].plan.kernel == GT_K8_WIDE ? vs[v].plan.k8_mode
+                    : (vs[v].plan.kernel <= GT_K5_SPLITK
+                       ? vs[v].plan.k4_config : 0),
+                    vs[v].plan.splits, edge_note (&vs[v].plan));
           printf ("\n");
           if (out)
             fprintf (out, "%s,%s,%s,%zu,%zu,%zu,%.5f,%.3f,%.4f,%.3e\n",
@@ -500,14 +558,14 @@ main (int argc, char **argv)
           float *whole = (float *) malloc (c_n * sizeof (float));
           float *parts = (float *) malloc (c_n * sizeof (float));
           const size_t kc = (p.k / 3 + 31) / 32 * 32;   /* >= 32 */
-          const gt_plan one = gt_plan_kernel (GT_K4_ASYNC, GT_CFG_64x64_K32,
-                                              1, p.m, p.n, p.k, repack);
+          const gt_plan one = fixed (GT_K4_ASYNC, 1, GT_CFG_64x64_K32, &p,
+                                     repack);
           failures += pieces_differ ("k4_accumulate", &p, &one, repack, kc,
                                      p.work, whole, parts, stream);
           if (gt_k9_usable ())
             {
-              const gt_plan w9 = gt_plan_kernel (GT_K9_DMMA, -1, 0, p.m, p.n,
-                                                 p.k, repack);
+              const gt_plan w9 = fixed (GT_K9_DMMA, 0, GT_CHOOSE, &p,
+                                        repack);
               void *part = NULL;
               CK (cudaMalloc (&part, p.m * p.n * sizeof (double)));
               failures += pieces_differ ("k9_pieces", &p, &w9, repack, kc,
@@ -522,13 +580,11 @@ main (int argc, char **argv)
             {
               const int mode = GT_K8_DEFAULT_MODE | GT_K8_K16 | GT_K8_BM256
                                | (sk ? GT_K8_STREAMK : 0);
-              const gt_plan pk = gt_plan_kernel (GT_K8_WIDE, mode, 1, p.m,
-                                                 p.n, p.k, repack);
+              const gt_plan pk = fixed (GT_K8_WIDE, 1, mode, &p, repack);
               if (pk.work_bytes > p.work_bytes)
                 break;
               CK (cudaMemset (p.C, 0xff, c_n * sizeof (float)));
-              CK (gt_gemm_run (&pk, p.A[0], p.m, p.B[0], p.k, p.C, p.m, p.m,
-                               p.n, p.k, p.work, stream));
+              CK (bench_run (&pk, p.A[0], p.B[0], &p, stream));
               CK (cudaMemcpy (sk ? parts : whole, p.C, c_n * sizeof (float),
                               cudaMemcpyDeviceToHost));
               if (sk)

@@ -42,7 +42,8 @@ median (double *v, int n)
 /* Copies `bytes` from src to dst in 8 MiB jobs (as the pipeline does);
    returns GB/s, median of 7.  */
 static double
-copy_rate (float *dst, const float *src, size_t bytes, int threads)
+copy_rate (gt_workers *w, float *dst, const float *src, size_t bytes,
+           int threads)
 {
   double t[7];
   for (int r = 0; r < 7; r++)
@@ -51,8 +52,9 @@ copy_rate (float *dst, const float *src, size_t bytes, int threads)
       for (size_t off = 0; off < bytes; off += 8 * MB)
         {
           const size_t n = (bytes - off < 8 * MB ? bytes - off : 8 * MB) / 4;
-          copy_job j = { dst + off / 4, src + off / 4, n, n, n, 1 };
-          gt_copy (&j, threads);
+          copy_job j = { dst + off / 4, src + off / 4, n, n, n, 1,
+                         sizeof (float) };
+          gt_copy (w, &j, threads);
         }
       t[r] = now () - t0;
     }
@@ -63,6 +65,12 @@ int
 main (void)
 {
   const size_t bytes = 64 * MB;
+  gt_workers *w = gt_workers_new ();
+  if (!w)
+    {
+      fprintf (stderr, "out of memory\n");
+      return 1;
+    }
   float *src = malloc (bytes), *pin, *pin2, *dev;
   for (size_t i = 0; i < bytes / 4; i++)
     src[i] = (float) (i % 1000);
@@ -85,9 +93,9 @@ main (void)
             for (int q = 0; q < 40; q++)
               CHECK (cudaMemcpyAsync (dev + (q % 4) * bytes / 4, pin2, bytes,
                                       cudaMemcpyHostToDevice, s));
-          gt_copy_hot (th[i], 1);
-          r[mode] = copy_rate (pin, src, bytes, th[i]);
-          gt_copy_hot (th[i], 0);
+          gt_copy_hot (w, th[i], 1);
+          r[mode] = copy_rate (w, pin, src, bytes, th[i]);
+          gt_copy_hot (w, th[i], 0);
           CHECK (cudaStreamSynchronize (s));
         }
       printf ("%7d  %5.1f  %8.1f\n", th[i], r[0], r[1]);
@@ -122,7 +130,7 @@ main (void)
               const float *from = cold + (window % (big / up)) * up / 4;
               window++;
               const size_t sb = slot_mb[si] * MB;
-              gt_copy_hot (uth[ti], 1);
+              gt_copy_hot (w, uth[ti], 1);
               const double a = now ();
               for (size_t off = 0, q = 0; off < up; off += sb, q++)
                 {
@@ -130,15 +138,15 @@ main (void)
                   CHECK (cudaEventSynchronize (ev[sl]));
                   float *dst = (float *) ((char *) pin + sl * sb);
                   copy_job j = { dst, from + off / 4, sb / 4, sb / 4, sb / 4,
-                                 1 };
-                  gt_copy (&j, uth[ti]);
+                                 1, sizeof (float) };
+                  gt_copy (w, &j, uth[ti]);
                   CHECK (cudaMemcpyAsync ((char *) dev + off, dst, sb,
                                           cudaMemcpyHostToDevice, s));
                   CHECK (cudaEventRecord (ev[sl], s));
                 }
               CHECK (cudaStreamSynchronize (s));
               t[rep] = now () - a;
-              gt_copy_hot (uth[ti], 0);
+              gt_copy_hot (w, uth[ti], 0);
             }
           printf ("%8zu  %7d  %4.1f\n", slot_mb[si], uth[ti],
                   up / median (t, 5) / 1e9);
@@ -147,15 +155,16 @@ main (void)
     for (int hot = 0; hot < 2; hot++)
       {
         double t[21];
-        gt_copy_hot (16, hot);
+        gt_copy_hot (w, 16, hot);
         for (int rep = 0; rep < 21; rep++)
           {
-            copy_job j = { pin, src, 256 * 1024, 256 * 1024, 256 * 1024, 1 };
+            copy_job j = { pin, src, 256 * 1024, 256 * 1024, 256 * 1024, 1,
+                           sizeof (float) };
             const double a = now ();
-            gt_copy (&j, 16);
+            gt_copy (w, &j, 16);
             t[rep] = now () - a;
           }
-        gt_copy_hot (16, 0);
+        gt_copy_hot (w, 16, 0);
         printf ("1 MiB job on 16 threads, helpers %s: %.1f us (median of "
                 "21)\n", hot ? "spinning" : "sleeping", 1e6 * median (t, 21));
       }
@@ -182,8 +191,8 @@ main (void)
         if (huge)
           madvise (c, bytes, MADV_HUGEPAGE);
         const double a = now ();
-        gt_prefault_start (c, bytes, 8);
-        gt_prefault_wait ();
+        gt_prefault_start (w, c, bytes, 8);
+        gt_prefault_wait (w);
         const double b = now ();
         CHECK (cudaHostRegister (c, bytes, cudaHostRegisterDefault));
         const double d = now ();
@@ -208,6 +217,6 @@ main (void)
       printf ("existing 64 MiB (malloc): register %.2f ms, unregister %.2f ms\n",
               1e3 * (b - a), 1e3 * (now () - b));
     }
-  gt_workers_stop ();
+  gt_workers_free (w);
   return 0;
 }

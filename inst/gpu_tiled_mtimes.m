@@ -228,8 +228,11 @@ endfunction
 %!endfunction
 
 %!shared gpu
+%! ## unwritten elements come back NaN (options are read when the device is
+%! ## set up: at the first call, and the first after gpu_tiled_reset)
+%! setenv ("GPU_TILED_POISON", "1");
+%! gpu_tiled_reset ();
 %! gpu = gpu_tiled_info ().usable;
-%! setenv ("GPU_TILED_POISON", "1");   # unwritten elements come back NaN
 
 %!testif ; gpu
 %! for tile = [8, 16, 32, 0]
@@ -343,9 +346,11 @@ endfunction
 %! C1 = gpu_tiled_mtimes (A, B);
 %! setenv ("GPU_TILED_NO_KSPLIT", "1");
 %! unwind_protect
+%!   gpu_tiled_reset ();
 %!   C2 = gpu_tiled_mtimes (A, B);
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_NO_KSPLIT");
+%!   gpu_tiled_reset ();
 %! end_unwind_protect
 %! assert (isequal (C1, C2));
 %! R = double (A) * double (B);
@@ -393,21 +398,26 @@ endfunction
 %! A = randn (600, 500, "single");  B = randn (500, 400, "single");
 %! setenv ("GPU_TILED_DEVICE_LIMIT", "1000000");   # fail requests over 1 MB
 %! unwind_protect
+%!   gpu_tiled_reset ();
 %!   fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: out of device memory: .* needs .* MiB free");
+%!   assert (gpu_tiled_info ().cached_device_memory, 0);
+%!   check_product (60, 50, 40, 0);   # what fits still runs
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
+%!   gpu_tiled_reset ();
 %! end_unwind_protect
-%! assert (gpu_tiled_info ().cached_device_memory, 0);
 %! check_product (600, 500, 400, 0);
 %!testif ; gpu
 %! ## an interrupted call (the path Ctrl-C takes) leaves the package usable
 %! A = randn (1500, 1400, "single");  B = randn (1400, 1300, "single");
+%! ## (the hook interrupts the next 1 call of the device set up after it)
 %! setenv ("GPU_TILED_TEST_INTERRUPT", "1");
 %! unwind_protect
-%!   fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: interrupted");
+%!   gpu_tiled_reset ();
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_TEST_INTERRUPT");
 %! end_unwind_protect
+%! fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: interrupted");
 %! check_product (1500, 1400, 1300, 0);
 %!testif ; gpu
 %! ## single precision or better, not TF32: error at 4096 at most that of

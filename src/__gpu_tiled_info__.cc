@@ -16,7 +16,7 @@ Private: use @code{gpu_tiled_info}.\n\
   if (args.length () != 0)
     print_usage ();
   gt_info info;
-  if (gt_device_info (&info) != GT_OK)
+  if (gt_device_info (GT_DEVICE_DEFAULT, &info) != GT_OK)
     error ("gpu_tiled_info: %s", gt_error_text ());
 
   octave_scalar_map s;

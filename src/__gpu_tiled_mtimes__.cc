@@ -91,8 +91,9 @@ given, is 8, 16 or 32.\n\
   const FloatMatrix B = b.float_matrix_value ();
   const octave_idx_type m = A.rows (), k = A.cols (), n = B.cols ();
   result C (m, n);   // freed on every error path by its destructor
-  const gt_status st = gt_mtimes_host (A.data (), B.data (), C.data,
-                                       m, n, k, tile, interrupted);
+  const gt_status st = gt_mtimes_host (GT_SINGLE, A.data (), B.data (),
+                                       C.data, m, n, k, tile,
+                                       GT_DEVICE_DEFAULT, interrupted);
   if (st == GT_ERR_INTERRUPTED)
     octave_quit ();   // throws Octave's interrupt when Ctrl-C caused it
   if (st != GT_OK)

@@ -1,13 +1,15 @@
 /* gpu_tiled.h -- the package's C interface.
 
    This is the only header shared by the Octave glue (C++, no CUDA types) and
-   the CUDA side (no Octave types).  Every function returns a gt_status; on
-   anything but GT_OK, gt_error_text () says what went wrong in one line that
-   names the CUDA error where there is one.
+   the library below it (no Octave types).  Every function returns a
+   gt_status; on anything but GT_OK, gt_error_text () says what went wrong in
+   one line that names the CUDA error where there is one.
 
    All matrices are column-major, as Octave stores them: element (i,j) of a
-   matrix with leading dimension ld is at p[i + j*ld].  Sizes are size_t so
-   operands with more than 2^31 elements index correctly.  */
+   matrix with leading dimension ld is at p[i + j*ld], counted in elements of
+   the matrix's type; complex elements are (re, im) pairs stored together, as
+   Octave's Complex and FloatComplex are.  Sizes are size_t so operands with
+   more than 2^31 elements index correctly.  */
 
 #ifndef GPU_TILED_H
 #define GPU_TILED_H
@@ -26,11 +28,33 @@ typedef enum
   GT_ERR_NO_MEMORY,    /* device or pinned host memory exhausted */
   GT_ERR_NO_KERNEL,    /* no kernel image for this GPU's architecture */
   GT_ERR_CUDA,         /* any other CUDA failure */
-  GT_ERR_INTERRUPTED   /* the interrupt callback asked to stop */
+  GT_ERR_INTERRUPTED,  /* the interrupt callback asked to stop */
+  GT_ERR_UNSUPPORTED   /* no kernel serves this element type (yet) */
 } gt_status;
+
+/* The element types of A, B and C (all three the same).  */
+typedef enum
+{
+  GT_SINGLE = 0,          /* float */
+  GT_DOUBLE = 1,          /* double */
+  GT_COMPLEX_SINGLE = 2,  /* float re, im */
+  GT_COMPLEX_DOUBLE = 3,  /* double re, im */
+  GT_TYPE_COUNT = 4
+} gt_type;
+
+/* Bytes per element of a type (0 for a value that is no gt_type).  */
+size_t gt_type_size (gt_type type);
+
+/* "single", "double", "complex single", "complex double".  */
+const char *gt_type_name (gt_type type);
 
 /* Tile argument values.  0 picks the fastest kernel for the shape.  */
 enum { GT_TILE_DEFAULT = 0 };
+
+/* Device argument values: the library's default device (the CUDA
+   runtime's current device when the library first needs one), or a CUDA
+   device ordinal below GT_MAX_DEVICES.  */
+enum { GT_DEVICE_DEFAULT = -1, GT_MAX_DEVICES = 64 };
 
 /* Nonzero when tile is 0 or one of the classic tile sizes (8, 16, 32).  */
 int gt_tile_is_valid (int tile);
@@ -42,7 +66,8 @@ typedef struct
 {
   int usable;                /* 1 when a CUDA device can run our kernels */
   char reason[256];          /* why not, when usable == 0 */
-  int device;                /* CUDA device ordinal in use */
+  int device;                /* CUDA device ordinal */
+  int device_count;          /* CUDA devices the driver shows */
   char name[256];
   int cc_major, cc_minor;
   int multiprocessors;
@@ -53,32 +78,35 @@ typedef struct
   char build_archs[128];       /* architectures compiled in */
 } gt_info;
 
-/* Fills *info; never fails for lack of a device (usable says so).  */
-gt_status gt_device_info (gt_info *info);
+/* Fills *info for device (GT_DEVICE_DEFAULT or an ordinal); never fails for
+   lack of a device (usable says so).  */
+gt_status gt_device_info (int device, gt_info *info);
 
 /* Called between pipeline stages of long calls; a nonzero return stops
    the call with GT_ERR_INTERRUPTED, leaving the library usable.  */
 typedef int (*gt_interrupt_fn) (void);
 
-/* C = A * B for host matrices: A is m x k, B is k x n, C is m x n, each with
-   leading dimension equal to its row count.  tile is GT_TILE_DEFAULT or 8,
-   16, 32.  Device buffers, streams and pinned staging are cached between
-   calls.  */
-gt_status gt_mtimes_host (const float *A, const float *B, float *C,
-                          size_t m, size_t n, size_t k, int tile,
-                          gt_interrupt_fn interrupted);
+/* C = A * B for host matrices of one type: A is m x k, B is k x n, C is
+   m x n, each with leading dimension equal to its row count.  tile is
+   GT_TILE_DEFAULT or 8, 16, 32; device as above.  Device buffers, streams,
+   pinned staging and helper threads are kept between calls, one set per
+   device.  */
+gt_status gt_mtimes_host (gt_type type, const void *A, const void *B,
+                          void *C, size_t m, size_t n, size_t k, int tile,
+                          int device, gt_interrupt_fn interrupted);
 
-/* C = A * B for matrices already in device memory, queued on stream (a
-   cudaStream_t, 0 for the legacy default stream).  The call is
-   asynchronous.  */
-gt_status gt_mtimes_device (const float *A, size_t lda,
-                            const float *B, size_t ldb,
-                            float *C, size_t ldc,
+/* C = A * B for matrices already in memory of device (GT_DEVICE_DEFAULT or
+   an ordinal), queued on stream (a cudaStream_t of that device, 0 for its
+   legacy default stream).  The call is asynchronous; leading dimensions
+   may exceed the row counts.  */
+gt_status gt_mtimes_device (gt_type type, const void *A, size_t lda,
+                            const void *B, size_t ldb, void *C, size_t ldc,
                             size_t m, size_t n, size_t k, int tile,
-                            void *stream);
+                            int device, void *stream);
 
-/* Frees every cached buffer, stream and event.  Safe to call at any time;
-   the next call sets up again.  */
+/* Frees every cached buffer, stream, event and helper thread of every
+   device.  Safe to call at any time; the next call sets up again and reads
+   the GPU_TILED_* options anew.  */
 void gt_reset (void);
 
 #ifdef __cplusplus

@@ -34,8 +34,8 @@ esac
 
 # The host-side helpers in C (no GPU, no Octave needed).
 c_passed=0 c_failed=0 c_skipped=0
-if ${CC:-cc} -O2 -pthread -I"$here/../src" -o "$scratch/test_copy" \
-     "$here/test_copy.c" "$here/../src/gt_copy.c" 2> "$scratch/cc.log"; then
+if ${CC:-cc} -O2 -pthread -I"$here/../src/host" -o "$scratch/test_copy" \
+     "$here/test_copy.c" "$here/../src/host/gt_copy.c" 2> "$scratch/cc.log"; then
   "$scratch/test_copy" > "$scratch/copy.log" 2>&1 || true
   sed -e '$d' -e 's/^  /test_copy: /' "$scratch/copy.log"
   c_passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$scratch/copy.log")
@@ -44,6 +44,30 @@ if ${CC:-cc} -O2 -pthread -I"$here/../src" -o "$scratch/test_copy" \
 else
   echo "test_copy: skipped, no working C compiler:"; cat "$scratch/cc.log"
   c_skipped=1
+fi
+
+# gt_mtimes_device from C (TEST_DEVICE: the program make check built; it
+# skips, saying why, without a usable GPU).
+if [ -n "${TEST_DEVICE:-}" ]; then
+  if [ -x "$TEST_DEVICE" ]; then
+    "$TEST_DEVICE" > "$scratch/device.log" 2>&1 || true
+    sed -e '$d' -e 's/^  /test_device: /' "$scratch/device.log"
+    summary=$(tail -n 1 "$scratch/device.log")
+    d_passed=$(echo "$summary" | sed -n 's/^\([0-9]*\) passed, .*/\1/p')
+    d_failed=$(echo "$summary" | sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p')
+    d_skipped=$(echo "$summary" | sed -n 's/.* failed, \([0-9]*\) skipped$/\1/p')
+    if [ -n "$d_passed" ] && [ -n "$d_failed" ] && [ -n "$d_skipped" ]; then
+      c_passed=$((c_passed + d_passed))
+      c_failed=$((c_failed + d_failed))
+      c_skipped=$((c_skipped + d_skipped))
+    else
+      cat "$scratch/device.log"
+      c_failed=$((c_failed + 1))
+    fi
+  else
+    echo "test_device: FAILED, $TEST_DEVICE was not built"
+    c_failed=$((c_failed + 1))
+  fi
 fi
 
 cd "$scratch"

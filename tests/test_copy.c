@@ -1,12 +1,20 @@
 /* test_copy.c -- tests of the host path's copy and prefault helpers
-   (src/gt_copy.c); they need no GPU.  Prints "N passed, N failed".  */
+   (src/host/gt_copy.c); they need no GPU.  Prints "N passed, N failed".  */
 
+#define _DEFAULT_SOURCE   /* fork, pthread_barrier_t under -std=c11 too */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "gt_copy.h"
+
+/* Element sizes: single, double, complex double.  */
+#define F sizeof (float)
+#define D sizeof (double)
+#define Z (2 * sizeof (double))
 
 static int passed, failed;
 
@@ -20,87 +28,254 @@ check (int ok, const char *what)
     failed++;
 }
 
-static float
+/* Source bytes: well mixed, so a byte copied from the wrong place shows,
+   and never 0xff, the destination's poison.  */
+static unsigned char
 value (size_t i)
 {
-  return (float) ((i * 2654435761u) % 1000003) - 500000.0f;
+  uint64_t x = (uint64_t) i * 0x9e3779b97f4a7c15u;
+  x ^= x >> 31;
+  x *= 0xd6e8feb86659fd93u;
+  x ^= x >> 32;
+  return (unsigned char) (x % 255);
 }
 
-/* A rows x cols copy from leading dimension sld to dld, the destination
-   offset by `shift` floats (so not 16-byte aligned when shift % 4 != 0);
-   every destination element outside the copy must keep its poison.  */
+/* A rows x cols copy of `elem`-byte elements from leading dimension sld to
+   dld, the destination offset by `shift` elements (so not 16-byte aligned
+   when shift * elem % 16 != 0); every destination element outside the
+   copy must keep its poison.  */
 static int
-pitched_ok (size_t rows, size_t cols, size_t sld, size_t dld, size_t shift,
-            int threads)
+pitched_ok (gt_workers *w, size_t elem, size_t rows, size_t cols,
+            size_t sld, size_t dld, size_t shift, int threads)
 {
   const size_t ns = sld * cols + 8, nd = dld * cols + shift + 8;
-  float *src = malloc (ns * sizeof (float)), *dst = malloc (nd * sizeof (float));
-  for (size_t i = 0; i < ns; i++)
+  unsigned char *src = malloc (ns * elem), *dst = malloc (nd * elem);
+  if (!src || !dst)
+    {
+      free (src);
+      free (dst);
+      return 0;
+    }
+  for (size_t i = 0; i < ns * elem; i++)
     src[i] = value (i);
-  for (size_t i = 0; i < nd; i++)
-    dst[i] = -1.0f;
-  copy_job j = { dst + shift, src, dld, sld, rows, cols };
-  gt_copy (&j, threads);
+  memset (dst, 0xff, nd * elem);
+  copy_job j = { dst + shift * elem, src, dld, sld, rows, cols, elem };
+  gt_copy (w, &j, threads);
   int ok = 1;
   for (size_t i = 0; i < nd && ok; i++)
     {
       const size_t e = i - shift, c = e / dld, r = e % dld;
-      const int inside = i >= shift && c < cols && r < rows;
-      ok = dst[i] == (inside ? src[r + c * sld] : -1.0f);
+      const unsigned char *d = dst + i * elem;
+      if (i >= shift && c < cols && r < rows)
+        ok = memcmp (d, src + (r + c * sld) * elem, elem) == 0;
+      else
+        for (size_t b = 0; b < elem; b++)
+          ok &= d[b] == 0xff;
     }
   free (src);
   free (dst);
   return ok;
 }
 
-int
-main (void)
+/* Copies `bytes` in five pieces into new memory while `prefault` helpers
+   fault it in, the copy helpers spinning.  */
+static int
+faulting_copy_ok (gt_workers *w, size_t bytes, int prefault, int threads)
+{
+  const size_t n = bytes / F;
+  float *src = malloc (n * F), *dst = malloc (n * F);
+  if (!src || !dst)
+    {
+      free (src);
+      free (dst);
+      return 0;
+    }
+  for (size_t i = 0; i < n; i++)
+    src[i] = (float) value (i) - 127.0f;
+  gt_prefault_start (w, dst, n * F, prefault);
+  gt_copy_hot (w, threads, 1);
+  for (size_t off = 0; off < n; off += n / 5)
+    {
+      const size_t len = n - off < n / 5 ? n - off : n / 5;
+      copy_job j = { dst + off, src + off, len, len, len, 1, F };
+      gt_copy (w, &j, threads);
+    }
+  gt_prefault_wait (w);
+  gt_copy_hot (w, threads, 0);
+  const int ok = memcmp (dst, src, n * F) == 0;
+  free (src);
+  free (dst);
+  return ok;
+}
+
+/* One of two host threads, each with gt_workers of its own, copying at
+   the same time.  */
+typedef struct
+{
+  gt_workers *w;
+  int threads, prefault;
+  pthread_barrier_t *start;
+  int ok;
+} racer;
+
+static void *
+race (void *arg)
+{
+  racer *r = (racer *) arg;
+  pthread_barrier_wait (r->start);
+  int ok = 1;
+  for (int rep = 0; rep < 6; rep++)
+    {
+      const size_t elem = rep % 3 == 0 ? F : (rep % 3 == 1 ? D : Z);
+      ok &= pitched_ok (r->w, elem, 1023, 300, 1023, 1030, rep % 2,
+                        r->threads)
+            && pitched_ok (r->w, elem, 1000, 300, 1000, 1000, 0, r->threads)
+            && faulting_copy_ok (r->w, (size_t) 16 << 20, r->prefault,
+                                 r->threads);
+    }
+  /* Each has exactly the helpers it asked for: nothing shared.  */
+  r->ok = ok && gt_workers_running (r->w) == r->threads - 1 + r->prefault;
+  return NULL;
+}
+
+static int
+two_contexts_ok (void)
+{
+  pthread_barrier_t start;
+  pthread_barrier_init (&start, NULL, 2);
+  racer r[2] = { { gt_workers_new (), 4, 2, &start, 0 },
+                 { gt_workers_new (), 7, 3, &start, 0 } };
+  pthread_t th[2];
+  int made = 0;
+  if (r[0].w && r[1].w)
+    for (; made < 2; made++)
+      if (pthread_create (&th[made], NULL, race, &r[made]) != 0)
+        break;
+  if (made == 1)   /* the barrier needs both: stand in for the second */
+    pthread_barrier_wait (&start);
+  for (int i = 0; i < made; i++)
+    pthread_join (th[i], NULL);
+  pthread_barrier_destroy (&start);
+  gt_workers_free (r[0].w);
+  gt_workers_free (r[1].w);
+  return made == 2 && r[0].ok && r[1].ok;
+}
+
+/* Threads of this process, or -1 where /proc cannot tell.  */
+static int
+threads_now (void)
+{
+  FILE *f = fopen ("/proc/self/status", "r");
+  char line[256];
+  int n = -1;
+  while (f && fgets (line, sizeof line, f))
+    if (sscanf (line, "Threads: %d", &n) == 1)
+      break;
+  if (f)
+    fclose (f);
+  return n;
+}
+
+static void
+test_copies (gt_workers *w)
 {
   int ok = 1;
   for (int t = 1; t <= 8; t *= 2)
-    ok &= pitched_ok (1000, 600, 1000, 1000, 0, t)
-          && pitched_ok (1000, 600, 1000, 1000, 1, t);
+    ok &= pitched_ok (w, F, 1000, 600, 1000, 1000, 0, t)
+          && pitched_ok (w, F, 1000, 600, 1000, 1000, 1, t);
   check (ok, "contiguous copies, 1-8 threads, aligned and not");
 
   ok = 1;
   for (int t = 1; t <= 8; t *= 2)
-    ok &= pitched_ok (1023, 700, 1023, 1024, 0, t)
-          && pitched_ok (5, 300000, 5, 8, 0, t)
-          && pitched_ok (777, 3, 777, 780, 3, t);
+    ok &= pitched_ok (w, F, 1023, 700, 1023, 1024, 0, t)
+          && pitched_ok (w, F, 5, 300000, 5, 8, 0, t)
+          && pitched_ok (w, F, 777, 3, 777, 780, 3, t);
   check (ok, "pitched copies (odd rows, padded ld), 1-8 threads");
 
-  gt_workers_stop ();
-  ok = pitched_ok (1000, 600, 1000, 1000, 0, 8);
-  gt_workers_stop ();
-  gt_workers_stop ();
-  ok &= pitched_ok (1000, 600, 1000, 1000, 0, 3)
-        && pitched_ok (1000, 600, 1000, 1000, 0, 8);
+  ok = 1;
+  for (int t = 1; t <= 8; t *= 2)
+    ok &= pitched_ok (w, D, 1000, 600, 1000, 1000, 0, t)
+          && pitched_ok (w, D, 1000, 600, 1000, 1000, 1, t)
+          && pitched_ok (w, D, 1023, 700, 1023, 1030, 0, t)
+          && pitched_ok (w, D, 777, 300, 777, 780, 3, t);
+  check (ok, "doubles, contiguous and pitched, 1-8 threads");
+
+  ok = 1;
+  for (int t = 1; t <= 8; t *= 2)
+    ok &= pitched_ok (w, Z, 999, 333, 999, 999, 0, t)
+          && pitched_ok (w, Z, 999, 333, 999, 999, 1, t)
+          && pitched_ok (w, Z, 513, 400, 513, 520, 0, t)
+          && pitched_ok (w, Z, 3, 100000, 3, 5, 1, t);
+  check (ok, "complex doubles (16 bytes), contiguous and pitched");
+
+  ok = 1;
+  for (int t = 2; t <= 8; t += 3)
+    ok &= pitched_ok (w, 12, 1001, 333, 1001, 1001, 0, t)
+          && pitched_ok (w, 12, 1001, 333, 1001, 1003, 1, t);
+  check (ok, "12-byte elements (contiguous parts split elements)");
+}
+
+static void
+test_workers (gt_workers *w)
+{
+  gt_workers_stop (w);
+  int ok = pitched_ok (w, F, 1000, 600, 1000, 1000, 0, 8);
+  gt_workers_stop (w);
+  gt_workers_stop (w);
+  ok &= pitched_ok (w, F, 1000, 600, 1000, 1000, 0, 3)
+        && pitched_ok (w, F, 1000, 600, 1000, 1000, 0, 8);
   check (ok, "helpers stop, restart and change count");
 
-  gt_copy_hot (8, 1);
+  gt_workers_stop (w);
+  ok = pitched_ok (w, F, 1000, 600, 1000, 1000, 0, 8)
+       && gt_workers_running (w) == 7;
+  unsigned char *p = malloc ((size_t) 8 << 20);
+  gt_prefault_start (w, p, (size_t) 8 << 20, 5);
+  gt_prefault_wait (w);
+  ok &= gt_workers_running (w) == 7 + 5;
+  gt_workers_stop (w);
+  ok &= gt_workers_running (w) == 0;
+  gt_workers_stop (w);
+  ok &= gt_workers_running (w) == 0;
+  free (p);
+  check (ok, "running: copy and prefault helpers, 0 after stop");
+
+  /* 300000 elements: 1.2 MB of floats, 0.3 MB of chars.  */
+  gt_workers_stop (w);
+  ok = pitched_ok (w, 1, 600, 500, 600, 600, 0, 8)
+       && gt_workers_running (w) == 0
+       && pitched_ok (w, F, 600, 500, 600, 600, 0, 8)
+       && gt_workers_running (w) == 7;
+  check (ok, "the parallel threshold counts bytes, not elements");
+
+  gt_copy_hot (w, 8, 1);
   ok = 1;
   for (int r = 0; r < 20; r++)
-    ok &= pitched_ok (1023, 300, 1023, 1024, r % 4, 8);
-  gt_copy_hot (8, 0);
-  ok &= pitched_ok (1023, 300, 1023, 1024, 0, 8);
-  gt_copy_hot (6, 1);   /* a new count while spinning, then stop spinning */
-  ok &= pitched_ok (1023, 300, 1023, 1024, 0, 6);
-  gt_workers_stop ();
-  ok &= pitched_ok (1023, 300, 1023, 1024, 0, 6);
-  gt_copy_hot (6, 0);
+    ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, r % 4, 8);
+  gt_copy_hot (w, 8, 0);
+  ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, 0, 8);
+  gt_copy_hot (w, 6, 1);   /* a new count while spinning, then stop spinning */
+  ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, 0, 6);
+  gt_workers_stop (w);
+  ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, 0, 6);
+  gt_copy_hot (w, 6, 0);
   check (ok, "spinning helpers (a call's hot phase) copy the same");
+}
 
+static void
+test_prefault (gt_workers *w)
+{
   const size_t len = (size_t) 24 << 20;
   unsigned char *p = malloc (len);
   for (size_t i = 0; i < len; i += 4096)
     p[i] = (unsigned char) (i >> 12);
   unsigned char *fresh = malloc (len);
-  gt_prefault_start (p, len, 8);
-  gt_prefault_wait ();
-  gt_prefault_start (fresh, len, 5);
-  gt_prefault_wait ();
-  gt_prefault_wait ();
-  ok = 1;
+  gt_prefault_start (w, p, len, 8);
+  gt_prefault_wait (w);
+  gt_prefault_start (w, fresh, len, 5);
+  gt_prefault_wait (w);
+  gt_prefault_wait (w);
+  int ok = 1;
   for (size_t i = 0; i < len; i += 4096)
     ok &= p[i] == (unsigned char) (i >> 12);
   memset (fresh, 7, len);
@@ -112,37 +287,51 @@ main (void)
   /* Copies may write the region while the helpers fault it in.  */
   ok = 1;
   for (int r = 0; r < 3; r++)
-    {
-      const size_t n = ((size_t) 40 << 20) / sizeof (float);
-      float *src = malloc (n * sizeof (float)), *dst = malloc (n * sizeof (float));
-      for (size_t i = 0; i < n; i++)
-        src[i] = value (i);
-      gt_prefault_start (dst, n * sizeof (float), 2);
-      gt_copy_hot (6, 1);
-      for (size_t off = 0; off < n; off += n / 5)
-        {
-          const size_t len = n - off < n / 5 ? n - off : n / 5;
-          copy_job j = { dst + off, src + off, len, len, len, 1 };
-          gt_copy (&j, 6);
-        }
-      gt_prefault_wait ();
-      gt_copy_hot (6, 0);
-      ok &= memcmp (dst, src, n * sizeof (float)) == 0;
-      free (src);
-      free (dst);
-    }
+    ok &= faulting_copy_ok (w, (size_t) 40 << 20, 2, 6);
   check (ok, "copies into memory the helpers are faulting in");
+}
+
+int
+main (void)
+{
+  const int threads_before = threads_now ();
+  const int pf = gt_prefault_default_threads ();
+  const int ct = gt_copy_default_threads (pf);
+  check (pf >= 1 && pf <= 8 && ct >= 1 && ct <= GT_COPY_MAX_THREADS
+         && ct <= 16 && gt_copy_default_threads (1000) == 1,
+         "default thread counts in range");
+
+  gt_workers *w = gt_workers_new ();
+  check (w && gt_workers_running (w) == 0, "new workers start no thread");
+  if (!w)
+    {
+      printf ("%d passed, %d failed\n", passed, failed);
+      return 1;
+    }
+  test_copies (w);
+  test_workers (w);
+  test_prefault (w);
+
+  check (two_contexts_ok (), "two workers copy from two host threads at once");
 
   fflush (stdout);
   const pid_t child = fork ();
   if (child == 0)
-    _exit (pitched_ok (1000, 600, 1000, 1000, 0, 8) ? 0 : 1);
+    _exit (gt_workers_running (w) == 0
+           && pitched_ok (w, F, 1000, 600, 1000, 1000, 0, 8)
+           && gt_workers_running (w) == 7 ? 0 : 1);
   int status = 1;
   waitpid (child, &status, 0);
   check (child > 0 && WIFEXITED (status) && WEXITSTATUS (status) == 0,
          "a forked child copies with threads of its own");
 
-  gt_workers_stop ();
+  gt_workers_stop (NULL);
+  gt_workers_free (NULL);
+  check (gt_workers_running (NULL) == 0, "stop and free take NULL");
+
+  gt_workers_free (w);
+  check (threads_now () == threads_before,
+         "freeing the workers leaves no thread behind");
   printf ("%d passed, %d failed\n", passed, failed);
   return failed > 0;
 }

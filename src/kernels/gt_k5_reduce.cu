@@ -1,7 +1,7 @@
 /* Kernel 5's second half: add the split-k partial products in split order
    (deterministic, unlike atomics) with every SM streaming them.  */
 
-#include "gt_gemm.h"
+#include "gt_kernels.h"
 #include "gt_launch.cuh"
 
 __global__ void

@@ -5,7 +5,7 @@
    of As[p][tm + 16r] are consecutive and those of Bs[tn + 16c][p] touch
    two words in two banks.  */
 
-#include "gt_gemm.h"
+#include "gt_bench_kernels.h"
 #include "gt_launch.cuh"
 
 #define K2_BM 64
@@ -80,7 +80,7 @@ gt_k2_regblock (const float *A, size_t lda, const float *B, size_t ldb,
     return cudaSuccess;
   const long long tiles_n = gt_ceil_div (n, K2_BN);
   dim3 grid ((unsigned) gt_ceil_div (m, K2_BM),
-             (unsigned) gt_min_ll (tiles_n, 65535));
+             (unsigned) gt_min_ll (tiles_n, GT_GRID_YZ_MAX));
   k2_regblock<<<grid, 256, 0, s>>> (A, lda, B, ldb, C, ldc, m, n, k,
                                      tiles_n);
   return cudaGetLastError ();

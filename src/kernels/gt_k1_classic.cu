@@ -9,7 +9,7 @@
    two or four ty values a warp holds at TILE 16 or 8), so no read or store
    conflicts without padding.  */
 
-#include "gt_gemm.h"
+#include "gt_kernels.h"
 #include "gt_launch.cuh"
 
 template <int TILE>
@@ -24,7 +24,7 @@ k1_classic (const float *__restrict__ A, size_t lda,
   const int tx = threadIdx.x, ty = threadIdx.y;
   const long long i = (long long) blockIdx.x * TILE + tx;
 
-  /* gridDim.y is capped at 65535: loop over the remaining column tiles.  */
+  /* gridDim.y is capped at GT_GRID_YZ_MAX: loop over the remaining column tiles.  */
   for (long long bn = blockIdx.y; bn < tiles_n; bn += gridDim.y)
     {
       const long long j = bn * TILE + ty;
@@ -55,7 +55,7 @@ launch_k1 (const float *A, size_t lda, const float *B, size_t ldb,
 {
   const long long tiles_m = gt_ceil_div (m, TILE);
   const long long tiles_n = gt_ceil_div (n, TILE);
-  dim3 grid ((unsigned) tiles_m, (unsigned) gt_min_ll (tiles_n, 65535));
+  dim3 grid ((unsigned) tiles_m, (unsigned) gt_min_ll (tiles_n, GT_GRID_YZ_MAX));
   dim3 block (TILE, TILE);
   k1_classic<TILE><<<grid, block, 0, s>>> (A, lda, B, ldb, C, ldc,
                                            m, n, k, tiles_n);
@@ -69,7 +69,7 @@ gt_k1_classic (int tile, const float *A, size_t lda, const float *B,
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
-  if (gt_ceil_div (m, 8) > 0x7fffffffLL)
+  if (gt_ceil_div (m, 8) > GT_GRID_X_MAX)
     return cudaErrorInvalidValue;
   switch (tile)
     {
@@ -78,4 +78,12 @@ gt_k1_classic (int tile, const float *A, size_t lda, const float *B,
     case 32: return launch_k1<32> (A, lda, B, ldb, C, ldc, m, n, k, s);
     default: return cudaErrorInvalidValue;
     }
+}
+
+extern "C" cudaError_t
+gt_k1_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  return gt_k1_classic (p->tile, (const float *) a->A, a->lda,
+                        (const float *) a->B, a->ldb, (float *) a->C, a->ldc,
+                        a->m, a->n, a->k, s);
 }

@@ -17,7 +17,7 @@
    element.  The dispatcher does not pick this kernel; the benchmark
    measures it as a step (bench/RESULTS.md).  */
 
-#include "gt_gemm.h"
+#include "gt_bench_kernels.h"
 #include "gt_launch.cuh"
 
 #define K7_BM 128
@@ -176,7 +176,8 @@ gt_k7_regdb (int min_blocks, const float *A, size_t lda, const float *B,
     return cudaSuccess;
   const long long tiles_m = gt_ceil_div (m, K7_BM);
   const long long tiles_n = gt_ceil_div (n, K7_BN);
-  if (tiles_m > 0x7fffffffLL || tiles_n > 65535 || k > 0x7fffffffULL)
+  if (tiles_m > GT_GRID_X_MAX || tiles_n > GT_GRID_YZ_MAX
+      || k > (size_t) GT_GRID_X_MAX)
     return cudaErrorInvalidValue;
   dim3 grid ((unsigned) tiles_m, (unsigned) tiles_n);
   const bool va = gt_aligned16 (A, lda), vb = gt_aligned16 (B, ldb);

@@ -4,7 +4,7 @@
    buffer: the next stage's loads are in flight while this one is
    multiplied, with one barrier per stage.  */
 
-#include "gt_gemm.h"
+#include "gt_bench_kernels.h"
 #include "gt_tile.cuh"
 
 #define K3_BM 128
@@ -118,7 +118,7 @@ gt_k3_vector (const float *A, size_t lda, const float *B, size_t ldb,
     return cudaSuccess;
   const long long tiles_n = gt_ceil_div (n, K3_BN);
   dim3 grid ((unsigned) gt_ceil_div (m, K3_BM),
-             (unsigned) gt_min_ll (tiles_n, 65535));
+             (unsigned) gt_min_ll (tiles_n, GT_GRID_YZ_MAX));
   k3_vector<<<grid, k3_tile::NT, 0, s>>> (A, lda, B, ldb, C, ldc, m, n, k,
                                           tiles_n, gt_aligned16 (A, lda),
                                           gt_aligned16 (B, ldb),

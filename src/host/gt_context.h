@@ -1,11 +1,13 @@
-/* gt_context.h -- the state the host-side C keeps between calls (internal to
-   the CUDA half of the package).  */
+/* gt_context.h -- what the host layer keeps between calls, one context per
+   device (internal to the library).  */
 
 #ifndef GT_CONTEXT_H
 #define GT_CONTEXT_H
 
 #include <cuda_runtime_api.h>
 #include "gpu_tiled.h"
+#include "gt_copy.h"
+#include "gt_options.h"
 
 /* Pinned staging: GT_SLOTS slots of GT_SLOT_BYTES, reused round robin.  */
 #define GT_SLOTS 8
@@ -16,7 +18,9 @@
 typedef struct
 {
   int ready;
-  int device;
+  int device;                       /* CUDA ordinal */
+  gt_options opt;                   /* read when the context was set up */
+  gt_workers *workers;              /* copy and prefault helper threads */
   cudaStream_t up, comp, down;      /* host-to-device, kernels, back */
   cudaEvent_t slot_done[GT_SLOTS];  /* last copy through the slot ended */
   cudaEvent_t panel_in[GT_MAX_PANELS], panel_out[GT_MAX_PANELS];
@@ -29,20 +33,22 @@ typedef struct
   unsigned char *pinned_dev;        /* the same memory, device address */
 } gt_context;
 
-/* The context, set up on first use.  */
-gt_status gt_ctx_get (gt_context **ctx);
+/* The context of device (GT_DEVICE_DEFAULT or an ordinal), set up on first
+   use and made the calling thread's current device.  */
+gt_status gt_ctx_get (int device, gt_context **ctx);
 
-/* Grows *buf (device memory) to at least bytes; keeps it otherwise.  */
-gt_status gt_ctx_device_buffer (void **buf, size_t *have, size_t bytes,
-                                const char *what);
+/* Grows *buf (device memory of ctx) to at least bytes; keeps it
+   otherwise.  */
+gt_status gt_ctx_device_buffer (gt_context *ctx, void **buf, size_t *have,
+                                size_t bytes, const char *what);
 
 /* Allocates the pinned staging area if it is not there yet.  */
 gt_status gt_ctx_pinned (gt_context *ctx);
 
-/* Turns a CUDA failure into a gt_status and the error text ("what: CUDA
-   message (name)"); after an error that breaks the CUDA context it drops
-   every cached resource and resets the device so the next call starts
-   clean.  */
+/* The one place that turns a CUDA failure into a gt_status and the error
+   text ("what: CUDA message (name)"); after an error that breaks the CUDA
+   context it drops the current device's cached resources and resets it,
+   so the next call starts clean.  */
 gt_status gt_fail_cuda (cudaError_t err, const char *what);
 
 /* Sets the error text from a printf format and returns status.  */

@@ -4,6 +4,7 @@
 #define GT_LAUNCH_CUH
 
 #include <cuda_runtime.h>
+#include "gpu_tiled.h"
 
 static inline long long
 gt_ceil_div (long long a, long long b)
@@ -33,8 +34,8 @@ gt_aligned16 (const void *p, size_t ld)
   return ((size_t) p % 16) == 0 && ld % 4 == 0;
 }
 
-/* Facts about a device asked once (devices 0-63; others are asked each
-   time): known[d] holds device d's fact + 1, 0 before it is asked.
+/* Facts about a device asked once (devices below GT_MAX_DEVICES; others
+   are asked each time): known[d] holds device d's fact + 1, 0 before it is asked.
    gt_device_seen puts the current device in *dev and returns known[dev],
    or -1 where there is no current device; gt_device_remember records
    the fact and returns it.  */
@@ -46,36 +47,37 @@ gt_device_seen (const int *known, int *dev)
       cudaGetLastError ();
       return -1;
     }
-  return *dev >= 0 && *dev < 64
+  return *dev >= 0 && *dev < GT_MAX_DEVICES
          ? __atomic_load_n (&known[*dev], __ATOMIC_ACQUIRE) : 0;
 }
 
 static inline int
 gt_device_remember (int *known, int dev, int fact)
 {
-  if (dev >= 0 && dev < 64)
+  if (dev >= 0 && dev < GT_MAX_DEVICES)
     __atomic_store_n (&known[dev], fact + 1, __ATOMIC_RELEASE);
   return fact;
 }
 
 /* Lets kernel fn have `bytes` of dynamic shared memory (the default limit
-   is 48 KiB), once per device: bit d of *done marks device d done, and
-   whoever resets a device clears *done.  The call is not made before
-   every launch: it holds up the host's overlapped copies.  */
+   is 48 KiB), once per device: done[d] marks device d done (devices past
+   GT_MAX_DEVICES ask each time), and whoever resets a device clears
+   done.  The call is not made before every launch: it holds up the
+   host's overlapped copies.  */
 static inline cudaError_t
-gt_allow_smem_once (const void *fn, size_t bytes, unsigned long long *done)
+gt_allow_smem_once (const void *fn, size_t bytes, unsigned char *done)
 {
   int dev = 0;
   cudaError_t err = cudaGetDevice (&dev);
   if (err != cudaSuccess)
     return err;
-  const unsigned long long bit = dev >= 0 && dev < 64 ? 1ULL << dev : 0;
-  if (bit && (__atomic_load_n (done, __ATOMIC_ACQUIRE) & bit))
+  const bool cached = dev >= 0 && dev < GT_MAX_DEVICES;
+  if (cached && __atomic_load_n (&done[dev], __ATOMIC_ACQUIRE))
     return cudaSuccess;
   err = cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                               (int) bytes);
-  if (err == cudaSuccess && bit)
-    __atomic_fetch_or (done, bit, __ATOMIC_RELEASE);
+  if (err == cudaSuccess && cached)
+    __atomic_store_n (&done[dev], 1, __ATOMIC_RELEASE);
   return err;
 }
 

@@ -11,7 +11,7 @@
    16-byte aligned with leading dimensions a multiple of 4; the launcher
    repacks an operand into scratch when it is not.  */
 
-#include "gt_gemm.h"
+#include "gt_kernels.h"
 #include "gt_tile.cuh"
 
 /* Per-thread state for filling stages: where the thread's chunks of the
@@ -231,7 +231,7 @@ struct k4_entry
     gt_tile<bm, bn, bk, tm, tn>::NT,                                      \
     st * gt_tile<bm, bn, bk, tm, tn>::STAGE_FLOATS * 4, minb },
 
-static const k4_entry k4_table[GT_CFG_COUNT] = { GT_K4_CONFIGS (GT_K4_ENTRY) };
+static const k4_entry k4_table[GT_K4_CONFIG_COUNT] = { GT_K4_CONFIGS (GT_K4_ENTRY) };
 
 /* Shape of a configuration, for the dispatcher.  */
 extern "C" void
@@ -280,8 +280,8 @@ gt_k4_work_bytes (int splits, size_t m, size_t n, size_t k, int repack)
   return bytes;
 }
 
-extern "C" int
-gt_k4_needs_repack (const float *A, size_t lda, const float *B, size_t ldb)
+static int
+k4_needs_repack (const float *A, size_t lda, const float *B, size_t ldb)
 {
   return !gt_aligned16 (A, lda) || !gt_aligned16 (B, ldb);
 }
@@ -304,7 +304,8 @@ gt_k4_async (int cfg, int splits, int accumulate, const float *A,
              size_t lda, const float *B, size_t ldb, float *C, size_t ldc,
              size_t m, size_t n, size_t k, void *work, cudaStream_t s)
 {
-  if (cfg < 0 || cfg >= GT_CFG_COUNT || splits < 1 || splits > 65535
+  if (cfg < 0 || cfg >= GT_K4_CONFIG_COUNT || splits < 1
+      || splits > GT_GRID_YZ_MAX
       || (accumulate && splits > 1))
     return cudaErrorInvalidValue;
   if (m == 0 || n == 0)
@@ -312,7 +313,7 @@ gt_k4_async (int cfg, int splits, int accumulate, const float *A,
   const k4_entry *e = &k4_table[cfg];
   const long long tiles_m = gt_ceil_div (m, e->bm);
   const long long tiles_n = gt_ceil_div (n, e->bn);
-  if (tiles_m > 0x7fffffffLL)
+  if (tiles_m > GT_GRID_X_MAX)
     return cudaErrorInvalidValue;
   /* Each piece of k is whole BK steps, so 16-byte chunks stay aligned.  */
   long long kchunk = gt_ceil_div (gt_ceil_div (k, splits), e->bk) * e->bk;
@@ -321,7 +322,7 @@ gt_k4_async (int cfg, int splits, int accumulate, const float *A,
   const int used = (int) gt_ceil_div (k > 0 ? k : 1, kchunk);
   char *w = (char *) work;
   cudaError_t err;
-  if (gt_k4_needs_repack (A, lda, B, ldb))
+  if (k4_needs_repack (A, lda, B, ldb))
     {
       if (w == NULL)
         return cudaErrorInvalidValue;
@@ -341,7 +342,7 @@ gt_k4_async (int cfg, int splits, int accumulate, const float *A,
             (const void *) e->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
             e->smem)) != cudaSuccess)
     return err;
-  dim3 grid ((unsigned) tiles_m, (unsigned) gt_min_ll (tiles_n, 65535),
+  dim3 grid ((unsigned) tiles_m, (unsigned) gt_min_ll (tiles_n, GT_GRID_YZ_MAX),
              (unsigned) used);
   e->fn<<<grid, e->threads, e->smem, s>>> (A, lda, B, ldb, C, ldc, m, n, k,
                                            kchunk, tiles_n, (float *) w,
@@ -351,4 +352,19 @@ gt_k4_async (int cfg, int splits, int accumulate, const float *A,
   if (err != cudaSuccess || used == 1)
     return err;
   return gt_k5_reduce (used, (const float *) w, m, n, C, ldc, s);
+}
+
+extern "C" size_t
+gt_k4_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  return gt_k4_work_bytes (p->splits, m, n, k, repack);
+}
+
+/* Kernels 4 and 5 (5: splits > 1, the pieces summed by gt_k5_reduce).  */
+extern "C" cudaError_t
+gt_k4_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  return gt_k4_async (p->k4_config, p->splits, 0, (const float *) a->A,
+                      a->lda, (const float *) a->B, a->ldb, (float *) a->C,
+                      a->ldc, a->m, a->n, a->k, a->work, s);
 }

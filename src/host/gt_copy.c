@@ -1,7 +1,9 @@
 /* gt_copy.c -- host-memory helpers of the host path: copies split between
    the calling thread and helper threads, and helpers that fault in new
-   output memory while the GPU works.  */
+   output memory while the GPU works.  Every thread and all the state
+   belong to a gt_workers, one per device context.  */
 
+#define _DEFAULT_SOURCE   /* madvise under -std=c11 as well */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -23,24 +25,26 @@
 static void
 copy_part (const copy_job *j, int part, int parts)
 {
+  unsigned char *dst = (unsigned char *) j->dst;
+  const unsigned char *src = (const unsigned char *) j->src;
   if (j->dld == j->rows && j->sld == j->rows)
     {
-      const size_t n = j->rows * j->cols;
+      const size_t n = j->rows * j->cols * j->elem;
       size_t per = (n + parts - 1) / parts;
-      per = (per + 15) / 16 * 16;   /* whole 64-byte lines */
+      per = (per + 63) / 64 * 64;   /* whole 64-byte lines */
       const size_t b = per * part < n ? per * part : n;
       const size_t e = b + per < n ? b + per : n;
       if (e > b)
-        memcpy (j->dst + b, j->src + b, (e - b) * sizeof (float));
+        memcpy (dst + b, src + b, e - b);
     }
   else
     {
       const size_t per = (j->cols + parts - 1) / parts;
       const size_t b = per * part < j->cols ? per * part : j->cols;
       const size_t e = b + per < j->cols ? b + per : j->cols;
+      const size_t dpitch = j->dld * j->elem, spitch = j->sld * j->elem;
       for (size_t c = b; c < e; c++)
-        memcpy (j->dst + c * j->dld, j->src + c * j->sld,
-                j->rows * sizeof (float));
+        memcpy (dst + c * dpitch, src + c * spitch, j->rows * j->elem);
     }
 }
 
@@ -72,8 +76,8 @@ typedef struct pool
 {
   pthread_mutex_t mu;
   pthread_cond_t work, done;
-  pthread_t th[MAX_THREADS];
-  helper_arg args[MAX_THREADS];
+  pthread_t th[GT_COPY_MAX_THREADS];
+  helper_arg args[GT_COPY_MAX_THREADS];
   int helpers;              /* threads running */
   pid_t pid;                /* process that started them (a fork has none) */
   atomic_ulong gen;         /* bumped for each task, after its fields */
@@ -86,10 +90,20 @@ typedef struct pool
   int first, parts;
 } pool;
 
-#define POOL_INIT { .mu = PTHREAD_MUTEX_INITIALIZER,                     \
-                    .work = PTHREAD_COND_INITIALIZER,                    \
-                    .done = PTHREAD_COND_INITIALIZER }
-static pool copy_pool = POOL_INIT, fault_pool = POOL_INIT;
+/* A region being faulted in (see the prefault section).  */
+typedef struct
+{
+  uintptr_t base, begin, end;   /* chunk 0 starts at base */
+  size_t chunks;
+  atomic_size_t next;
+  int active;
+} fault_job;
+
+struct gt_workers
+{
+  pool copy, fault;
+  fault_job fj;
+};
 
 static inline void
 relax (void)
@@ -139,6 +153,41 @@ helper_main (void *arg)
   return NULL;
 }
 
+/* Returns 0, or -1 with nothing left to destroy.  */
+static int
+pool_init (pool *p)
+{
+  atomic_init (&p->gen, 0);
+  atomic_init (&p->pending, 0);
+  atomic_init (&p->hot, 0);
+  atomic_init (&p->quit, 0);
+  p->helpers = 0;
+  p->pid = getpid ();
+  if (pthread_mutex_init (&p->mu, NULL) != 0)
+    return -1;
+  if (pthread_cond_init (&p->work, NULL) == 0)
+    {
+      if (pthread_cond_init (&p->done, NULL) == 0)
+        return 0;
+      pthread_cond_destroy (&p->work);
+    }
+  pthread_mutex_destroy (&p->mu);
+  return -1;
+}
+
+/* After pool_stop.  */
+static void
+pool_destroy (pool *p)
+{
+  /* In a fork that never used the pool they may be in a parent thread's
+     state; leave them.  */
+  if (p->pid != getpid ())
+    return;
+  pthread_cond_destroy (&p->done);
+  pthread_cond_destroy (&p->work);
+  pthread_mutex_destroy (&p->mu);
+}
+
 static void
 pool_wake (pool *p)
 {
@@ -164,11 +213,16 @@ pool_stop (pool *p)
   atomic_store (&p->pending, 0);
 }
 
-/* Makes `helpers` threads available (fewer if the system refuses some);
-   returns how many there are.  */
+/* Makes `helpers` threads available (fewer if the system refuses some,
+   and never more than the caller makes GT_COPY_MAX_THREADS with); returns
+   how many there are.  */
 static int
 pool_ensure (pool *p, int helpers)
 {
+  if (helpers < 0)
+    helpers = 0;
+  if (helpers > GT_COPY_MAX_THREADS - 1)
+    helpers = GT_COPY_MAX_THREADS - 1;
   if (p->pid != getpid ())
     {
       /* A child process inherits the state but not the threads.  */
@@ -183,7 +237,6 @@ pool_ensure (pool *p, int helpers)
   if (p->helpers == helpers)
     return helpers;
   pool_stop (p);
-  p->pid = getpid ();
   p->gen0 = atomic_load (&p->gen);
   int made = 0;
   for (; made < helpers; made++)
@@ -229,72 +282,67 @@ pool_post (pool *p, task_fn fn, void *arg, int first, int parts)
 }
 
 void
-gt_copy_hot (int threads, int on)
+gt_copy_hot (gt_workers *w, int threads, int on)
 {
+  pool *p = &w->copy;
   if (on && threads > 1)
     {
-      pool_ensure (&copy_pool, threads - 1);
-      atomic_store (&copy_pool.hot, 1);
-      pool_wake (&copy_pool);
+      pool_ensure (p, threads - 1);
+      atomic_store (&p->hot, 1);
+      pool_wake (p);
     }
-  else if (!on && copy_pool.pid == getpid ())
+  else if (!on && p->pid == getpid ())
     {
-      pool_wait (&copy_pool);
-      atomic_store (&copy_pool.hot, 0);
+      pool_wait (p);
+      atomic_store (&p->hot, 0);
     }
 }
 
-/* Helpers that fault in new output memory: GPU_TILED_PREFAULT_THREADS,
-   else a quarter of the processors.  Faulting is slow on a VM (about 1.4
-   ms per 64 MiB on 16 cores); with 2 helpers on 16 cores the copies out
-   caught up with them and n = 4096 took 8-20 ms, with 4 it took 5.3-5.6.  */
+/* Default helpers to fault in new output with (the caller may take a
+   count from GPU_TILED_PREFAULT_THREADS instead): a quarter of the
+   processors.  Faulting is slow on a VM (about 1.4 ms per 64 MiB on 16
+   cores); with 2 helpers on 16 cores the copies out caught up with them
+   and n = 4096 took 8-20 ms, with 4 it took 5.3-5.6.  */
 int
-gt_prefault_threads (void)
+gt_prefault_default_threads (void)
 {
-  const char *env = getenv ("GPU_TILED_PREFAULT_THREADS");
-  long n = env ? strtol (env, NULL, 10) : 0;
-  if (n <= 0)
-    n = sysconf (_SC_NPROCESSORS_ONLN) / 4;
+  const long n = sysconf (_SC_NPROCESSORS_ONLN) / 4;
   return n < 1 ? 1 : (n > 8 ? 8 : (int) n);
 }
 
-/* Copy threads, the caller included: GPU_TILED_THREADS, else the
-   processors (at most 16) less the prefault helpers, so that neither
-   preempts the other: a copy waits for its slowest part.  One core copies
-   6-9 GB/s; about 8 keep up with the copy engine (bench/host_copy).  */
+/* Default copy threads, the caller included (the caller may take a count
+   from GPU_TILED_THREADS instead): the processors (at most 16) less the
+   prefault helpers, so that neither preempts the other: a copy waits for
+   its slowest part.  One core copies 6-9 GB/s; about 8 keep up with the
+   copy engine (bench/host_copy).  */
 int
-gt_thread_count (void)
+gt_copy_default_threads (int prefault_threads)
 {
-  const char *env = getenv ("GPU_TILED_THREADS");
-  long n = env ? strtol (env, NULL, 10) : 0;
-  if (n <= 0)
-    {
-      n = sysconf (_SC_NPROCESSORS_ONLN);
-      if (n > 16)
-        n = 16;
-      n -= gt_prefault_threads ();
-    }
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  if (n > 16)
+    n = 16;
+  n -= prefault_threads;
   if (n < 1)
     n = 1;
-  return n > MAX_THREADS ? MAX_THREADS : (int) n;
+  return n > GT_COPY_MAX_THREADS ? GT_COPY_MAX_THREADS : (int) n;
 }
 
 void
-gt_copy (const copy_job *job, int threads)
+gt_copy (gt_workers *w, const copy_job *job, int threads)
 {
   const int helpers = threads > 1
-                      && job->rows * job->cols * sizeof (float)
-                         >= PARALLEL_MIN_BYTES
-                      ? pool_ensure (&copy_pool, threads - 1) : 0;
+                      && job->rows * job->cols * job->elem
+                         >= GT_COPY_PARALLEL_MIN_BYTES
+                      ? pool_ensure (&w->copy, threads - 1) : 0;
   if (helpers == 0)
     {
       copy_part (job, 0, 1);
       return;
     }
   copy_job j = *job;   /* the helpers read it until pool_wait returns */
-  pool_post (&copy_pool, copy_task, &j, 1, helpers + 1);
+  pool_post (&w->copy, copy_task, &j, 1, helpers + 1);
   copy_part (&j, 0, helpers + 1);
-  pool_wait (&copy_pool);
+  pool_wait (&w->copy);
 }
 
 /* ---- prefault: fault in the (new) output while the GPU works ---- */
@@ -309,33 +357,27 @@ gt_copy (const copy_job *job, int threads)
    wait is short even when the copies kept the memory bus busy.  */
 #define FAULT_CHUNK ((uintptr_t) 2 << 20)
 
-static struct
-{
-  uintptr_t base, begin, end;   /* chunk 0 starts at base */
-  size_t chunks;
-  atomic_size_t next;
-  int active;
-} fault_job;
-
 static void
 prefault_task (void *arg, int part, int parts)
 {
-  (void) arg; (void) part; (void) parts;
+  fault_job *f = (fault_job *) arg;
+  (void) part; (void) parts;
   const size_t page = 4096;
   for (;;)
     {
-      const size_t i = atomic_fetch_add (&fault_job.next, 1);
-      if (i >= fault_job.chunks)
+      const size_t i = atomic_fetch_add (&f->next, 1);
+      if (i >= f->chunks)
         return;
-      uintptr_t b = fault_job.base + i * FAULT_CHUNK, e = b + FAULT_CHUNK;
-      if (b < fault_job.begin)
-        b = fault_job.begin;
-      if (e > fault_job.end)
-        e = fault_job.end;
+      uintptr_t b = f->base + i * FAULT_CHUNK, e = b + FAULT_CHUNK;
+      if (b < f->begin)
+        b = f->begin;
+      if (e > f->end)
+        e = f->end;
       if (e <= b)
         continue;
       /* Neither way changes what is there, so copies may write the
-         region meanwhile: a write fault makes a page present once.  */
+         region meanwhile: a write fault makes a page present once.  An
+         older kernel (before 5.14) refuses MADV_POPULATE_WRITE.  */
       if (madvise ((void *) b, e - b, MADV_POPULATE_WRITE) != 0)
         for (uintptr_t q = b; q < e; q += page)
           __atomic_fetch_add ((char *) q, 0, __ATOMIC_RELAXED);
@@ -343,45 +385,96 @@ prefault_task (void *arg, int part, int parts)
 }
 
 void
-gt_prefault_start (void *begin, size_t len, int threads)
+gt_prefault_start (gt_workers *w, void *begin, size_t len, int threads)
 {
+  fault_job *f = &w->fj;
   const uintptr_t page = 4096;
-  fault_job.begin = ((uintptr_t) begin + page - 1) / page * page;
-  fault_job.end = ((uintptr_t) begin + len) / page * page;
-  fault_job.base = fault_job.begin / FAULT_CHUNK * FAULT_CHUNK;
-  fault_job.chunks = fault_job.end > fault_job.begin
-                     ? (fault_job.end - fault_job.base + FAULT_CHUNK - 1)
-                       / FAULT_CHUNK : 0;
-  atomic_store (&fault_job.next, 0);
-  fault_job.active = 1;
-  const int helpers = pool_ensure (&fault_pool, threads);
+  gt_prefault_wait (w);   /* the helpers may still read the last region */
+  f->begin = ((uintptr_t) begin + page - 1) / page * page;
+  f->end = ((uintptr_t) begin + len) / page * page;
+  f->base = f->begin / FAULT_CHUNK * FAULT_CHUNK;
+  f->chunks = f->end > f->begin
+              ? (f->end - f->base + FAULT_CHUNK - 1) / FAULT_CHUNK : 0;
+  atomic_store (&f->next, 0);
+  f->active = 1;
+  const int helpers = pool_ensure (&w->fault, threads);
   if (helpers > 0)
-    pool_post (&fault_pool, prefault_task, NULL, 0, helpers);
+    pool_post (&w->fault, prefault_task, f, 0, helpers);
 }
 
 void
-gt_prefault_wait (void)
+gt_prefault_wait (gt_workers *w)
 {
-  if (!fault_job.active)
+  fault_job *f = &w->fj;
+  if (!f->active)
     return;
-  if (atomic_load (&fault_job.next) < fault_job.chunks)
+  const pid_t me = getpid ();
+  if (atomic_load (&f->next) < f->chunks)
     {
       /* Chunks left: the caller and the copy helpers join in.  */
-      const int helpers = copy_pool.pid == getpid () ? copy_pool.helpers : 0;
+      const int helpers = w->copy.pid == me ? w->copy.helpers : 0;
       if (helpers > 0)
-        pool_post (&copy_pool, prefault_task, NULL, 1, helpers + 1);
-      prefault_task (NULL, 0, 1);
+        pool_post (&w->copy, prefault_task, f, 1, helpers + 1);
+      prefault_task (f, 0, 1);
       if (helpers > 0)
-        pool_wait (&copy_pool);
+        pool_wait (&w->copy);
     }
-  pool_wait (&fault_pool);
-  fault_job.active = 0;
+  /* A fork started mid-prefault has no helpers to wait for.  */
+  if (w->fault.pid == me)
+    pool_wait (&w->fault);
+  f->active = 0;
+}
+
+/* ---- lifetime ---- */
+
+gt_workers *
+gt_workers_new (void)
+{
+  gt_workers *w = (gt_workers *) calloc (1, sizeof *w);
+  if (!w)
+    return NULL;
+  atomic_init (&w->fj.next, 0);
+  if (pool_init (&w->copy) != 0)
+    {
+      free (w);
+      return NULL;
+    }
+  if (pool_init (&w->fault) != 0)
+    {
+      pool_destroy (&w->copy);
+      free (w);
+      return NULL;
+    }
+  return w;
 }
 
 void
-gt_workers_stop (void)
+gt_workers_stop (gt_workers *w)
 {
-  gt_prefault_wait ();
-  pool_stop (&copy_pool);
-  pool_stop (&fault_pool);
+  if (!w)
+    return;
+  gt_prefault_wait (w);
+  pool_stop (&w->copy);
+  pool_stop (&w->fault);
+}
+
+void
+gt_workers_free (gt_workers *w)
+{
+  if (!w)
+    return;
+  gt_workers_stop (w);
+  pool_destroy (&w->copy);
+  pool_destroy (&w->fault);
+  free (w);
+}
+
+int
+gt_workers_running (const gt_workers *w)
+{
+  if (!w)
+    return 0;
+  const pid_t me = getpid ();
+  return (w->copy.pid == me ? w->copy.helpers : 0)
+         + (w->fault.pid == me ? w->fault.helpers : 0);
 }

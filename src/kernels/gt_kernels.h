@@ -1,46 +1,29 @@
-/* gt_gemm.h -- kernels, their launchers and the dispatcher (CUDA side).
+/* gt_kernels.h -- the kernels' launchers and their registry rows: the door
+   between the plan layer (src/plan) and the kernels (src/kernels).
 
-   Internal to the CUDA half of the package and to the benchmark; the Octave
-   glue never includes it.  Every matrix is column-major: element (i,j) of a
-   matrix with leading dimension ld is p[i + j*ld]; C = A*B with A m x k,
-   B k x n, C m x n.  Each launcher checks its launch and returns the CUDA
-   status; nothing here synchronizes.  */
+   One file per kernel under src/kernels; each launcher checks its launch
+   and returns the CUDA status; nothing here synchronizes.  Every matrix is
+   column-major: element (i,j) of a matrix with leading dimension ld is
+   p[i + j*ld]; C = A*B with A m x k, B k x n, C m x n.  The typed
+   launchers below take floats; a kernel's row functions (gt_kN_row_*)
+   take a gt_plan and untyped operands, and are what the registry
+   (plan/gt_registry.cu) lists.  */
 
-#ifndef GT_GEMM_H
-#define GT_GEMM_H
+#ifndef GT_KERNELS_H
+#define GT_KERNELS_H
 
 #include <stddef.h>
 #include <cuda_runtime_api.h>
+#include "gt_plan.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Kernels, numbered by technique (each adds to the one before).  */
-typedef enum
-{
-  GT_K1_CLASSIC = 1,  /* one element per thread, TILE x TILE shared tiles */
-  GT_K2_REGBLOCK = 2, /* 2-D register blocking, 4x4 per thread, scalar */
-  GT_K3_VECTOR = 3,   /* 8x8 per thread, float4 loads and shared reads in
-                         a warp layout without padding, register-prefetch
-                         double buffer */
-  GT_K4_ASYNC = 4,    /* cp.async multi-stage pipeline, 16-wide k steps */
-  GT_K5_SPLITK = 5,   /* kernel 4 with k split across blocks, the pieces
-                         summed in order by a reduce kernel */
-  GT_K6_GEMV = 6,     /* m == 1 or n == 1: memory-bound, split k */
-  GT_K7_REGDB = 7,    /* 128x128x8, 8x8 per thread, fragments double-
-                         buffered in registers, B transposed in shared
-                         memory (a step the benchmark measures; cfg is the
-                         blocks per SM its registers are capped for) */
-  GT_K8_WIDE = 8,     /* 16x8 per thread, 128x128 tiles of 128 threads,
-                         two blocks per SM, or 256x128 of 256 threads
-                         (one per SM, optionally stream-K), copies by
-                         cp.async (B transposed into scratch first);
-                         cfg: GT_K8_* */
-  GT_K9_DMMA = 9      /* Hopper: the singles widened to doubles in shared
-                         memory and multiplied on the FP64 tensor cores,
-                         summed in double (128x128 tiles, 16 warps) */
-} gt_kernel_id;
+/* Launch limits of every architecture built (compute capability 3.0 on):
+   blocks along x, and along y or z.  */
+#define GT_GRID_X_MAX 2147483647LL
+#define GT_GRID_YZ_MAX 65535LL
 
 /* Configurations of kernels 4/5 (compile-time tile shapes), BM x BN x BK
    with TM x TN elements per thread; see GT_K4_CONFIGS.  */
@@ -53,80 +36,13 @@ typedef enum
   GT_CFG_128x64 = 4,      /* 8x8 per thread, 128 threads, BK 16, 4 stages */
   GT_CFG_128x64_K32 = 5,  /* 8x8 per thread, 128 threads, BK 32, 3 stages */
   GT_CFG_128x128_K32 = 6, /* 8x8 per thread, 256 threads, BK 32, 3 stages */
-  GT_CFG_COUNT = 7
-} gt_cfg_id;
+  GT_K4_CONFIG_COUNT = 7
+} gt_k4_config;
 
-/* A launch plan: which kernel, which configuration, how many k splits,
-   and the device scratch it needs.  */
-typedef struct
-{
-  int kernel;          /* gt_kernel_id */
-  int tile;            /* kernel 1 only: 8, 16 or 32 */
-  int cfg;             /* kernels 4/5: gt_cfg_id */
-  int splits;          /* kernels 5/6: pieces of k, >= 1 */
-  size_t work_bytes;   /* device scratch for partial sums */
-  int edge_rows;       /* kernels 8/9: the last edge_rows rows and */
-  int edge_cols;       /* edge_cols columns of C, left out of the kernel's
-                          grid so that it runs whole rounds, go to the
-                          plans gt_plan_for would make for those strips */
-  int tail;            /* kernel 9 only: the last tail tiles of its grid */
-  int tail_splits;     /* run with k split so many ways (gt_k9_dmma_tail) */
-} gt_plan;
-
-/* Fastest plan for the shape on the current device (tile = 0), or the
-   classic kernel for tile = 8, 16, 32.  repack: the operands fail kernel
-   4's alignment (gt_k4_needs_repack), so the plan's scratch covers
-   aligned copies.  */
-gt_plan gt_plan_for (size_t m, size_t n, size_t k, int tile, int repack);
-
-/* Plan for a given kernel (benchmark); cfg < 0 and splits <= 0 mean
-   "choose".  */
-gt_plan gt_plan_kernel (int kernel, int cfg, int splits,
-                        size_t m, size_t n, size_t k, int repack);
-
-/* Queue C = A*B as planned.  work must hold plan->work_bytes bytes.  */
-cudaError_t gt_gemm_run (const gt_plan *plan,
-                         const float *A, size_t lda,
-                         const float *B, size_t ldb,
-                         float *C, size_t ldc,
-                         size_t m, size_t n, size_t k,
-                         void *work, cudaStream_t stream);
-
-/* The plan of a piece of k (kc long) of a product planned as whole, and
-   the run of piece `first`/`last` of them: pieces of k, each starting at a
-   multiple of 32, run in order give the bits of gt_gemm_run of whole
-   where whole sums each element in one chain over k (kernels 4 without
-   splits, 8 and 9).  Kernel 9's pieces carry their double sums in the
-   scratch (m x n doubles); others add each piece to C.  */
-gt_plan gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc);
-cudaError_t gt_gemm_piece (const gt_plan *p, int first, int last,
-                           const float *A, size_t lda,
-                           const float *B, size_t ldb,
-                           float *C, size_t ldc,
-                           size_t m, size_t n, size_t k,
-                           void *work, cudaStream_t stream);
-
-/* C += A*B as planned, for plans where gt_plan_accumulates (kernel 4
-   without splits): summing pieces of k this way gives the same bits as
-   one gt_gemm_run over all of k.  */
-int gt_plan_accumulates (const gt_plan *plan);
-cudaError_t gt_gemm_accumulate (const gt_plan *plan,
-                                const float *A, size_t lda,
-                                const float *B, size_t ldb,
-                                float *C, size_t ldc,
-                                size_t m, size_t n, size_t k,
-                                void *work, cudaStream_t stream);
-
-/* One launcher per kernel.  */
+/* One launcher per kernel (kernels 2, 3 and 7: bench/kernels).  */
 cudaError_t gt_k1_classic (int tile, const float *A, size_t lda,
                            const float *B, size_t ldb, float *C, size_t ldc,
                            size_t m, size_t n, size_t k, cudaStream_t s);
-cudaError_t gt_k2_regblock (const float *A, size_t lda,
-                            const float *B, size_t ldb, float *C, size_t ldc,
-                            size_t m, size_t n, size_t k, cudaStream_t s);
-cudaError_t gt_k3_vector (const float *A, size_t lda,
-                          const float *B, size_t ldb, float *C, size_t ldc,
-                          size_t m, size_t n, size_t k, cudaStream_t s);
 /* accumulate (splits 1 only): C += A*B, the accumulators starting from C,
    so a product summed over pieces of k rounds exactly as one launch over
    all of k.  */
@@ -135,9 +51,6 @@ cudaError_t gt_k4_async (int cfg, int splits, int accumulate,
                          const float *B, size_t ldb, float *C, size_t ldc,
                          size_t m, size_t n, size_t k, void *work,
                          cudaStream_t s);
-cudaError_t gt_k7_regdb (int min_blocks, const float *A, size_t lda,
-                         const float *B, size_t ldb, float *C, size_t ldc,
-                         size_t m, size_t n, size_t k, cudaStream_t s);
 /* Kernel 8's modes (bits of cfg): A by cp.async (an unaligned A first
    repacked into scratch); B transposed into scratch first, then by
    cp.async.  Without them the operand goes through registers.  With
@@ -223,12 +136,37 @@ int gt_k4_needs_repack (const float *A, size_t lda, const float *B,
                         size_t ldb);
 size_t gt_k6_work_bytes (int splits, size_t m, size_t n);
 
-/* cudaSuccess when this build has a kernel image the current device can
-   run; otherwise the error that says why.  */
-cudaError_t gt_check_kernel_image (void);
+/* The shapes and resident blocks of kernel 4's configurations.  */
+void gt_k4_shape (int cfg, int *bm, int *bn, int *bk, int *threads,
+                  int *smem);
+int gt_k4_min_blocks (int cfg);
+int gt_k4_occupancy (int cfg);
 
-/* Compute capabilities compiled into this build, e.g. "sm_75 sm_90".  */
-const char *gt_build_archs (void);
+/* Columns of C per block of kernel 8 (rows: gt_k8_rows).  */
+#define GT_K8_TILE_N 128
+/* Rows and columns of C per block of kernel 9.  */
+#define GT_K9_TILE 128
+
+/* ---- registry rows (plan/gt_registry.cu lists them) ---- */
+cudaError_t gt_k1_row_launch (const gt_plan *p, const gt_gemm_args *a,
+                              cudaStream_t s);
+/* kernels 4 and 5 (5: kernel 4 with splits > 1) */
+size_t gt_k4_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
+                       int repack);
+cudaError_t gt_k4_row_launch (const gt_plan *p, const gt_gemm_args *a,
+                              cudaStream_t s);
+size_t gt_k6_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
+                       int repack);
+cudaError_t gt_k6_row_launch (const gt_plan *p, const gt_gemm_args *a,
+                              cudaStream_t s);
+size_t gt_k8_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
+                       int repack);
+cudaError_t gt_k8_row_launch (const gt_plan *p, const gt_gemm_args *a,
+                              cudaStream_t s);
+size_t gt_k9_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
+                       int repack);
+cudaError_t gt_k9_row_launch (const gt_plan *p, const gt_gemm_args *a,
+                              cudaStream_t s);
 
 #ifdef __cplusplus
 }

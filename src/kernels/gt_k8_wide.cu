@@ -32,7 +32,7 @@
    Operands need not be aligned: an unaligned A is read element by
    element.  */
 
-#include "gt_gemm.h"
+#include "gt_kernels.h"
 #include "gt_launch.cuh"
 
 #define K8_BM 128
@@ -356,7 +356,7 @@ k8_wide (const float *__restrict__ A, size_t lda,
 /* Stream-K: the tiles' stages of k laid end to end and cut into one
    equal run per resident block, so that no SM idles in a last, partly
    filled round (4096^3 on 256x128 tiles: 512 tiles are 3.88 rounds of
-   132).  A run covers whole tiles, and where it starts or ends inside a
+   the SMs).  A run covers whole tiles, and where it starts or ends inside a
    tile, that tile's later part (its "tail") or earlier part (its
    "head").  A block works its head first, then its whole tiles, then its
    tail: the tail starts from the partial sums that the previous block
@@ -478,8 +478,17 @@ k8_transpose (const float *__restrict__ src, size_t lds,
 }
 
 /* The instance a mode runs (both operands by cp.async for K16 and 256
-   rows; without them those bits do nothing).  */
-#define K8_DISPATCH(mode, async_a, bt, CALL)                                \
+   rows; without them those bits do nothing), or NONE where this build
+   lacks it.  The plug-in builds the instances the default path chooses;
+   the benchmark's build (bench/kernels/gt_k8_register_modes.cu) defines
+   GT_K8_REGISTER_MODES and adds the steps before them: operands through
+   registers, and 256x128 tiles with 8-k stages.  */
+#ifdef GT_K8_REGISTER_MODES
+#define K8_BENCH_ONLY(CALL, NONE) CALL
+#else
+#define K8_BENCH_ONLY(CALL, NONE) NONE
+#endif
+#define K8_DISPATCH(mode, async_a, bt, CALL, NONE)                          \
   do {                                                                      \
     const bool k16_ = ((mode) & GT_K8_K16) != 0;                            \
     const bool wide_ = ((mode) & GT_K8_BM256) != 0;                         \
@@ -488,30 +497,33 @@ k8_transpose (const float *__restrict__ src, size_t lds,
         if (k16_)                                                           \
           CALL (true, true, true, 256);                                     \
         else                                                                \
-          CALL (true, true, false, 256);                                    \
+          K8_BENCH_ONLY (CALL (true, true, false, 256), NONE);              \
       }                                                                     \
     else if ((async_a) && (bt) && k16_)                                     \
       CALL (true, true, true, 128);                                         \
     else if ((async_a) && (bt))                                             \
       CALL (true, true, false, 128);                                        \
     else if (async_a)                                                       \
-      CALL (true, false, false, 128);                                       \
+      K8_BENCH_ONLY (CALL (true, false, false, 128), NONE);                 \
     else if (bt)                                                            \
-      CALL (false, true, false, 128);                                       \
+      K8_BENCH_ONLY (CALL (false, true, false, 128), NONE);                 \
     else                                                                    \
-      CALL (false, false, false, 128);                                      \
+      K8_BENCH_ONLY (CALL (false, false, false, 128), NONE);                \
   } while (0)
 
-/* Devices (bit d) where the two kernels with dynamic stages, 256x128
+/* Devices where the two kernels with dynamic stages, 256x128
    tiles with 16-k stages a block per tile [0] and stream-K [1], have been
    allowed them; a device reset forgets it.  */
-static unsigned long long k8_attr_done[2];
+static unsigned char k8_attr_done[2][GT_MAX_DEVICES];
 
 extern "C" void
 gt_k8_forget (void)
 {
-  __atomic_store_n (&k8_attr_done[0], 0ULL, __ATOMIC_RELEASE);
-  __atomic_store_n (&k8_attr_done[1], 0ULL, __ATOMIC_RELEASE);
+  for (int d = 0; d < GT_MAX_DEVICES; d++)
+    {
+      __atomic_store_n (&k8_attr_done[0][d], 0, __ATOMIC_RELEASE);
+      __atomic_store_n (&k8_attr_done[1][d], 0, __ATOMIC_RELEASE);
+    }
 }
 
 /* Lets a kernel with dynamic stages have them (the default limit is 48
@@ -527,7 +539,7 @@ k8_prepare (const void *fn, size_t *dyn)
   *dyn = cfg::DYN ? cfg::SMEM : 0;
   if (*dyn == 0)
     return cudaSuccess;
-  return gt_allow_smem_once (fn, *dyn, &k8_attr_done[STREAM ? 1 : 0]);
+  return gt_allow_smem_once (fn, *dyn, k8_attr_done[STREAM ? 1 : 0]);
 }
 
 template <bool ASYNC_A, bool BT, bool K16, int BM, bool STREAM>
@@ -551,21 +563,18 @@ k8_blocks_per_sm (const void *fn)
 static int
 k8_stream_blocks (void)
 {
-  static int known[64];   /* blocks + 1; 0: not asked yet */
-  int dev = 0, sms = 0;
+  static int known[GT_MAX_DEVICES];   /* blocks + 1; 0: not asked yet */
+  int dev = 0;
   const int seen = gt_device_seen (known, &dev);
   if (seen < 0)
     return 0;
   if (seen)
     return seen - 1;
-  if (cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
-      != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return 0;
-    }
+  const gt_device_props *d = gt_device_props_current ();
+  if (!d)
+    return 0;
   return gt_device_remember (
-    known, dev, sms * k8_blocks_per_sm<true, true, true, 256, true> (
+    known, dev, d->sms * k8_blocks_per_sm<true, true, true, 256, true> (
                   (const void *) k8_stream<256>));
 }
 
@@ -577,7 +586,7 @@ gt_k8_occupancy (int mode)
   blocks = k8_blocks_per_sm<as, t, k16, bm, false> (                        \
              (const void *) k8_wide<as, t, k16, bm>)
   K8_DISPATCH (mode, (mode & GT_K8_A_ASYNC) != 0,
-               (mode & GT_K8_B_TRANSPOSED) != 0, K8_OCC);
+               (mode & GT_K8_B_TRANSPOSED) != 0, K8_OCC, blocks = 0);
 #undef K8_OCC
   return blocks;
 }
@@ -634,9 +643,13 @@ gt_k8_wide (int mode, const float *A, size_t lda, const float *B,
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
+  if (k == 0)   /* no instance of the plug-in's takes an empty k */
+    return cudaMemset2DAsync (C, ldc * sizeof (float), 0, m * sizeof (float),
+                              n, s);
   const long long tiles_m = gt_ceil_div (m, K8_BM);
   const long long tiles_n = gt_ceil_div (n, K8_BN);
-  if (tiles_m > 0x7fffffffLL || tiles_n > 65535 || k > 0x7fffffffULL)
+  if (tiles_m > GT_GRID_X_MAX || tiles_n > GT_GRID_YZ_MAX
+      || k > (size_t) GT_GRID_X_MAX)
     return cudaErrorInvalidValue;
   bool va = gt_aligned16 (A, lda), vb = gt_aligned16 (B, ldb);
   const bool vc = gt_aligned16 (C, ldc);
@@ -648,7 +661,7 @@ gt_k8_wide (int mode, const float *A, size_t lda, const float *B,
   if (bt)
     {
       const long long tr = gt_ceil_div (k, 32), tc = gt_ceil_div (n, 32);
-      if (tr > 0x7fffffffLL || tc > 65535)
+      if (tr > GT_GRID_X_MAX || tc > GT_GRID_YZ_MAX)
         return cudaErrorInvalidValue;
       k8_transpose<<<dim3 ((unsigned) tr, (unsigned) tc), dim3 (32, 8), 0,
                      s>>> (B, ldb, w, gt_round4 (n), k, n);
@@ -694,7 +707,21 @@ gt_k8_wide (int mode, const float *A, size_t lda, const float *B,
 #define K8_RUN(as, t, k16, bm)                                              \
   err = k8_launch<as, t, k16, bm> (A, lda, B, ldb, C, ldc, m, n, k, va, vb,  \
                                    vc, s)
-  K8_DISPATCH (mode, async_a, bt, K8_RUN);
+  K8_DISPATCH (mode, async_a, bt, K8_RUN, err = cudaErrorInvalidValue);
 #undef K8_RUN
   return err;
+}
+
+extern "C" size_t
+gt_k8_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  return gt_k8_work_bytes (p->k8_mode, m, n, k, repack);
+}
+
+extern "C" cudaError_t
+gt_k8_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  return gt_k8_wide (p->k8_mode, (const float *) a->A, a->lda,
+                     (const float *) a->B, a->ldb, (float *) a->C, a->ldc,
+                     a->m, a->n, a->k, a->work, s);
 }

@@ -35,7 +35,7 @@
    TFLOP/s); with split barriers, where a warp announces its stores and
    reads as done and waits only for the ones it depends on, 56.2.  */
 
-#include "gt_gemm.h"
+#include "gt_kernels.h"
 #include "gt_launch.cuh"
 
 /* The m16n8k8 shape on doubles is sm_90's, and only Hopper runs it at
@@ -396,17 +396,20 @@ k9_dmma (const float *__restrict__ A, size_t lda,
 
 /* Devices (bit d) where k9_dmma has been allowed its shared memory; a
    device reset forgets it.  */
-static unsigned long long k9_attr_done[2];   /* [PART] */
+static unsigned char k9_attr_done[2][GT_MAX_DEVICES];   /* [PART] */
 
 extern "C" void
 gt_k9_forget (void)
 {
-  __atomic_store_n (&k9_attr_done[0], 0ULL, __ATOMIC_RELEASE);
-  __atomic_store_n (&k9_attr_done[1], 0ULL, __ATOMIC_RELEASE);
+  for (int d = 0; d < GT_MAX_DEVICES; d++)
+    {
+      __atomic_store_n (&k9_attr_done[0][d], 0, __ATOMIC_RELEASE);
+      __atomic_store_n (&k9_attr_done[1][d], 0, __ATOMIC_RELEASE);
+    }
 }
 
 /* Per device: 1 + whether kernel 9 runs there (0: not asked yet).  */
-static int k9_known[64];
+static int k9_known[GT_MAX_DEVICES];
 
 extern "C" int
 gt_k9_usable (void)
@@ -452,8 +455,8 @@ k9_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
     return cudaSuccess;
   const long long tiles_m = gt_ceil_div (m, K9_BM);
   const long long tiles_n = gt_ceil_div (n, K9_BN);
-  if (tiles_m > 0x7fffffffLL || tiles_n > 0x7fffffffLL
-      || tiles_m * tiles_n > 0x7fffffffLL || k > 0x7fffffffULL
+  if (tiles_m > GT_GRID_X_MAX || tiles_n > GT_GRID_X_MAX
+      || tiles_m * tiles_n > GT_GRID_X_MAX || k > (size_t) GT_GRID_X_MAX
       || tiles < 0 || tiles > tiles_m * tiles_n)
     return cudaErrorInvalidValue;
   if (tiles == 0)
@@ -461,11 +464,11 @@ k9_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
   if (!gt_k9_usable ())
     return cudaErrorInvalidDeviceFunction;
   const bool part = pin || pout;
-  if (splits > 1 && (!pout || pin || splits > 65535))
+  if (splits > 1 && (!pout || pin || splits > GT_GRID_YZ_MAX))
     return cudaErrorInvalidValue;
   cudaError_t err = gt_allow_smem_once (part ? (const void *) k9_dmma<true>
                                              : (const void *) k9_dmma<false>,
-                                        K9_SMEM, &k9_attr_done[part]);
+                                        K9_SMEM, k9_attr_done[part]);
   if (err != cudaSuccess)
     return err;
   const bool va = gt_aligned16 (A, lda), vb = gt_aligned16 (B, ldb);
@@ -546,7 +549,9 @@ gt_k9_dmma_split (int splits, const float *A, size_t lda, const float *B,
   if (err != cudaSuccess)
     return err;
   const long long mn = (long long) m * (long long) n;
-  const long long blocks = gt_min_ll (gt_ceil_div (mn, 256), 132 * 16);
+  const gt_device_props *d = gt_device_props_current ();
+  const long long blocks = gt_min_ll (gt_ceil_div (mn, 256),
+                                      (long long) (d ? d->sms : 1) * 16);
   k9_reduce<<<(unsigned) blocks, 256, 0, s>>> (part, z, (long long) m,
                                                (long long) n, C, ldc);
   return cudaGetLastError ();
@@ -596,4 +601,28 @@ gt_k9_dmma_tail (int tail, int splits, const float *A, size_t lda,
   return gt_k9_dmma_split (splits, A + r0, lda, B + c0 * ldb, ldb,
                            C + r0 + c0 * ldc, ldc, m - r0, n - c0, k, work,
                            s);
+}
+
+extern "C" size_t
+gt_k9_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  (void) repack;
+  if (p->splits > 1)
+    return gt_k9_work_bytes (p->splits, m, n, k);
+  return p->tail > 0
+         ? gt_k9_tail_work_bytes (p->tail, p->tail_splits, m, n, k) : 0;
+}
+
+extern "C" cudaError_t
+gt_k9_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  const float *A = (const float *) a->A, *B = (const float *) a->B;
+  float *C = (float *) a->C;
+  if (p->splits > 1)
+    return gt_k9_dmma_split (p->splits, A, a->lda, B, a->ldb, C, a->ldc,
+                             a->m, a->n, a->k, a->work, s);
+  if (p->tail > 0)
+    return gt_k9_dmma_tail (p->tail, p->tail_splits, A, a->lda, B, a->ldb,
+                            C, a->ldc, a->m, a->n, a->k, a->work, s);
+  return gt_k9_dmma (A, a->lda, B, a->ldb, C, a->ldc, a->m, a->n, a->k, s);
 }

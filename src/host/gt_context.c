@@ -1,5 +1,5 @@
-/* gt_context.c -- device set-up, cached buffers, error text, device query
-   and reset.  */
+/* gt_context.c -- one context per device: set-up, cached buffers, error
+   text, device query and reset.  */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,9 +7,12 @@
 #include <string.h>
 #include "gt_context.h"
 #include "gt_copy.h"
-#include "gt_gemm.h"
+#include "gt_plan.h"
 
-static gt_context the_ctx;
+/* Indexed by device ordinal.  */
+static gt_context contexts[GT_MAX_DEVICES];
+/* GT_DEVICE_DEFAULT: the runtime's current device when first asked.  */
+static int default_device = -1;
 static char err_text[512] = "no error";
 
 const char *
@@ -105,13 +108,20 @@ gt_fail_cuda (cudaError_t err, const char *what)
   else
     gt_fail (st, "%s: %s (%s)", what, cudaGetErrorString (err),
              cudaGetErrorName (err));
-  if (is_sticky (err))
+  int dev = -1;
+  if (is_sticky (err) && cudaGetDevice (&dev) == cudaSuccess && dev >= 0
+      && dev < GT_MAX_DEVICES)
     {
-      /* The context is gone: forget what lived in it, start over.  */
-      memset (&the_ctx, 0, sizeof the_ctx);
+      /* The CUDA context is gone: forget what lived in it and start over.
+         The helper threads and options are host things and stay.  */
+      gt_context *c = &contexts[dev];
+      gt_workers *w = c->workers;
+      const gt_options opt = c->opt;
+      memset (c, 0, sizeof *c);
+      c->workers = w;
+      c->opt = opt;
       cudaDeviceReset ();
-      gt_k8_forget ();
-      gt_k9_forget ();
+      gt_kernels_forget ();
     }
   cudaGetLastError ();
   return st;
@@ -124,19 +134,34 @@ gt_fail_cuda (cudaError_t err, const char *what)
       return gt_fail_cuda (e_, what);            \
   } while (0)
 
-gt_status
-gt_ctx_get (gt_context **out)
+/* The ordinal GT_DEVICE_DEFAULT stands for, or the error.  */
+static gt_status
+resolve_device (int *device)
 {
-  gt_context *c = &the_ctx;
-  *out = c;
-  if (c->ready)
-    return GT_OK;
-  int count = 0;
-  TRY (cudaGetDeviceCount (&count), "CUDA device query");
-  if (count == 0)
-    return gt_fail (GT_ERR_NO_DEVICE, "no CUDA device found");
-  TRY (cudaGetDevice (&c->device), "CUDA device query");
-  TRY (cudaSetDevice (c->device), "CUDA device selection");
+  if (*device == GT_DEVICE_DEFAULT)
+    {
+      if (default_device < 0)
+        {
+          int count = 0;
+          TRY (cudaGetDeviceCount (&count), "CUDA device query");
+          if (count == 0)
+            return gt_fail (GT_ERR_NO_DEVICE, "no CUDA device found");
+          TRY (cudaGetDevice (&default_device), "CUDA device query");
+        }
+      *device = default_device;
+    }
+  if (*device < 0 || *device >= GT_MAX_DEVICES)
+    return gt_fail (GT_ERR_ARG, "device %d is not a CUDA device ordinal "
+                    "below %d", *device, (int) GT_MAX_DEVICES);
+  return GT_OK;
+}
+
+static gt_status
+ctx_setup (gt_context *c)
+{
+  gt_options_read (&c->opt);
+  if (!c->workers && !(c->workers = gt_workers_new ()))
+    return gt_fail (GT_ERR_NO_MEMORY, "out of host memory");
   TRY (gt_check_kernel_image (), "loading the kernels");
   TRY (cudaStreamCreateWithFlags (&c->up, cudaStreamNonBlocking),
        "creating streams");
@@ -162,7 +187,21 @@ gt_ctx_get (gt_context **out)
 }
 
 gt_status
-gt_ctx_device_buffer (void **buf, size_t *have, size_t bytes,
+gt_ctx_get (int device, gt_context **out)
+{
+  *out = NULL;
+  gt_status st = resolve_device (&device);
+  if (st != GT_OK)
+    return st;
+  gt_context *c = &contexts[device];
+  c->device = device;
+  *out = c;
+  TRY (cudaSetDevice (device), "CUDA device selection");
+  return c->ready ? GT_OK : ctx_setup (c);
+}
+
+gt_status
+gt_ctx_device_buffer (gt_context *c, void **buf, size_t *have, size_t bytes,
                       const char *what)
 {
   if (bytes <= *have)
@@ -174,10 +213,8 @@ gt_ctx_device_buffer (void **buf, size_t *have, size_t bytes,
       *buf = NULL;
       *have = 0;
     }
-  /* GPU_TILED_DEVICE_LIMIT (bytes) makes larger requests fail as if the
-     device were full: the tests use it to walk the out-of-memory path.  */
-  const char *limit = getenv ("GPU_TILED_DEVICE_LIMIT");
-  cudaError_t err = limit && bytes > strtoull (limit, NULL, 10)
+  /* The tests walk the out-of-memory path with a limit (gt_options.h).  */
+  cudaError_t err = c->opt.device_limit && bytes > c->opt.device_limit
                     ? cudaErrorMemoryAllocation : cudaMalloc (buf, bytes);
   if (err != cudaSuccess)
     {
@@ -217,30 +254,43 @@ gt_ctx_pinned (gt_context *c)
   return GT_OK;
 }
 
+static void
+ctx_release (gt_context *c)
+{
+  gt_workers_free (c->workers);
+  if (c->ready && cudaSetDevice (c->device) == cudaSuccess)
+    {
+      cudaDeviceSynchronize ();
+      cudaFree (c->dev);
+      cudaFree (c->work);
+      cudaFreeHost (c->pinned);
+      cudaStreamDestroy (c->up);
+      cudaStreamDestroy (c->comp);
+      cudaStreamDestroy (c->down);
+      for (int i = 0; i < GT_SLOTS; i++)
+        cudaEventDestroy (c->slot_done[i]);
+      for (int i = 0; i < GT_MAX_PANELS; i++)
+        {
+          cudaEventDestroy (c->panel_in[i]);
+          cudaEventDestroy (c->panel_out[i]);
+        }
+      cudaEventDestroy (c->work_free);
+    }
+  cudaGetLastError ();
+  memset (c, 0, sizeof *c);
+}
+
 void
 gt_reset (void)
 {
-  gt_context *c = &the_ctx;
-  gt_workers_stop ();
-  if (!c->ready)
-    return;
-  cudaDeviceSynchronize ();
-  cudaFree (c->dev);
-  cudaFree (c->work);
-  cudaFreeHost (c->pinned);
-  cudaStreamDestroy (c->up);
-  cudaStreamDestroy (c->comp);
-  cudaStreamDestroy (c->down);
-  for (int i = 0; i < GT_SLOTS; i++)
-    cudaEventDestroy (c->slot_done[i]);
-  for (int i = 0; i < GT_MAX_PANELS; i++)
-    {
-      cudaEventDestroy (c->panel_in[i]);
-      cudaEventDestroy (c->panel_out[i]);
-    }
-  cudaEventDestroy (c->work_free);
+  int current = -1;
+  const int have_current = cudaGetDevice (&current) == cudaSuccess;
+  for (int d = 0; d < GT_MAX_DEVICES; d++)
+    if (contexts[d].ready || contexts[d].workers)
+      ctx_release (&contexts[d]);
+  if (have_current)
+    cudaSetDevice (current);
   cudaGetLastError ();
-  memset (c, 0, sizeof *c);
 }
 
 /* When the plug-in is unloaded, give the memory back while the runtime is
@@ -252,19 +302,22 @@ gt_unload (void)
 }
 
 gt_status
-gt_device_info (gt_info *info)
+gt_device_info (int device, gt_info *info)
 {
   memset (info, 0, sizeof *info);
   snprintf (info->build_archs, sizeof info->build_archs, "%s",
             gt_build_archs ());
   cudaDriverGetVersion (&info->driver_version);
   cudaRuntimeGetVersion (&info->runtime_version);
+  if (cudaGetDeviceCount (&info->device_count) != cudaSuccess)
+    info->device_count = 0;
+  cudaGetLastError ();
   gt_context *c;
-  gt_status st = gt_ctx_get (&c);
+  gt_status st = gt_ctx_get (device, &c);
   if (st != GT_OK)
     {
       snprintf (info->reason, sizeof info->reason, "%s", gt_error_text ());
-      return GT_OK;
+      return st == GT_ERR_ARG ? st : GT_OK;
     }
   struct cudaDeviceProp prop;
   cudaError_t err = cudaGetDeviceProperties (&prop, c->device);

@@ -10,7 +10,7 @@
    m == 1 (y' = x'*B): a warp owns a column of B (contiguous in k) and
    reduces across its lanes.  */
 
-#include "gt_gemm.h"
+#include "gt_kernels.h"
 #include "gt_launch.cuh"
 
 #define K6_THREADS 256
@@ -140,7 +140,7 @@ gt_k6_gemv (int splits, const float *A, size_t lda, const float *B,
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
-  if ((m != 1 && n != 1) || splits < 1 || splits > 65535)
+  if ((m != 1 && n != 1) || splits < 1 || splits > GT_GRID_YZ_MAX)
     return cudaErrorInvalidValue;
   /* Pieces of k are whole multiples of 128 so 16-byte loads stay aligned. */
   long long kchunk = gt_ceil_div (gt_ceil_div (k, splits), 128) * 128;
@@ -153,7 +153,7 @@ gt_k6_gemv (int splits, const float *A, size_t lda, const float *B,
   const bool by_rows = n == 1 && m > 1;
   const long long blocks = by_rows ? gt_ceil_div (m, K6_ROWS)
                                    : gt_ceil_div (n, K6_COLS);
-  if (blocks > 0x7fffffffLL)
+  if (blocks > GT_GRID_X_MAX)
     return cudaErrorInvalidValue;
   dim3 grid ((unsigned) blocks, (unsigned) splits);
   if (by_rows)
@@ -171,4 +171,20 @@ gt_k6_gemv (int splits, const float *A, size_t lda, const float *B,
     return err;
   return by_rows ? gt_k5_reduce (splits, partial, m, 1, C, ldc, s)
                  : gt_k5_reduce (splits, partial, 1, n, C, ldc, s);
+}
+
+extern "C" size_t
+gt_k6_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  (void) k;
+  (void) repack;
+  return gt_k6_work_bytes (p->splits, m, n);
+}
+
+extern "C" cudaError_t
+gt_k6_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  return gt_k6_gemv (p->splits, (const float *) a->A, a->lda,
+                     (const float *) a->B, a->ldb, (float *) a->C, a->ldc,
+                     a->m, a->n, a->k, a->work, s);
 }

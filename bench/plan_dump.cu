@@ -1,0 +1,34 @@
+/* plan_dump.cu -- prints the default path's plan for many shapes, one line
+   each, so that two builds' dispatchers can be compared with diff (on the
+   GPU, or here with the fallback facts of a 132-SM Hopper).  */
+#include <stdio.h>
+#include <stdlib.h>
+#include "gt_plan.h"
+static void pr (size_t m, size_t k, size_t n, int rp)
+{
+  const gt_plan p = gt_plan_for (GT_SINGLE, m, n, k, 0, rp);
+  const int cfg = p.kernel == GT_K4_ASYNC || p.kernel == GT_K5_SPLITK
+                  ? p.k4_config : (p.kernel == GT_K8_WIDE ? p.k8_mode : 0);
+  printf ("%zu %zu %zu r%d: kernel %d cfg %d tile %d splits %d work %zu edges %d %d tail %d %d\n",
+          m, k, n, rp, p.kernel, cfg, p.tile, p.splits, p.work_bytes, p.edge_rows, p.edge_cols, p.tail,
+          p.tail ? p.tail_splits : 0);
+}
+int main (void)
+{
+  static const size_t v[] = {1,2,7,31,64,127,128,129,255,256,500,777,1000,1024,1409,1536,2048,2049,3000,4096,4097,5000,8192,16384};
+  const int nv = sizeof v / sizeof v[0];
+  static const size_t extra[][3] = {{65536,64,64},{64,65536,64},{128,65536,128},{1,4096,4096},{4096,4096,1},{3000,700,5000},
+    {1665,768,2499},{2901,768,1409},{2571,600,1646},{2497,600,1687},{1797,1024,2313},{1174,2048,3109},{1285,2048,3109},{1433,2048,2863},
+    {1544,2048,2863},{1507,2048,3150},{3001,2048,3100},{2500,2048,3074},{2574,2048,2541},{2574,2048,4099},{2049,1000,1031},{1100,4001,1300},
+    {1537,17,1411},{1280,2048,1280},{777,3001,555},{300,5000,260},{1000,1999,1000},{513,2500,129},{1536,2048,1536},{640,4097,3456},
+    {1280,2048,1800},{1408,2049,1664},{2048,2049,3001},{2047,1999,3001},{1409,1024,2945},{1412,2048,2817},{1537,2048,2817},{2068,1024,2053},
+    {2439,1024,2573},{1029,1024,3976},{1000,100000,1000},{10000,1000,10000},{2000,20000,2000},{100000,256,256},{256,100000,256},{6144,4096,6144}};
+  for (int rp = 0; rp < 2; rp++)
+    {
+      for (int a = 0; a < nv; a++) for (int b = 0; b < nv; b++) for (int c = 0; c < nv; c++)
+        pr (v[a], v[b], v[c], rp);
+      for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++)
+        pr (extra[i][0], extra[i][1], extra[i][2], rp);
+    }
+  return 0;
+}

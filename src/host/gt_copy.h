@@ -1,0 +1,63 @@
+/* gt_copy.h -- host-memory helpers of the host path (internal): copies
+   split over threads, and faulting in new output memory ahead of use.
+
+   Each device context owns one gt_workers, its helper threads, so two
+   contexts driven from two host threads never wait on each other; one
+   gt_workers is used by one host thread at a time.  The threads are
+   started on first use and kept between calls (starting fifteen threads
+   costs about a millisecond, which a 4096^3 product notices);
+   gt_workers_stop ends them, and resetting or freeing the context does,
+   so gpu_tiled_reset and unloading the plug-in leave no thread behind.  */
+
+#ifndef GT_COPY_H
+#define GT_COPY_H
+
+#include <stddef.h>
+
+/* Most threads on one copy, the caller included.  */
+#define GT_COPY_MAX_THREADS 32
+/* Copies below this many bytes go on the calling thread alone.  */
+#define GT_COPY_PARALLEL_MIN_BYTES ((size_t) 1 << 20)
+
+typedef struct
+{
+  void *dst;
+  const void *src;
+  size_t dld, sld, rows, cols;   /* in elements */
+  size_t elem;                   /* bytes per element */
+} copy_job;
+
+typedef struct gt_workers gt_workers;
+
+/* No thread is started until first use; NULL if out of memory.  */
+gt_workers *gt_workers_new (void);
+/* Stops w's threads and frees it; NULL is fine.  */
+void gt_workers_free (gt_workers *w);
+/* Ends w's threads, after any prefault in flight; the next use starts
+   them again.  NULL is fine.  */
+void gt_workers_stop (gt_workers *w);
+/* Helper threads of w running now, copy and prefault together.  */
+int gt_workers_running (const gt_workers *w);
+
+/* Default helpers to fault in new output with, and threads to copy with
+   (the caller included) beside that many prefault helpers; see
+   gt_copy.c.  */
+int gt_prefault_default_threads (void);
+int gt_copy_default_threads (int prefault_threads);
+
+/* While on, the copy helpers spin between jobs instead of sleeping (a
+   wake-up costs as much as copying 8 MiB); a call that streams turns it
+   on at its start and off at its end.  */
+void gt_copy_hot (gt_workers *w, int threads, int on);
+
+/* Runs a job to completion, split between the caller and threads - 1
+   helpers (the caller alone when threads <= 1 or the job is small).  */
+void gt_copy (gt_workers *w, const copy_job *job, int threads);
+
+/* Starts `threads` helpers faulting in [begin, begin + len) without
+   changing its contents, so it may be written meanwhile; gt_prefault_wait
+   finishes the rest with the copy helpers and the caller.  */
+void gt_prefault_start (gt_workers *w, void *begin, size_t len, int threads);
+void gt_prefault_wait (gt_workers *w);
+
+#endif

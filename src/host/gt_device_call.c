@@ -1,0 +1,47 @@
+/* gt_device_call.c -- C = A*B for matrices already in device memory.  */
+
+#include "gt_context.h"
+#include "gt_plan.h"
+
+gt_status
+gt_mtimes_device (gt_type type, const void *A, size_t lda, const void *B,
+                  size_t ldb, void *C, size_t ldc, size_t m, size_t n,
+                  size_t k, int tile, int device, void *stream)
+{
+  if ((unsigned) type >= GT_TYPE_COUNT)
+    return gt_fail (GT_ERR_ARG, "unknown element type %d", (int) type);
+  if (!gt_tile_is_valid (tile))
+    return gt_fail (GT_ERR_ARG, "tile must be 8, 16 or 32");
+  if (lda < (m ? m : 1) || ldb < (k ? k : 1) || ldc < (m ? m : 1))
+    return gt_fail (GT_ERR_ARG, "leading dimension smaller than the rows");
+  if (!gt_type_served (type))
+    return gt_fail (GT_ERR_UNSUPPORTED, "%s products are not supported yet",
+                    gt_type_name (type));
+  gt_context *ctx;
+  gt_status st = gt_ctx_get (device, &ctx);
+  if (st != GT_OK)
+    return st;
+  cudaStream_t s = (cudaStream_t) stream;
+  const gt_plan plan = gt_plan_for (type, m, n, k, tile,
+                                    gt_needs_repack (type, A, lda, B, ldb));
+  if (plan.kernel == 0)
+    return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",
+                    gt_type_name (type));
+  if (plan.work_bytes > ctx->work_bytes)
+    {
+      st = gt_ctx_device_buffer (ctx, &ctx->work, &ctx->work_bytes,
+                                 plan.work_bytes, "gpu_tiled scratch");
+      if (st != GT_OK)
+        return st;
+    }
+  /* The scratch is shared: wait for its last user, whatever its stream. */
+  const gt_gemm_args g = { A, lda, B, ldb, C, ldc, m, n, k, ctx->work };
+  cudaError_t err = cudaStreamWaitEvent (s, ctx->work_free, 0);
+  if (err == cudaSuccess)
+    err = gt_gemm_run (&plan, &g, s);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (ctx->work_free, s);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "running the kernel");
+  return GT_OK;
+}

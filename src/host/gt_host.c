@@ -1,0 +1,426 @@
+/* gt_host.c -- C = A*B for host matrices: the pipeline of a host call.
+
+   The host path streams through pinned staging slots (gt_stage.c): host
+   threads copy a piece of an operand into a slot while the copy engine
+   moves the previous piece to the device.  B and C go in column panels
+   (contiguous in column-major storage), so the kernels run while the rest
+   of B is still arriving and C comes back panel by panel; panel 0 is itself
+   computed in pieces of k, each as soon as its columns of A and rows of B
+   are there:
+       A, B0 piece 0 | A, B0 piece 1 | ... | B panel 1 | B panel 2, C panel 0 ...
+   On the device A and B get leading dimensions rounded up to 16 bytes, so
+   the fast kernels read them in 16-byte pieces whatever m and k are; the
+   host threads write that layout straight into the slots.  The smallest
+   products skip the copy engine (small_product).  The stages: layout,
+   buffers, the first panel, the other panels, the trace, the abort.  */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "gt_plan.h"
+#include "gt_stage.h"
+
+/* What one call works with.  Lengths in elements, sizes in bytes.  */
+typedef struct
+{
+  gt_type type;
+  size_t es;                    /* bytes per element */
+  const char *A, *B;
+  char *C;
+  size_t m, n, k;
+  int tile;
+  size_t lda, ldb;              /* on the device */
+  size_t w, panels;             /* panel width, panels */
+  gt_plan plan_full, plan_last; /* a whole panel, the last one */
+  size_t kc;                    /* panel 0's pieces of k (0: one pass) */
+  gt_plan piece_plan, piece_last;
+  size_t a_bytes, b_bytes, c_bytes, work;
+  size_t total;                 /* A, B and C on the host */
+  char *dA, *dB, *dC;
+  void *dW;
+} gt_call;
+
+static size_t
+round_up (size_t x, size_t to)
+{
+  return (x + to - 1) / to * to;
+}
+
+static size_t
+larger (size_t a, size_t b)
+{
+  return a > b ? a : b;
+}
+
+/* The first panel waits for all of A, which is most of the time before
+   the GPU can start.  So it is computed in pieces of k instead: piece i
+   needs only columns of A and rows of B in that piece, and the pieces
+   carry their sums from one to the next (gt_gemm_piece: the same bits as
+   one pass over k).  Returns the piece (a multiple of GT_PIECE_K, at least
+   4 pieces, each piece of A at most a slot), or 0 where pieces would not
+   pay.  */
+static size_t
+first_panel_piece (const gt_context *ctx, const gt_call *c)
+{
+  if (c->panels < 2 || ctx->opt.no_ksplit)
+    return 0;
+  size_t kc = GT_SLOT_BYTES / c->es / c->lda;
+  if (kc > c->k / 4)
+    kc = c->k / 4;
+  kc = kc / GT_PIECE_K * GT_PIECE_K;
+  return kc < 4 * GT_PIECE_K ? 0 : kc;
+}
+
+/* Layout: leading dimensions, panels, plans and the device bytes.  */
+static gt_status
+call_layout (const gt_context *ctx, gt_call *c)
+{
+  const size_t per16 = 16 / c->es ? 16 / c->es : 1;
+  c->lda = round_up (c->m, per16);
+  c->ldb = round_up (c->k, per16);
+  c->w = gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS);
+  c->panels = (c->n + c->w - 1) / c->w;
+  c->plan_full = gt_plan_for (c->type, c->m, c->w, c->k, c->tile, 0);
+  c->plan_last = gt_plan_for (c->type, c->m, c->n - (c->panels - 1) * c->w,
+                              c->k, c->tile, 0);
+  if (c->plan_full.kernel == 0 || c->plan_last.kernel == 0)
+    return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",
+                    gt_type_name (c->type));
+  c->work = larger (c->plan_full.work_bytes, c->plan_last.work_bytes);
+  c->kc = first_panel_piece (ctx, c);
+  if (c->kc)
+    {
+      const size_t last = c->k - (c->k - 1) / c->kc * c->kc;
+      c->piece_plan = gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
+      c->piece_last = gt_plan_piece (&c->plan_full, c->m, c->w, last);
+      c->work = larger (c->work, larger (c->piece_plan.work_bytes,
+                                         c->piece_last.work_bytes));
+    }
+  c->a_bytes = round_up (c->lda * c->k * c->es, 256);
+  c->b_bytes = round_up (c->ldb * c->n * c->es, 256);
+  c->c_bytes = round_up (c->m * c->n * c->es, 256);
+  c->total = (c->m * c->k + c->k * c->n + c->m * c->n) * c->es;
+  return GT_OK;
+}
+
+/* Buffers: A | B | C | scratch in the context's device memory.  With the
+   poison option, any element of C that no kernel writes comes back NaN
+   instead of a stale value (every path queues its kernels on ctx->comp,
+   after this).  */
+static gt_status
+call_buffers (gt_context *ctx, gt_call *c)
+{
+  gt_status st = gt_ctx_device_buffer (ctx, &ctx->dev, &ctx->dev_bytes,
+                                       c->a_bytes + c->b_bytes + c->c_bytes
+                                       + c->work, "gpu_tiled_mtimes");
+  if (st != GT_OK)
+    return st;
+  c->dA = (char *) ctx->dev;
+  c->dB = c->dA + c->a_bytes;
+  c->dC = c->dB + c->b_bytes;
+  c->dW = c->dC + c->c_bytes;
+  if (ctx->opt.poison)
+    {
+      cudaError_t err = cudaMemsetAsync (c->dC, 0xff, c->c_bytes, ctx->comp);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "poisoning the output");
+    }
+  return GT_OK;
+}
+
+/* Products whose operands fit a staging slot: one copy in, the kernel and
+   one copy out, all on one stream, which saves the hand-offs between the
+   streams of the pipeline (microseconds that small products notice); the
+   smallest skip the copies and run on the pinned memory itself
+   (opt.zerocopy_max).  */
+static gt_status
+small_product (gt_context *ctx, const gt_call *c)
+{
+  char *pa = (char *) ctx->pinned, *pb = pa + c->a_bytes;
+  char *pc = (char *) ctx->pinned + GT_SLOT_BYTES;
+  copy_job ja = { pa, c->A, c->lda, c->m, c->m, c->k, c->es };
+  copy_job jb = { pb, c->B, c->ldb, c->k, c->k, c->n, c->es };
+  gt_copy (ctx->workers, &ja, 1);
+  gt_copy (ctx->workers, &jb, 1);
+  gt_gemm_args g = { c->dA, c->lda, c->dB, c->ldb, c->dC, c->m,
+                     c->m, c->n, c->k, c->dW };
+  cudaError_t err = cudaSuccess;
+  const int zerocopy = c->total <= ctx->opt.zerocopy_max;
+  if (zerocopy)
+    {
+      /* the device's addresses of the same pinned bytes */
+      g.A = ctx->pinned_dev;
+      g.B = ctx->pinned_dev + c->a_bytes;
+      g.C = ctx->pinned_dev + GT_SLOT_BYTES;
+      if (ctx->opt.poison)
+        memset (pc, 0xff, c->m * c->n * c->es);
+    }
+  else
+    err = cudaMemcpyAsync (c->dA, pa, c->a_bytes + c->ldb * c->n * c->es,
+                           cudaMemcpyHostToDevice, ctx->comp);
+  if (err == cudaSuccess)
+    err = gt_gemm_run (&c->plan_full, &g, ctx->comp);
+  if (err == cudaSuccess && !zerocopy)
+    err = cudaMemcpyAsync (pc, c->dC, c->m * c->n * c->es,
+                           cudaMemcpyDeviceToHost, ctx->comp);
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (ctx->comp);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "running the product");
+  memcpy (c->C, pc, c->m * c->n * c->es);
+  return GT_OK;
+}
+
+/* C is new memory: its first touch costs page faults (the kernel zeroes
+   each page; on a 16-core VM about 1.4 ms per 64 MiB).  Helper threads
+   take them from the start, in huge pages where the kernel allows, while
+   the copies in and the kernels run; the copies out write behind them
+   without waiting (a page the helpers have not reached yet is faulted in
+   by the copy itself).  */
+static void
+prefault_output (gt_context *ctx, const gt_call *c, gt_stager *sg)
+{
+  const size_t bytes = c->m * c->n * c->es;
+  if (sg->threads <= 1 || bytes < ((size_t) 4 << 20))
+    return;
+  const size_t huge = (size_t) 2 << 20;
+  const uintptr_t b = round_up ((uintptr_t) c->C, huge);
+  const uintptr_t e = ((uintptr_t) (c->C + bytes)) / huge * huge;
+  if (e > b)
+    madvise ((void *) b, e - b, MADV_HUGEPAGE);
+  gt_prefault_start (ctx->workers, c->C, bytes, ctx->opt.prefault_threads);
+  sg->prefaulting = 1;
+}
+
+/* The operands of the block of C of columns j0.. (w of them) on the
+   device, with k from k0 (kk of it).  */
+static gt_gemm_args
+device_block (const gt_call *c, size_t j0, size_t w, size_t k0, size_t kk)
+{
+  gt_gemm_args g = { c->dA + k0 * c->lda * c->es, c->lda,
+                     c->dB + (j0 * c->ldb + k0) * c->es, c->ldb,
+                     c->dC + j0 * c->m * c->es, c->m, c->m, w, kk, c->dW };
+  return g;
+}
+
+/* Panel 0 piece by piece of k, as A arrives (see first_panel_piece).
+   Events are reused: a wait takes the event as it is when queued.  */
+static gt_status
+first_panel_in_pieces (gt_context *ctx, const gt_call *c, gt_stager *sg,
+                       gt_interrupt_fn interrupted)
+{
+  gt_status st = GT_OK;
+  for (size_t k0 = 0, i = 0; k0 < c->k; k0 += c->kc, i++)
+    {
+      const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
+      st = gt_stage_upload (sg, c->dA, c->lda, c->A, c->m, k0, k1,
+                            interrupted);
+      if (st == GT_OK)
+        st = gt_stage_upload_rows (sg, c->dB, c->ldb, c->B, c->k, k0, k1, 0,
+                                   c->w, interrupted);
+      if (st != GT_OK)
+        return st;
+      const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
+      const gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
+      cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
+      cudaError_t err = cudaEventRecord (in, ctx->up);
+      if (err == cudaSuccess)
+        err = cudaStreamWaitEvent (ctx->comp, in, 0);
+      if (err == cudaSuccess)
+        err = gt_gemm_piece (pp, k0 == 0, k1 == c->k, &g, ctx->comp);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "running the kernel");
+    }
+  cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
+  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
+}
+
+/* Panels p_first.. (A already sent): each panel of B in, its kernel, and
+   the panel before it out; then the last panel out.  */
+static gt_status
+other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
+              size_t p_first, gt_interrupt_fn interrupted)
+{
+  gt_status st = GT_OK;
+  for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
+    {
+      const size_t j0 = p * c->w, j1 = j0 + c->w < c->n ? j0 + c->w : c->n;
+      st = gt_stage_upload (sg, c->dB, c->ldb, c->B, c->k, j0, j1,
+                            interrupted);
+      if (st != GT_OK)
+        return st;
+      const gt_plan *plan = j1 - j0 == c->w ? &c->plan_full : &c->plan_last;
+      const gt_gemm_args g = device_block (c, j0, j1 - j0, 0, c->k);
+      cudaError_t err = cudaEventRecord (ctx->panel_in[p], ctx->up);
+      if (err == cudaSuccess)
+        err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[p], 0);
+      if (err == cudaSuccess)
+        err = gt_gemm_run (plan, &g, ctx->comp);
+      if (err == cudaSuccess)
+        err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "running the kernel");
+      if (p > 0)
+        st = gt_stage_download (sg, c->C, c->dC, c->m, j0 - c->w, j0,
+                                ctx->panel_out[p - 1]);
+    }
+  if (st == GT_OK)
+    st = gt_stage_download (sg, c->C, c->dC, c->m, (c->panels - 1) * c->w,
+                            c->n, ctx->panel_out[c->panels - 1]);
+  return st;
+}
+
+static void
+trace_call (const gt_call *c, const gt_stager *sg, double t_start,
+            double t_setup)
+{
+  const double t_end = gt_now (), gb = 1e-9;
+  fprintf (stderr, "gpu_tiled: %s %zux%zux%zu: %.3f ms (set-up %.3f; host "
+           "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s; "
+           "prefault left at the end %.3f ms; waits for the GPU %.3f ms), "
+           "%zu panels, first in pieces of k = %zu, %d + %d threads\n",
+           gt_type_name (c->type), c->m, c->k, c->n,
+           1e3 * (t_end - t_start), 1e3 * (t_setup - t_start),
+           1e3 * sg->t_in,
+           sg->t_in > 0 ? gb * sg->bytes_in / sg->t_in : 0.0,
+           1e3 * sg->t_out,
+           sg->t_out > 0 ? gb * sg->bytes_out / sg->t_out : 0.0,
+           1e3 * sg->t_fault, 1e3 * sg->t_wait, c->panels, c->kc,
+           sg->threads, sg->prefaulting ? sg->ctx->opt.prefault_threads : 0);
+}
+
+/* After a failure: leave nothing in flight that could touch the slots or
+   buffers.  */
+static void
+abort_call (gt_context *ctx)
+{
+  if (!ctx->ready)
+    return;
+  cudaStreamSynchronize (ctx->up);
+  cudaStreamSynchronize (ctx->comp);
+  cudaStreamSynchronize (ctx->down);
+  cudaGetLastError ();
+}
+
+/* The streamed pipeline: first panel, other panels, results out.  */
+static gt_status
+streamed_product (gt_context *ctx, const gt_call *c, gt_stager *sg,
+                  gt_interrupt_fn interrupted)
+{
+  gt_status st;
+  size_t p_first = 0;
+  if (c->kc)
+    {
+      st = first_panel_in_pieces (ctx, c, sg, interrupted);
+      p_first = 1;
+    }
+  else
+    st = gt_stage_upload (sg, c->dA, c->lda, c->A, c->m, 0, c->k,
+                          interrupted);
+  if (st == GT_OK)
+    st = other_panels (ctx, c, sg, p_first, interrupted);
+  if (st == GT_OK)
+    st = gt_stage_drain (sg);
+  if (sg->prefaulting)
+    {
+      const double t0 = gt_now ();
+      gt_prefault_wait (ctx->workers);
+      sg->t_fault = gt_now () - t0;
+    }
+  return st;
+}
+
+static int
+always_interrupted (void)
+{
+  return 1;
+}
+
+/* The checks that need no device; *done where nothing is left to do.  */
+static gt_status
+call_trivial (gt_type type, void *C, size_t m, size_t n, size_t k, int tile,
+              int *done)
+{
+  *done = 1;
+  if ((unsigned) type >= GT_TYPE_COUNT)
+    return gt_fail (GT_ERR_ARG, "unknown element type %d", (int) type);
+  if (!gt_tile_is_valid (tile))
+    return gt_fail (GT_ERR_ARG, "tile must be 8, 16 or 32");
+  if (!gt_type_served (type))
+    return gt_fail (GT_ERR_UNSUPPORTED, "%s products are not supported yet",
+                    gt_type_name (type));
+  if (m == 0 || n == 0)
+    return GT_OK;
+  if (k == 0)
+    {
+      memset (C, 0, m * n * gt_type_size (type));
+      return GT_OK;
+    }
+  *done = 0;
+  return GT_OK;
+}
+
+gt_status
+gt_mtimes_host (gt_type type, const void *A, const void *B, void *C,
+                size_t m, size_t n, size_t k, int tile, int device,
+                gt_interrupt_fn interrupted)
+{
+  const double t_start = gt_now ();
+  int done;
+  gt_status st = call_trivial (type, C, m, n, k, tile, &done);
+  if (done)
+    return st;
+  gt_context *ctx;
+  if ((st = gt_ctx_get (device, &ctx)) != GT_OK
+      || (st = gt_ctx_pinned (ctx)) != GT_OK)
+    return st;
+  if (ctx->opt.test_interrupt)
+    {
+      interrupted = always_interrupted;
+      if (ctx->opt.test_interrupt > 0)
+        ctx->opt.test_interrupt--;
+    }
+  gt_call c;
+  memset (&c, 0, sizeof c);
+  c.type = type;
+  c.es = gt_type_size (type);
+  c.A = (const char *) A;
+  c.B = (const char *) B;
+  c.C = (char *) C;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.tile = tile;
+  if ((st = call_layout (ctx, &c)) != GT_OK
+      || (st = call_buffers (ctx, &c)) != GT_OK)
+    return st;
+  gt_stager sg;
+  memset (&sg, 0, sizeof sg);
+  sg.ctx = ctx;
+  sg.es = c.es;
+  if (c.panels == 1 && c.total < 4 * GT_COPY_PARALLEL_MIN_BYTES
+      && c.a_bytes + c.b_bytes <= GT_SLOT_BYTES && c.c_bytes <= GT_SLOT_BYTES)
+    {
+      st = small_product (ctx, &c);
+      if (ctx->opt.trace)
+        fprintf (stderr, "gpu_tiled: %s %zux%zux%zu: %.3f ms (one stream%s)\n",
+                 gt_type_name (type), m, k, n, 1e3 * (gt_now () - t_start),
+                 c.total <= ctx->opt.zerocopy_max ? ", zero-copy" : "");
+    }
+  else
+    {
+      sg.threads = c.total >= 4 * GT_COPY_PARALLEL_MIN_BYTES
+                   ? ctx->opt.copy_threads : 1;
+      prefault_output (ctx, &c, &sg);
+      gt_copy_hot (ctx->workers, sg.threads, 1);
+      const double t_setup = gt_now ();
+      st = streamed_product (ctx, &c, &sg, interrupted);
+      gt_copy_hot (ctx->workers, sg.threads, 0);
+      if (ctx->opt.trace)
+        trace_call (&c, &sg, t_start, t_setup);
+    }
+  if (st != GT_OK)
+    abort_call (ctx);
+  return st;
+}

@@ -1,0 +1,46 @@
+/* gt_options.c -- reads the GPU_TILED_* options (see gt_options.h).  */
+
+#include <stdlib.h>
+#include "gt_copy.h"
+#include "gt_options.h"
+
+/* Products up to this many bytes (A, B and C together) run on the staging
+   memory itself: the kernel reads A and B from pinned host memory over
+   PCIe and writes C there, which saves both copy-engine transfers and
+   their latency (the GPU's L2 keeps what several blocks read).  */
+#define ZEROCOPY_MAX_BYTES ((size_t) 256 << 10)
+
+static long
+env_long (const char *name, long otherwise)
+{
+  const char *v = getenv (name);
+  return v && *v ? strtol (v, NULL, 10) : otherwise;
+}
+
+static size_t
+env_size (const char *name, size_t otherwise)
+{
+  const char *v = getenv (name);
+  return v && *v ? (size_t) strtoull (v, NULL, 10) : otherwise;
+}
+
+void
+gt_options_read (gt_options *o)
+{
+  o->trace = getenv ("GPU_TILED_TRACE") != NULL;
+  long n = env_long ("GPU_TILED_PREFAULT_THREADS", 0);
+  o->prefault_threads = n > 0 ? (n > 8 ? 8 : (int) n)
+                              : gt_prefault_default_threads ();
+  n = env_long ("GPU_TILED_THREADS", 0);
+  o->copy_threads = n > 0 ? (n > GT_COPY_MAX_THREADS ? GT_COPY_MAX_THREADS
+                                                     : (int) n)
+                          : gt_copy_default_threads (o->prefault_threads);
+  o->zerocopy_max = env_size ("GPU_TILED_ZEROCOPY_MAX", ZEROCOPY_MAX_BYTES);
+  o->device_limit = env_size ("GPU_TILED_DEVICE_LIMIT", 0);
+  o->no_ksplit = getenv ("GPU_TILED_NO_KSPLIT") != NULL;
+  o->poison = getenv ("GPU_TILED_POISON") != NULL;
+  o->test_interrupt = getenv ("GPU_TILED_TEST_INTERRUPT") == NULL ? 0
+                      : (int) env_long ("GPU_TILED_TEST_INTERRUPT", -1);
+  if (o->test_interrupt == 0 && getenv ("GPU_TILED_TEST_INTERRUPT"))
+    o->test_interrupt = -1;
+}

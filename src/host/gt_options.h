@@ -1,0 +1,39 @@
+/* gt_options.h -- the GPU_TILED_* environment options, read once when a
+   device context is set up (the first call on that device, and the first
+   after gpu_tiled_reset), never inside a call.  A test that sets one calls
+   gpu_tiled_reset () after setenv for it to take effect.  */
+
+#ifndef GT_OPTIONS_H
+#define GT_OPTIONS_H
+
+#include <stddef.h>
+
+typedef struct
+{
+  /* GPU_TILED_TRACE (any value): one line per host call on stderr, with
+     where its time went */
+  int trace;
+  /* GPU_TILED_THREADS: copy threads, the caller included (default:
+     gt_copy_default_threads) */
+  int copy_threads;
+  /* GPU_TILED_PREFAULT_THREADS: helpers faulting in new output memory
+     (default: gt_prefault_default_threads) */
+  int prefault_threads;
+  /* GPU_TILED_ZEROCOPY_MAX (bytes of A, B and C together): products up to
+     this run on the pinned staging memory itself; 0 never */
+  size_t zerocopy_max;
+  /* Test hooks.  GPU_TILED_DEVICE_LIMIT (bytes): device allocations above
+     it fail as if the device were full.  GPU_TILED_NO_KSPLIT: the first
+     panel is not computed in pieces of k.  GPU_TILED_POISON: device
+     results start as NaN, so unwritten elements show.
+     GPU_TILED_TEST_INTERRUPT=N: every interrupt check of the next N host
+     calls answers yes (any other value: of every call).  */
+  size_t device_limit;   /* 0: none */
+  int no_ksplit;
+  int poison;
+  int test_interrupt;    /* calls left to interrupt; -1 every one */
+} gt_options;
+
+void gt_options_read (gt_options *o);
+
+#endif

@@ -1,0 +1,219 @@
+/* gt_stage.c -- the staging slots of a host call (see gt_stage.h).  */
+
+#include <string.h>
+#include <time.h>
+#include "gt_stage.h"
+
+double
+gt_now (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static char *
+slot_ptr (const gt_stager *st, int s)
+{
+  return (char *) (st->ctx->pinned + (size_t) s * GT_SLOT_BYTES);
+}
+
+static gt_status
+slot_drain (gt_stager *st, int s)
+{
+  const double t0 = gt_now ();
+  cudaError_t err = cudaEventSynchronize (st->ctx->slot_done[s]);
+  const double t1 = gt_now ();
+  st->t_wait += t1 - t0;
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "copying between host and device");
+  if (st->out_dst[s])
+    {
+      copy_job j = { st->out_dst[s], slot_ptr (st, s), st->out_len[s],
+                     st->out_len[s], st->out_len[s], 1, st->es };
+      gt_copy (st->ctx->workers, &j, st->threads);
+      st->out_dst[s] = NULL;
+      st->t_out += gt_now () - t1;
+      st->bytes_out += j.rows * st->es;
+    }
+  return GT_OK;
+}
+
+static gt_status
+slot_acquire (gt_stager *st, int *slot)
+{
+  const int s = st->next;
+  st->next = (st->next + 1) % GT_SLOTS;
+  *slot = s;
+  return slot_drain (st, s);
+}
+
+/* A piece of a column-major matrix: whole columns [c0, c0+nc), or when one
+   column exceeds a slot, rows [r0, r0+nr) of column c0.  */
+typedef struct
+{
+  size_t c0, nc, r0, nr;
+} piece;
+
+/* Pieces of columns [c_begin, c_end) of a matrix stored on the device with
+   leading dimension ld (rows of data each).  Returns 0 when done.  */
+static int
+next_piece (piece *p, size_t rows, size_t ld, size_t c_end, size_t es)
+{
+  const size_t slot_elems = GT_SLOT_BYTES / es;
+  if (p->nc == 0 && p->nr == 0)       /* first call: p->c0 holds c_begin */
+    ;
+  else if (p->nc > 0 || p->r0 + p->nr >= rows)
+    {
+      p->c0 += p->nc > 0 ? p->nc : 1;
+      p->r0 = 0;
+    }
+  else
+    p->r0 += p->nr;
+  if (p->c0 >= c_end || rows == 0)
+    return 0;
+  if (ld <= slot_elems)
+    {
+      size_t nc = slot_elems / ld;
+      if (nc > c_end - p->c0)
+        nc = c_end - p->c0;
+      p->nc = nc;
+      p->r0 = 0;
+      p->nr = rows;
+    }
+  else
+    {
+      p->nc = 0;
+      p->nr = rows - p->r0 < slot_elems ? rows - p->r0 : slot_elems;
+    }
+  return 1;
+}
+
+/* One piece of an upload: takes a slot, copies job's block into it on
+   the copy threads (job->dst is set here), then queues the DMA from the
+   slot to dst on ctx->up, `height` rows of `width` bytes (dst rows
+   `dpitch` bytes apart; height 1: one plain copy), and marks the slot.  */
+static gt_status
+slot_send (gt_stager *st, copy_job *job, char *dst, size_t dpitch,
+           size_t width, size_t height)
+{
+  int s;
+  gt_status stt = slot_acquire (st, &s);
+  if (stt != GT_OK)
+    return stt;
+  job->dst = slot_ptr (st, s);
+  const double t0 = gt_now ();
+  gt_copy (st->ctx->workers, job, st->threads);
+  st->t_in += gt_now () - t0;
+  st->bytes_in += job->rows * job->cols * st->es;
+  cudaError_t err = height == 1
+    ? cudaMemcpyAsync (dst, job->dst, width, cudaMemcpyHostToDevice,
+                       st->ctx->up)
+    : cudaMemcpy2DAsync (dst, dpitch, job->dst, width, width, height,
+                         cudaMemcpyHostToDevice, st->ctx->up);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->up);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "copying to the device");
+  return GT_OK;
+}
+
+/* Host columns [c_begin, c_end) of src (rows x *, leading dimension rows)
+   to device dst (leading dimension ld), through the slots on ctx->up.  */
+gt_status
+gt_stage_upload (gt_stager *st, char *dst, size_t ld, const char *src,
+                 size_t rows, size_t c_begin, size_t c_end,
+                 gt_interrupt_fn interrupted)
+{
+  piece p = { c_begin, 0, 0, 0 };
+  while (next_piece (&p, rows, ld, c_end, st->es))
+    {
+      if (interrupted && interrupted ())
+        return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
+      const size_t nc = p.nc ? p.nc : 1;
+      copy_job j = { NULL, src + (p.c0 * rows + p.r0) * st->es, ld, rows,
+                     p.nc ? rows : p.nr, nc, st->es };
+      if (!p.nc)
+        j.dld = j.sld = j.rows;
+      const size_t elems = p.nc ? nc * ld : p.nr;
+      gt_status stt = slot_send (st, &j, dst + (p.c0 * ld + p.r0) * st->es,
+                                 0, elems * st->es, 1);
+      if (stt != GT_OK)
+        return stt;
+    }
+  return GT_OK;
+}
+
+/* Rows [r0, r1) of host columns [c_begin, c_end) of src (rows x *) to the
+   same rows of device dst (leading dimension ld): a piece of k of a panel
+   of B.  Each slot takes whole columns of the block; the copy engine
+   spreads them to their columns.  */
+gt_status
+gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, const char *src,
+                      size_t rows, size_t r0, size_t r1, size_t c_begin,
+                      size_t c_end, gt_interrupt_fn interrupted)
+{
+  const size_t h = r1 - r0;
+  const size_t per_slot = GT_SLOT_BYTES / st->es / h;
+  for (size_t c = c_begin; c < c_end; c += per_slot)
+    {
+      if (interrupted && interrupted ())
+        return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
+      const size_t nc = c_end - c < per_slot ? c_end - c : per_slot;
+      copy_job j = { NULL, src + (c * rows + r0) * st->es, h, rows, h, nc,
+                     st->es };
+      gt_status stt = slot_send (st, &j, dst + (c * ld + r0) * st->es,
+                                 ld * st->es, h * st->es,
+                                 nc);
+      if (stt != GT_OK)
+        return stt;
+    }
+  return GT_OK;
+}
+
+/* Device columns [c_begin, c_end) of src (leading dimension rows) back to
+   host dst (same layout), once `ready` has happened on ctx->down.  The
+   host side of each piece is copied when its slot is next needed, or by
+   drain_all.  */
+gt_status
+gt_stage_download (gt_stager *st, char *dst, const char *src, size_t rows,
+                   size_t c_begin, size_t c_end, cudaEvent_t ready)
+{
+  cudaError_t err = cudaStreamWaitEvent (st->ctx->down, ready, 0);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "ordering streams");
+  piece p = { c_begin, 0, 0, 0 };
+  while (next_piece (&p, rows, rows, c_end, st->es))
+    {
+      int s;
+      gt_status stt = slot_acquire (st, &s);
+      if (stt != GT_OK)
+        return stt;
+      const size_t off = p.c0 * rows + p.r0;
+      const size_t elems = p.nc ? p.nc * rows : p.nr;
+      err = cudaMemcpyAsync (slot_ptr (st, s), src + off * st->es,
+                             elems * st->es, cudaMemcpyDeviceToHost,
+                             st->ctx->down);
+      if (err == cudaSuccess)
+        err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->down);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "copying from the device");
+      st->out_dst[s] = dst + off * st->es;
+      st->out_len[s] = elems;
+    }
+  return GT_OK;
+}
+
+gt_status
+gt_stage_drain (gt_stager *st)
+{
+  /* In slot order from the oldest, so results land in issue order.  */
+  for (int i = 0; i < GT_SLOTS; i++)
+    {
+      gt_status s = slot_drain (st, (st->next + i) % GT_SLOTS);
+      if (s != GT_OK)
+        return s;
+    }
+  return GT_OK;
+}
+

@@ -1,0 +1,459 @@
+/* The cost models of the default path: for each kernel the registry
+   offers, its best plan for a shape and what it costs, in flops of one SM
+   (for each configuration and split, the rounds of resident blocks on the
+   busiest SM times the work of a round, plus the bytes the split's
+   partial sums and extra passes move).  The dispatcher (gt_dispatch.cu)
+   takes the cheapest.  Calibrated on an H200 (bench/RESULTS.md).  */
+
+#include <math.h>
+#include "gt_costs.h"
+#include "gt_facts.h"
+#include "gt_launch.cuh"
+
+/* Kernel 8 on 256x128 tiles: both operands by cp.async, 16-k stages.  */
+#define K8_WIDE_MODE (GT_K8_DEFAULT_MODE | GT_K8_K16 | GT_K8_BM256)
+
+/* Relative throughput of one resident block set of each configuration
+   (smaller tiles reuse each loaded word less); 0 keeps a configuration
+   out of the default choice.  */
+/* From H200 measurements at 4096^3 and 8192^3 (bench/RESULTS.md): where
+   64x64x32 and 128x64x32 tiles need the same rounds of full SMs, the
+   latter ran 2.3-3.7% faster (2048^3, 4096^3, 8192^3).  */
+static const double cfg_efficiency[GT_K4_CONFIG_COUNT] = { 0.86, 1.0, 0.93, 0.93,
+                                                      0.98, 1.025, 0.94 };
+
+/* Kernel 8 (128x128 tiles, 16x8 per thread) against the same unit, on
+   full grids: H200, 2048^3-8192^3, B's transposition included, 1.18-1.19
+   times kernel 4's 64x64x32 tiles (bench/RESULTS.md).  */
+#define K8_EFFICIENCY 1.18
+
+/* Rough machine balance for the cost model, which counts in flops of one
+   SM: what an SM computes while the chip moves one byte (FP32 rate of an
+   SM over device bandwidth), and while a kernel launch goes by.  */
+#define FLOP_PER_SM_PER_BYTE 0.15
+#define FLOP_PER_SM_PER_LAUNCH 1.5e6
+/* Kernel 8's extra passes (B transposed, an unaligned A repacked) per
+   byte moved: about 3.3 TB/s measured, in the same flop units.  */
+#define K8_FLOP_PER_SM_PER_BYTE 0.08
+/* Split-k partial sums never take more scratch than this.  */
+#define MAX_SPLIT_BYTES ((size_t) 256 << 20)
+
+static size_t
+cap_splits (size_t k, int bk)
+{
+  size_t s = k / (size_t) (4 * bk);   /* at least 4 k steps per split */
+  return s < 1 ? 1 : (s > 256 ? 256 : s);
+}
+
+/* Kernel 8's mode for a product: 16-k stages from k = 4096 (H200, same
+   run: 1.2% faster at 4096^3, 2.8% at 8192^3, but 1.1% slower at
+   2048^3 and level at 3000x700x5000).  */
+static int
+k8_mode (size_t k)
+{
+  return k >= 4096 && gt_facts_current ()->k8_k16_fits
+         ? GT_K8_DEFAULT_MODE | GT_K8_K16 : GT_K8_DEFAULT_MODE;
+}
+
+/* The tile families of kernels 8 and 9: rows of C per block, blocks per
+   SM, efficiency against kernel 4's 64x64x32 tiles on full grids.  */
+typedef struct
+{
+  int kernel;           /* GT_K8_WIDE or GT_K9_DMMA */
+  int mode;
+  int rows;
+  int occupancy;
+  double efficiency;
+  int streamk;          /* blocks share the tiles' k stages evenly */
+} k8_family;
+
+/* 256x128 tiles of one block per SM against two 128x128 blocks (H200,
+   same run, 16-k stages both): 0.7% faster at 4096^3, 2.2% at 8192^3,
+   2% at 2048^3; 1.5% slower at 3000x700x5000 (k = 700), so they are
+   offered from k = 2048.  Their warps share one block's barriers, and
+   the instruction cache holds one stretch of the loop per scheduler
+   (Nsight Compute: no-instruction stalls 0.07 against 0.18).  */
+#define K8_WIDE_EFFICIENCY (K8_EFFICIENCY * 1.01)
+
+/* Stream-K against its share of the tiles (H200, same run as 256x128
+   tiles a block each: 4096^3 took 3.96 rounds' time for 3.88 rounds of
+   tiles, 8192^3 15.88 for 15.52): about 2% slower per tile with every SM
+   busy to the end, plus the tiles cut between two blocks, stored and
+   read back once.  */
+#define K8_STREAMK_SLOWER 1.02
+#define K8_STREAMK_ROUNDS 0.01
+
+/* Kernel 9 against the same unit: H200, 4096^3 and 8192^3, 1.12 times
+   kernel 8's 256x128 tiles (bench/RESULTS.md).  */
+#define K9_EFFICIENCY (K8_WIDE_EFFICIENCY * 1.12)
+
+/* Kernel 9 split over k: each block does kc of k (a multiple of 32) plus
+   the filling of its two stages, and the pieces' sums cross device memory
+   twice as doubles before a second kernel adds them.  Splits up to 8, each
+   piece at least 256 long.  H200, same run: it wins where few tiles meet
+   a long k (1024x4096x1024: 2 splits 0.88x cuBLAS, kernel 5 0.82x) and
+   loses to kernel 5 on the rest of the medium shapes tried (1000^3 0.94
+   against 0.96, 777x3001x555 0.63 against 0.73, 256^3 1.12 against
+   1.63), as this cost has it.  */
+#define K9_MAX_SPLITS 8
+#define K9_FILL_K 64.0
+static double
+k9_split_cost (size_t m, size_t n, size_t k, int sp)
+{
+  const gt_facts *f = gt_facts_current ();
+  long long kc;
+  const double z = (double) gt_k9_split_k (sp, k, &kc);
+  if (z < 2 || kc < 256)
+    return HUGE_VAL;
+  const double tiles = (double) gt_ceil_div (m, GT_K9_TILE)
+                       * (double) gt_ceil_div (n, GT_K9_TILE);
+  const double rounds = ceil (tiles * z / f->sms);
+  return rounds * (double) GT_K9_TILE * GT_K9_TILE * (kc + K9_FILL_K) / K9_EFFICIENCY
+         + 16.0 * z * m * n * FLOP_PER_SM_PER_BYTE
+         + 2.0 * FLOP_PER_SM_PER_LAUNCH;
+}
+
+/* Kernel 9 on all but the last round's tiles, those with k split
+   (gt_k9_dmma_tail): where the tiles pass a multiple of the SMs by a few,
+   as 8192^3's 4096 tiles on 132 SMs (31 rounds and 4 tiles), the last
+   round costs every SM a whole tile's time for the work of a few.  Split
+   so that the tail's pieces fill the SMs once, from a k long enough that
+   the round saved outweighs the pieces' sums crossing device memory.
+   H200, same runs: 8192^3 1.13x cuBLAS against 1.10x (4 tiles split 26
+   ways: 51 us in place of a 0.6 ms round), 1536x2048x1536 1.36x against
+   0.87x, 640x4096x3456 1.15x against 0.65x.  Cost in the units of
+   k8_cost (m, n: the whole tiles, without strips); *tail 0 where it does
+   not apply.  */
+#define K9_TAIL_MIN_K 2048
+static double
+k9_tail_cost (size_t m, size_t n, size_t k, int *tail, int *splits)
+{
+  const gt_facts *f = gt_facts_current ();
+  const long long tm = gt_ceil_div (m, GT_K9_TILE), tn = gt_ceil_div (n, GT_K9_TILE);
+  const long long tiles = tm * tn, full = tiles / f->sms;
+  const long long r = tiles - full * f->sms;
+  double best = HUGE_VAL;
+  *tail = 0;
+  *splits = 1;
+  if (k < K9_TAIL_MIN_K || full < 1 || r < 1 || r > tm)
+    return best;
+  const size_t rows = m - (size_t) (tm - r) * GT_K9_TILE;
+  const size_t cols = n - (size_t) (tn - 1) * GT_K9_TILE;
+  /* the whole rounds, then the tail as a split product of its own after
+     them (one launch more) */
+  const double main_cost = (double) full * (double) GT_K9_TILE * GT_K9_TILE
+                           * (double) (gt_ceil_div (k, 8) * 8)
+                           / K9_EFFICIENCY
+                           + FLOP_PER_SM_PER_LAUNCH;
+  for (long long sp = 2; sp <= f->sms / r && sp <= 64; sp++)
+    {
+      const double split = k9_split_cost (rows, cols, k, (int) sp);
+      if (split == HUGE_VAL)   /* pieces under 256: more splits, shorter */
+        break;
+      const double cost = main_cost + split;
+      if (cost < best)
+        {
+          best = cost;
+          *tail = (int) r;
+          *splits = (int) sp;
+        }
+    }
+  return best;
+}
+
+/* The families worth trying for k; returns how many were written.  */
+static int
+k8_families (size_t k, k8_family fam[4])
+{
+  const gt_facts *f = gt_facts_current ();
+  int nf = 0;
+  fam[nf].kernel = GT_K8_WIDE;
+  fam[nf].mode = k8_mode (k);
+  fam[nf].rows = GT_K8_TILE_N;
+  fam[nf].occupancy = f->k8_occupancy;
+  fam[nf].efficiency = K8_EFFICIENCY;
+  fam[nf++].streamk = 0;
+  if (k >= 2048 && f->k8_wide_occupancy > 0)
+    for (int sk = 0; sk < 2; sk++)
+      {
+        fam[nf].kernel = GT_K8_WIDE;
+        fam[nf].mode = K8_WIDE_MODE | (sk ? GT_K8_STREAMK : 0);
+        fam[nf].rows = 256;
+        fam[nf].occupancy = f->k8_wide_occupancy;
+        fam[nf].efficiency = K8_WIDE_EFFICIENCY;
+        fam[nf++].streamk = sk;
+      }
+  if (f->k9_usable)
+    {
+      fam[nf].kernel = GT_K9_DMMA;
+      fam[nf].mode = 0;
+      fam[nf].rows = GT_K9_TILE;
+      fam[nf].occupancy = 1;
+      fam[nf].efficiency = K9_EFFICIENCY;
+      fam[nf++].streamk = 0;
+    }
+  return nf;
+}
+
+/* Kernel 8 or 9 of a family on an m x n x k product, in the units of
+   choose_gemm.  */
+static double
+k8_cost (const k8_family *fam, size_t m, size_t n, size_t k, int repack)
+{
+  const gt_facts *f = gt_facts_current ();
+  const double tiles = (double) gt_ceil_div (m, fam->rows)
+                       * (double) gt_ceil_div (n, GT_K8_TILE_N);
+  const double per_sm = ceil (tiles / f->sms);
+  const double occ = fam->occupancy;
+  /* Whole rounds: a block alone on its SM (4 warps) takes about as long
+     as two side by side (H200, 4097^3: the 33 tiles of a fifth round
+     took 0.92 of a full round).  Stream-K needs a tile per resident
+     block at least (the kernel falls back to a block per tile below).  */
+  double rounds = ceil (per_sm / occ);
+  if (fam->streamk)
+    {
+      if (tiles < (double) f->sms * occ)
+        return HUGE_VAL;
+      rounds = tiles / (f->sms * occ) * K8_STREAMK_SLOWER + K8_STREAMK_ROUNDS;
+    }
+  /* its advantage holds once the busiest SM is full */
+  const double eff = per_sm >= occ ? fam->efficiency : 1.0;
+  const double kc = (double) gt_ceil_div (k, 8) * 8;
+  /* kernel 8's passes over B (transposed) and an unaligned A */
+  const double moved = fam->kernel == GT_K9_DMMA
+                       ? 0.0 : 8.0 * k * n + (repack ? 8.0 * m * k : 0.0);
+  return rounds * occ * fam->rows * (double) GT_K8_TILE_N * kc / eff
+         + moved * K8_FLOP_PER_SM_PER_BYTE + FLOP_PER_SM_PER_LAUNCH;
+}
+
+/* Kernels 4/5; *cost gets the winner's cost in flops of one SM.  */
+extern "C" gt_plan
+gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k, int only_cfg,
+                   int only_splits, int repack, double *cost_out)
+{
+  const gt_facts *f = gt_facts_current ();
+  gt_plan best = gt_plan_make (type, GT_K4_ASYNC);
+  best.k4_config = 0;
+  double best_cost = HUGE_VAL;
+  for (int c = 0; c < GT_K4_CONFIG_COUNT; c++)
+    {
+      if (only_cfg >= 0 ? c != only_cfg : cfg_efficiency[c] == 0.0)
+        continue;
+      int bm, bn, bk, threads, smem;
+      gt_k4_shape (c, &bm, &bn, &bk, &threads, &smem);
+      const double tiles = (double) gt_ceil_div (m, bm)
+                           * (double) gt_ceil_div (n, bn);
+      size_t max_s = cap_splits (k, bk);
+      while (max_s > 1 && max_s * m * n * gt_type_size (type) > MAX_SPLIT_BYTES)
+        max_s /= 2;
+      for (size_t s = 1; s <= max_s; s = s < 4 ? s + 1 : s * 2)
+        {
+          if (only_splits > 0 && (int) s != only_splits)
+            continue;
+          const double kc = (double) gt_ceil_div (gt_ceil_div (k, s), bk) * bk;
+          /* Rounds of resident blocks on the busiest SM: blocks finish at
+             different times, so a full SM works through its share
+             continuously; an SM with fewer blocks than fit is as slow as
+             a full round (latency-bound).  */
+          const double per_sm = ceil (tiles * s / f->sms);
+          const double occ = f->occupancy[c];
+          const double rounds = per_sm <= occ ? 1.0 : per_sm / occ;
+          /* time of a round on one SM, in flop units; the 128x64x32
+             advantage was measured on full grids only */
+          const double eff = rounds > 1.0 ? cfg_efficiency[c]
+                                          : fmin (cfg_efficiency[c], 1.0);
+          double cost = rounds * occ * (double) bm * bn * kc / eff;
+          if (s > 1)   /* partials written, read back, and the reduce launch */
+            cost += (double) s * m * n * 8.0 * FLOP_PER_SM_PER_BYTE
+                    + FLOP_PER_SM_PER_LAUNCH;
+          if (cost < best_cost)
+            {
+              best_cost = cost;
+              best.k4_config = c;
+              best.splits = (int) s;
+            }
+        }
+    }
+  if (best.splits > 1)
+    best.kernel = GT_K5_SPLITK;
+  best.work_bytes = gt_k4_work_bytes (best.splits, m, n, k, repack);
+  if (cost_out)
+    *cost_out = best_cost;
+  return best;
+}
+
+extern "C" gt_plan
+gt_cost_choose_k6 (gt_type type, size_t m, size_t n, size_t k,
+                   int only_splits)
+{
+  const gt_facts *f = gt_facts_current ();
+  gt_plan p = gt_plan_make (type, GT_K6_GEMV);
+  const size_t blocks = (n == 1 && m > 1) ? gt_ceil_div (m, 128)
+                                          : gt_ceil_div (n, 8);
+  size_t s = 1;
+  if (only_splits > 0)
+    s = (size_t) only_splits;
+  else
+    {
+      /* Aim for eight blocks per SM, each with at least 128 of k.  */
+      const size_t want = (size_t) f->sms * 8;
+      const size_t most = k / 128 < 1 ? 1 : k / 128;
+      s = blocks >= want ? 1 : gt_ceil_div (want, blocks);
+      if (s > most)
+        s = most;
+      if (s > (size_t) GT_GRID_YZ_MAX)
+        s = (size_t) GT_GRID_YZ_MAX;
+    }
+  p.splits = (int) s;
+  p.work_bytes = gt_k6_work_bytes (p.splits, m, n);
+  return p;
+}
+
+/* A vector product streams its matrix once.  */
+static double
+gemv_cost (size_t m, size_t n, size_t k, const gt_plan *p)
+{
+  const double bytes = (double) gt_type_size (p->type) * (double) k
+                       * (double) (m == 1 ? n : m);
+  return bytes * FLOP_PER_SM_PER_BYTE
+         + (p->splits > 1 ? 2.0 : 1.0) * FLOP_PER_SM_PER_LAUNCH;
+}
+
+
+/* The plan for a strip of C beside kernel 8's or 9's grid: what the
+   default path would pick for it, kernels 8 and 9 aside.  */
+extern "C" gt_plan
+gt_plan_strip (gt_type type, size_t m, size_t n, size_t k, int repack,
+               double *cost)
+{
+  if (m == 1 || n == 1)
+    {
+      const gt_plan p = gt_cost_choose_k6 (type, m, n, k, 0);
+      if (cost)
+        *cost = gemv_cost (m, n, k, &p);
+      return p;
+    }
+  return gt_cost_choose_k4 (type, m, n, k, -1, 0, repack, cost);
+}
+
+/* A family of kernel 8 or 9 over all of C, or over its whole tiles only,
+   the strips of C left over going to gt_plan_strip.  A tiled kernel pays
+   for its ragged last row or column of tiles with a whole round when the
+   tile count just passes a multiple of the resident slots (4097^3: 33x33
+   tiles, 4.1 rounds on 264 slots); covering the whole tiles only, it
+   leaves the strips over to a kernel made for thin shapes.  *best is
+   replaced by every choice cheaper than *best_cost.  */
+static void
+family_with_strips (const k8_family *fam, gt_type type, size_t m, size_t n,
+                    size_t k, int repack, gt_plan *best, double *best_cost)
+{
+  const size_t rows = (size_t) fam->rows;
+  const size_t em = m % rows, en = n % GT_K8_TILE_N;
+  /* t: bit 0 leaves the last em rows out, bit 1 the last en columns */
+  for (int t = 0; t < 4; t++)
+    {
+      const size_t er = (t & 1) ? em : 0, ec = (t & 2) ? en : 0;
+      if ((t & 1 && (em == 0 || m < rows))
+          || (t & 2 && (en == 0 || n < GT_K8_TILE_N)))
+        continue;
+      const size_t cm = m - er, cn = n - ec;
+      double cost = k8_cost (fam, cm, cn, k, repack);
+      double c_rows = 0.0, c_cols = 0.0;
+      size_t work = fam->kernel == GT_K9_DMMA
+                    ? 0 : gt_k8_work_bytes (fam->mode, cm, cn, k, repack);
+      if (er)
+        {
+          const gt_plan e = gt_plan_strip (type, er, n, k, repack, &c_rows);
+          work = e.work_bytes > work ? e.work_bytes : work;
+        }
+      if (ec)
+        {
+          const gt_plan e = gt_plan_strip (type, cm, ec, k, repack, &c_cols);
+          work = e.work_bytes > work ? e.work_bytes : work;
+        }
+      int tail = 0, tail_splits = 1;
+      if (fam->kernel == GT_K9_DMMA)
+        {
+          int tl, ts;
+          const double ct = k9_tail_cost (cm, cn, k, &tl, &ts);
+          if (ct < cost)
+            {
+              cost = ct;
+              tail = tl;
+              tail_splits = ts;
+              const size_t tw = gt_k9_tail_work_bytes (tl, ts, cm, cn, k);
+              work = tw > work ? tw : work;
+            }
+        }
+      cost += c_rows + c_cols;
+      if (cost < *best_cost)
+        {
+          *best_cost = cost;
+          *best = gt_plan_make (type, fam->kernel);
+          best->k8_mode = fam->kernel == GT_K8_WIDE ? fam->mode : GT_CHOOSE;
+          best->work_bytes = work;
+          best->edge_rows = (int) er;
+          best->edge_cols = (int) ec;
+          best->tail = tail;
+          best->tail_splits = tail_splits;
+        }
+    }
+}
+
+/* ---- the proposals the registry lists ---- */
+
+extern "C" double
+gt_cost_k4 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  double cost;
+  *p = gt_cost_choose_k4 (p->type, m, n, k, -1, 0, repack, &cost);
+  return cost;
+}
+
+extern "C" double
+gt_cost_k6 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  (void) repack;
+  *p = gt_cost_choose_k6 (p->type, m, n, k, 0);
+  return gemv_cost (m, n, k, p);
+}
+
+/* Kernel 8's families: 128x128 tiles, and from k = 2048 256x128 tiles a
+   block per tile or stream-K.  */
+extern "C" double
+gt_cost_k8 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  k8_family fam[4];
+  const int nf = k8_families (k, fam);
+  double best = HUGE_VAL;
+  for (int fi = 0; fi < nf; fi++)
+    if (fam[fi].kernel == GT_K8_WIDE)
+      family_with_strips (&fam[fi], p->type, m, n, k, repack, p, &best);
+  return best;
+}
+
+/* Kernel 9 on its 128x128 tiles (with strips, and its last round's tiles
+   split over k where that pays), or with k split where its tiles leave
+   SMs idle.  */
+extern "C" double
+gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  k8_family fam[4];
+  const int nf = k8_families (k, fam);
+  double best = HUGE_VAL;
+  for (int fi = 0; fi < nf; fi++)
+    if (fam[fi].kernel == GT_K9_DMMA)
+      family_with_strips (&fam[fi], p->type, m, n, k, repack, p, &best);
+  for (int sp = 2; sp <= K9_MAX_SPLITS; sp *= 2)
+    {
+      const double cost = k9_split_cost (m, n, k, sp);
+      if (cost < best)
+        {
+          best = cost;
+          *p = gt_plan_make (p->type, GT_K9_DMMA);
+          p->splits = sp;
+          p->work_bytes = gt_k9_work_bytes (sp, m, n, k);
+        }
+    }
+  return best;
+}

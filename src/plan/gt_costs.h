@@ -1,0 +1,38 @@
+/* gt_costs.h -- the default path's cost models (internal to the plan
+   layer).  Each gt_cost_* is a registry row's `propose`: it fills *p with
+   its kernel's best plan for the shape (p->type set by the caller) and
+   returns the cost, in flops of one SM, or HUGE_VAL where it has none.  */
+
+#ifndef GT_COSTS_H
+#define GT_COSTS_H
+
+#include "gt_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+double gt_cost_k4 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
+double gt_cost_k6 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
+double gt_cost_k8 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
+double gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
+
+/* Kernels 4/5 with the configuration and splits fixed where only_cfg >= 0
+   and only_splits > 0; *cost (where not NULL) gets the plan's cost.  */
+gt_plan gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k,
+                           int only_cfg, int only_splits, int repack,
+                           double *cost);
+/* Kernel 6 with the splits fixed where only_splits > 0.  */
+gt_plan gt_cost_choose_k6 (gt_type type, size_t m, size_t n, size_t k,
+                           int only_splits);
+
+/* The plan for a strip of C beside kernel 8's or 9's tiles, and its cost
+   (where cost is not NULL).  */
+gt_plan gt_plan_strip (gt_type type, size_t m, size_t n, size_t k,
+                       int repack, double *cost);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

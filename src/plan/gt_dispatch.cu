@@ -1,0 +1,188 @@
+/* The dispatcher: the plan for a product.  It walks the registry
+   (gt_registry.cu) and takes the cheapest proposal of the kernels that
+   serve the element type and run on this device; it also owns what the
+   host pipeline must know of the kernels (the panel width, the alignment
+   the fast kernels want).  */
+
+#include <math.h>
+#include <stdint.h>
+#include "gt_costs.h"
+#include "gt_facts.h"
+#include "gt_launch.cuh"
+
+#ifndef GT_BUILD_ARCHS
+#define GT_BUILD_ARCHS "unknown"
+#endif
+
+extern "C" const char *
+gt_build_archs (void)
+{
+  return GT_BUILD_ARCHS;
+}
+
+extern "C" gt_plan
+gt_plan_make (gt_type type, int kernel)
+{
+  gt_plan p;
+  p.kernel = kernel;
+  p.type = type;
+  p.tile = 0;
+  p.k4_config = GT_CHOOSE;
+  p.k8_mode = GT_CHOOSE;
+  p.min_blocks = GT_CHOOSE;
+  p.splits = 1;
+  p.work_bytes = 0;
+  p.edge_rows = 0;
+  p.edge_cols = 0;
+  p.tail = 0;
+  p.tail_splits = 1;
+  return p;
+}
+
+/* The registry row of a plan's kernel where it serves the plan's type.  */
+static const gt_kernel_row *
+serving_row (int kernel, gt_type type)
+{
+  const gt_kernel_row *r = gt_registry_row (kernel);
+  return r && (unsigned) type < GT_TYPE_COUNT
+         && (r->types & GT_TYPE_BIT (type)) ? r : NULL;
+}
+
+extern "C" int
+gt_type_served (gt_type type)
+{
+  int count;
+  const gt_kernel_row *rows = gt_registry_rows (&count);
+  for (int i = 0; i < count; i++)
+    if ((unsigned) type < GT_TYPE_COUNT
+        && (rows[i].types & GT_TYPE_BIT (type)))
+      return 1;
+  return 0;
+}
+
+/* The cheapest of the rows' proposals, first row first on a tie; vector
+   shapes (m or n 1) go to the rows made for them.  */
+static gt_plan
+cheapest (gt_type type, size_t m, size_t n, size_t k, int repack)
+{
+  const unsigned shape = m == 1 || n == 1 ? GT_SHAPE_VECTOR : GT_SHAPE_MATRIX;
+  int count;
+  const gt_kernel_row *rows = gt_registry_rows (&count);
+  gt_plan best = gt_plan_make (type, 0);
+  double best_cost = HUGE_VAL;
+  for (int i = 0; i < count; i++)
+    {
+      const gt_kernel_row *r = &rows[i];
+      if (!r->propose || !(r->shapes & shape)
+          || !(r->types & GT_TYPE_BIT (type)) || (r->usable && !r->usable ()))
+        continue;
+      gt_plan p = gt_plan_make (type, r->id);
+      const double cost = r->propose (&p, m, n, k, repack);
+      if (cost < best_cost || best.kernel == 0)
+        {
+          best = p;
+          best_cost = cost;
+        }
+    }
+  return best;
+}
+
+extern "C" gt_plan
+gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
+             int repack)
+{
+  if ((unsigned) type >= GT_TYPE_COUNT)
+    return gt_plan_make (type, 0);
+  if (tile != GT_TILE_DEFAULT)
+    {
+      gt_plan p = gt_plan_make (type, serving_row (GT_K1_CLASSIC, type)
+                                      ? GT_K1_CLASSIC : 0);
+      p.tile = tile;
+      return p;
+    }
+  return cheapest (type, m, n, k, repack);
+}
+
+extern "C" gt_plan
+gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
+               int repack)
+{
+  gt_plan p = *want;
+  const int splits = want->splits > 0 ? want->splits : 0;
+  switch (want->kernel)
+    {
+    case GT_K4_ASYNC:
+      p = gt_cost_choose_k4 (want->type, m, n, k, want->k4_config, 1, repack,
+                             NULL);
+      break;
+    case GT_K5_SPLITK:
+      p = gt_cost_choose_k4 (want->type, m, n, k, want->k4_config, splits,
+                             repack, NULL);
+      p.kernel = GT_K5_SPLITK;
+      break;
+    case GT_K6_GEMV:
+      p = gt_cost_choose_k6 (want->type, m, n, k, splits);
+      break;
+    case GT_K7_REGDB:
+      p.min_blocks = want->min_blocks == 1 ? 1 : 2;
+      break;
+    case GT_K8_WIDE:
+      if (p.k8_mode < 0)
+        p.k8_mode = GT_K8_DEFAULT_MODE;
+      p.work_bytes = gt_k8_work_bytes (p.k8_mode, m, n, k, repack);
+      break;
+    case GT_K9_DMMA:
+      p.splits = splits > 1 ? splits : 1;
+      p.work_bytes = gt_k9_work_bytes (p.splits, m, n, k);
+      break;
+    default:
+      break;
+    }
+  return p;
+}
+
+extern "C" int
+gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
+                 size_t ldb)
+{
+  const size_t per16 = 16 / gt_type_size (type);   /* elements in 16 bytes */
+  return (uintptr_t) A % 16 != 0 || (uintptr_t) B % 16 != 0
+         || lda % per16 != 0 || ldb % per16 != 0;
+}
+
+/* Panel width: as many of kernel 8's column tiles as fill its resident
+   blocks without passing them, since one tile more costs a whole round
+   (4096 rows: 1024 columns, 256 of 264 slots; 1152 made 288 tiles and
+   sent the panel to kernel 4); at least an eighth of n, so the first
+   kernel starts early without panels starving the GPU; at most
+   max_panels panels.  Products under 32 MiB, vectors and the classic
+   kernel go in one panel.  */
+extern "C" size_t
+gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
+                size_t max_panels)
+{
+  const size_t bytes = (m * k + k * n + m * n) * gt_type_size (type);
+  if (tile != GT_TILE_DEFAULT || m == 1 || n == 1 || bytes < (32u << 20)
+      || max_panels < 2)
+    return n;
+  const gt_facts *f = gt_facts_current ();
+  const size_t tn = GT_K8_TILE_N;
+  const size_t tiles_m = gt_ceil_div (m, tn);
+  const size_t fit = (size_t) f->k8_occupancy * (size_t) f->sms / tiles_m;
+  size_t w = (fit ? fit : 1) * tn;
+  if (w < n / 8)
+    w = gt_ceil_div (n / 8, tn) * tn;
+  if (gt_ceil_div (n, w) > (long long) max_panels)
+    w = gt_ceil_div (gt_ceil_div (n, max_panels), tn) * tn;
+  return w < n ? w : n;
+}
+
+extern "C" void
+gt_kernels_forget (void)
+{
+  int count;
+  const gt_kernel_row *rows = gt_registry_rows (&count);
+  for (int i = 0; i < count; i++)
+    if (rows[i].forget)
+      rows[i].forget ();
+}

@@ -1,0 +1,184 @@
+/* gt_plan.h -- plans, the dispatcher and the kernel registry: the door
+   between the host layer (src/host) and the kernels (src/kernels).
+
+   The host layer asks this layer for a plan (which kernel, its variant, its
+   scratch, the panel width of a streamed product) and runs it through
+   gt_gemm_run; it never names a kernel, a tile size or a device limit.  The
+   kernels are reached only through the rows of the registry.  Matrices are
+   column-major: element (i,j) of a matrix with leading dimension ld is
+   p[i + j*ld] in elements of the plan's type; C = A*B with A m x k, B k x n,
+   C m x n.  Nothing here synchronizes.  */
+
+#ifndef GT_PLAN_H
+#define GT_PLAN_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+#include "gpu_tiled.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernels, numbered by technique (each adds to the one before).  Kernels
+   2, 3 and 7 are steps that only the benchmark builds (bench/kernels).  */
+typedef enum
+{
+  GT_K1_CLASSIC = 1,  /* one element per thread, TILE x TILE shared tiles */
+  GT_K2_REGBLOCK = 2, /* benchmark: 2-D register blocking, 4x4 per thread */
+  GT_K3_VECTOR = 3,   /* benchmark: 8x8 per thread, float4 loads */
+  GT_K4_ASYNC = 4,    /* cp.async multi-stage pipeline, 16-wide k steps */
+  GT_K5_SPLITK = 5,   /* kernel 4 with k split across blocks, the pieces
+                         summed in order by a reduce kernel */
+  GT_K6_GEMV = 6,     /* m == 1 or n == 1: memory-bound, split k */
+  GT_K7_REGDB = 7,    /* benchmark: 128x128x8, fragments double-buffered */
+  GT_K8_WIDE = 8,     /* 16x8 per thread, 128x128 or 256x128 tiles, copies
+                         by cp.async (B transposed into scratch first) */
+  GT_K9_DMMA = 9,     /* Hopper: singles widened to doubles in shared
+                         memory, multiplied on the FP64 tensor cores */
+  GT_KERNEL_ID_END = 10
+} gt_kernel_id;
+
+/* A field of a wanted plan that the dispatcher is to choose.  */
+#define GT_CHOOSE (-1)
+
+/* A launch plan.  Make one with gt_plan_make, which fills every field.  */
+typedef struct
+{
+  int kernel;          /* gt_kernel_id */
+  gt_type type;        /* element type of A, B and C */
+  int tile;            /* kernel 1: 8, 16 or 32 */
+  int k4_config;       /* kernels 4/5: gt_k4_config (gt_kernels.h) */
+  int k8_mode;         /* kernel 8: GT_K8_* bits (gt_kernels.h) */
+  int min_blocks;      /* kernel 7: blocks per SM its registers are for */
+  int splits;          /* kernels 5, 6, 9: pieces of k, >= 1 */
+  size_t work_bytes;   /* device scratch the plan needs */
+  int edge_rows;       /* kernels 8/9: the last edge_rows rows and */
+  int edge_cols;       /* edge_cols columns of C, left out of the kernel's
+                          grid so that it runs whole rounds, go to the
+                          plans gt_plan_for would make for those strips */
+  int tail;            /* kernel 9: the last tail tiles of its grid */
+  int tail_splits;     /* run with k split so many ways */
+} gt_plan;
+
+/* The plan of `kernel` for `type` with every other field at its neutral
+   value: one split, no scratch, no edges or tail, fields to choose
+   (k4_config, k8_mode, min_blocks) at GT_CHOOSE.  */
+gt_plan gt_plan_make (gt_type type, int kernel);
+
+/* The operands of one product (device pointers).  */
+typedef struct
+{
+  const void *A;
+  size_t lda;
+  const void *B;
+  size_t ldb;
+  void *C;
+  size_t ldc;
+  size_t m, n, k;
+  void *work;          /* plan.work_bytes of device scratch */
+} gt_gemm_args;
+
+/* Nonzero when some kernel of this build serves the type.  */
+int gt_type_served (gt_type type);
+
+/* Fastest plan for the shape on the current device (tile 0), or the
+   classic kernel for tile 8, 16, 32.  repack: the operands fail the fast
+   kernels' alignment (gt_needs_repack), so the plan's scratch covers
+   aligned copies.  A type no kernel serves gives kernel 0.  */
+gt_plan gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
+                     int repack);
+
+/* The plan `want` names (its kernel and the fields not GT_CHOOSE; splits 0
+   means choose) completed for the shape: the benchmark's way to run one
+   kernel or variant.  */
+gt_plan gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
+                       int repack);
+
+/* Nonzero when A or B is not 16-byte aligned with ld a multiple of 16
+   bytes' worth of elements: the fast kernels then copy them first.  */
+int gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
+                     size_t ldb);
+
+/* Columns of B and C per panel of a product streamed from the host in at
+   most max_panels panels (n where one panel is best).  */
+size_t gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
+                       size_t max_panels);
+
+/* Queue C = A*B as planned on stream s.  */
+cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
+                         cudaStream_t s);
+
+/* The plan of a piece of k (kc long) of a product planned as whole, and
+   the run of piece `first`/`last` of them: pieces of k, each starting at a
+   multiple of GT_PIECE_K, run in order give the bits of gt_gemm_run of whole
+   (kernels 4 without splits, 8 and 9 sum each element in one chain over
+   k).  Kernel 9's pieces carry their double sums in the scratch; the
+   others add each piece to C.  */
+#define GT_PIECE_K 32
+gt_plan gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc);
+cudaError_t gt_gemm_piece (const gt_plan *p, int first, int last,
+                           const gt_gemm_args *a, cudaStream_t s);
+
+/* What a device is, read once per device in one place (plan/gt_facts.cu)
+   and used by the dispatcher and the kernels alike.  */
+typedef struct
+{
+  int device;                 /* CUDA ordinal */
+  int sms;                    /* multiprocessors */
+  int cc_major, cc_minor;     /* compute capability */
+  size_t smem_block_optin;    /* shared memory a block may ask for */
+} gt_device_props;
+
+/* The current device's, NULL where there is no current device.  */
+const gt_device_props *gt_device_props_current (void);
+
+/* After a device reset: every kernel forgets what it cached per device.  */
+void gt_kernels_forget (void);
+
+/* cudaSuccess when this build has a kernel image the current device can
+   run; otherwise the error that says why.  */
+cudaError_t gt_check_kernel_image (void);
+
+/* Compute capabilities compiled into this build, e.g. "sm_75 sm_90".  */
+const char *gt_build_archs (void);
+
+/* ---- the registry: one row per kernel ---- */
+
+#define GT_TYPE_BIT(t) (1u << (t))
+
+/* Which products a kernel's default-path cost model is offered.  */
+enum { GT_SHAPE_MATRIX = 1, GT_SHAPE_VECTOR = 2 };
+
+typedef struct gt_kernel_row
+{
+  int id;                     /* gt_kernel_id */
+  const char *name;
+  unsigned types;             /* GT_TYPE_BIT of each type served */
+  unsigned shapes;            /* GT_SHAPE_* the default path offers it */
+  /* nonzero where it runs on the current device (NULL: wherever the
+     build runs) */
+  int (*usable) (void);
+  /* scratch of a plan of it (NULL: none) */
+  size_t (*work_bytes) (const gt_plan *p, size_t m, size_t n, size_t k,
+                        int repack);
+  cudaError_t (*launch) (const gt_plan *p, const gt_gemm_args *a,
+                         cudaStream_t s);
+  /* drops what it caches per device (NULL: nothing) */
+  void (*forget) (void);
+  /* the default path's cost model (plan/gt_costs.cu): its best plan for
+     the shape in *p and that plan's cost; HUGE_VAL where it has none
+     (NULL: never offered by the default path) */
+  double (*propose) (gt_plan *p, size_t m, size_t n, size_t k, int repack);
+} gt_kernel_row;
+
+/* The row of a kernel id, NULL where this build has none.  */
+const gt_kernel_row *gt_registry_row (int id);
+/* The rows, in the order the dispatcher tries them; *count set.  */
+const gt_kernel_row *gt_registry_rows (int *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

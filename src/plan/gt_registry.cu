@@ -1,0 +1,63 @@
+/* The kernel registry: one row per kernel of the plug-in.  The dispatcher
+   tries the rows with a cost model in this order, the first on a tie.  A
+   new kernel is its file in src/kernels (its launcher and gt_kN_row_*
+   functions, declared in gt_kernels.h) and one row here; a cost model in
+   gt_costs.cu where the default path is to choose it.  */
+
+#include <stddef.h>
+#include "gt_costs.h"
+
+#define SINGLE GT_TYPE_BIT (GT_SINGLE)
+
+static const gt_kernel_row rows[] = {
+  /* id, name, types, default-path shapes, usable, work_bytes, launch,
+     forget, propose */
+  { GT_K4_ASYNC, "k4_async", SINGLE, GT_SHAPE_MATRIX, NULL, gt_k4_row_work,
+    gt_k4_row_launch, NULL, gt_cost_k4 },
+  { GT_K8_WIDE, "k8_wide", SINGLE, GT_SHAPE_MATRIX, NULL, gt_k8_row_work,
+    gt_k8_row_launch, gt_k8_forget, gt_cost_k8 },
+  { GT_K9_DMMA, "k9_dmma", SINGLE, GT_SHAPE_MATRIX, gt_k9_usable,
+    gt_k9_row_work, gt_k9_row_launch, gt_k9_forget, gt_cost_k9 },
+  { GT_K6_GEMV, "k6_gemv", SINGLE, GT_SHAPE_VECTOR, NULL, gt_k6_row_work,
+    gt_k6_row_launch, NULL, gt_cost_k6 },
+  /* chosen by kernel 4's cost model where it splits k */
+  { GT_K5_SPLITK, "k5_splitk", SINGLE, 0, NULL, gt_k4_row_work,
+    gt_k4_row_launch, NULL, NULL },
+  /* the tile argument's classic kernel */
+  { GT_K1_CLASSIC, "k1_classic", SINGLE, 0, NULL, NULL, gt_k1_row_launch,
+    NULL, NULL },
+};
+
+extern "C" const gt_kernel_row *
+gt_registry_rows (int *count)
+{
+  *count = (int) (sizeof rows / sizeof rows[0]);
+  return rows;
+}
+
+extern "C" const gt_kernel_row *
+gt_registry_row (int id)
+{
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (rows[i].id == id)
+      return &rows[i];
+  return NULL;
+}
+
+extern "C" size_t
+gt_type_size (gt_type type)
+{
+  static const size_t size[GT_TYPE_COUNT] = {
+    sizeof (float), sizeof (double), 2 * sizeof (float), 2 * sizeof (double)
+  };
+  return (unsigned) type < GT_TYPE_COUNT ? size[type] : 0;
+}
+
+extern "C" const char *
+gt_type_name (gt_type type)
+{
+  static const char *const name[GT_TYPE_COUNT] = {
+    "single", "double", "complex single", "complex double"
+  };
+  return (unsigned) type < GT_TYPE_COUNT ? name[type] : "unknown";
+}

@@ -1,0 +1,96 @@
+/* Running a plan: the registry row of its kernel launches it; where the
+   plan leaves strips of C beside kernel 8's or 9's whole tiles, they run
+   after it on the same stream (they share the scratch), with the plans
+   gt_plan_strip made for them when the plan was chosen.  Also the pieces
+   of k of the host path's first panel.  */
+
+#include "gt_costs.h"
+
+/* The same operands, shifted to the block of C at (r0, c0) of size m x n:
+   rows r0.. of A, columns c0.. of B.  */
+static gt_gemm_args
+block_of (const gt_gemm_args *a, gt_type type, size_t r0, size_t c0,
+          size_t m, size_t n)
+{
+  const size_t es = gt_type_size (type);
+  gt_gemm_args b = *a;
+  b.A = (const char *) a->A + r0 * es;
+  b.B = (const char *) a->B + c0 * a->ldb * es;
+  b.C = (char *) a->C + (r0 + c0 * a->ldc) * es;
+  b.m = m;
+  b.n = n;
+  return b;
+}
+
+static cudaError_t
+run_with_strips (const gt_kernel_row *r, const gt_plan *p,
+                 const gt_gemm_args *a, cudaStream_t s)
+{
+  const size_t er = (size_t) p->edge_rows, ec = (size_t) p->edge_cols;
+  if (er > a->m || ec > a->n || (p->splits > 1 && (er || ec)))
+    return cudaErrorInvalidValue;
+  const size_t cm = a->m - er, cn = a->n - ec;
+  const gt_gemm_args tiles = block_of (a, p->type, 0, 0, cm, cn);
+  cudaError_t err = r->launch (p, &tiles, s);
+  const int repack = gt_needs_repack (p->type, a->A, a->lda, a->B, a->ldb);
+  if (err == cudaSuccess && er)
+    {
+      const gt_plan e = gt_plan_strip (p->type, er, a->n, a->k, repack, NULL);
+      const gt_gemm_args rows = block_of (a, p->type, cm, 0, er, a->n);
+      err = gt_gemm_run (&e, &rows, s);
+    }
+  if (err == cudaSuccess && ec && cm)
+    {
+      const gt_plan e = gt_plan_strip (p->type, cm, ec, a->k, repack, NULL);
+      const gt_gemm_args cols = block_of (a, p->type, 0, cn, cm, ec);
+      err = gt_gemm_run (&e, &cols, s);
+    }
+  return err;
+}
+
+extern "C" cudaError_t
+gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  const gt_kernel_row *r = gt_registry_row (p->kernel);
+  if (!r || (unsigned) p->type >= GT_TYPE_COUNT
+      || !(r->types & GT_TYPE_BIT (p->type)))
+    return cudaErrorInvalidValue;
+  if (p->edge_rows || p->edge_cols)
+    return run_with_strips (r, p, a, s);
+  return r->launch (p, a, s);
+}
+
+extern "C" gt_plan
+gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc)
+{
+  if (whole->kernel == GT_K9_DMMA)
+    {
+      gt_plan p = gt_plan_make (whole->type, GT_K9_DMMA);
+      p.work_bytes = m * n * sizeof (double);
+      return p;
+    }
+  return gt_cost_choose_k4 (whole->type, m, n, kc, -1, 1, 0, NULL);
+}
+
+extern "C" cudaError_t
+gt_gemm_piece (const gt_plan *p, int first, int last, const gt_gemm_args *a,
+               cudaStream_t s)
+{
+  if (p->type != GT_SINGLE)
+    return cudaErrorInvalidValue;
+  const float *A = (const float *) a->A, *B = (const float *) a->B;
+  float *C = (float *) a->C;
+  if (p->kernel == GT_K9_DMMA)
+    {
+      if (!(first && last) && !a->work)
+        return cudaErrorInvalidValue;
+      double *part = (double *) a->work;
+      return gt_k9_dmma_part (A, a->lda, B, a->ldb, C, a->ldc, a->m, a->n,
+                              a->k, first ? NULL : part, last ? NULL : part,
+                              s);
+    }
+  if (p->kernel != GT_K4_ASYNC || p->splits != 1)
+    return first ? gt_gemm_run (p, a, s) : cudaErrorInvalidValue;
+  return gt_k4_async (p->k4_config, 1, !first, A, a->lda, B, a->ldb, C,
+                      a->ldc, a->m, a->n, a->k, a->work, s);
+}

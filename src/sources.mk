@@ -1,0 +1,27 @@
+# sources.mk -- the one list of the plug-in's sources, relative to src/.
+# Read by src/Makefile.in (the build), Makefile.am (the package tarball)
+# and bench/Makefile (the benchmark, which adds bench/kernels).
+
+# The Octave glue: C++, no CUDA types; pkg reads PKG_ADD lines from here.
+GT_GLUE_SRCS = __gpu_tiled_mtimes__.cc __gpu_tiled_info__.cc \
+               __gpu_tiled_reset__.cc
+# The host layer: C, no kernels named.
+GT_HOST_SRCS = host/gt_context.c host/gt_options.c host/gt_copy.c \
+               host/gt_stage.c host/gt_host.c host/gt_device_call.c
+GT_HOST_HDRS = host/gt_context.h host/gt_options.h host/gt_copy.h \
+               host/gt_stage.h
+# The plan layer: dispatcher, cost models, registry, device facts.
+GT_PLAN_SRCS = plan/gt_dispatch.cu plan/gt_costs.cu plan/gt_registry.cu \
+               plan/gt_facts.cu plan/gt_run.cu
+GT_PLAN_HDRS = plan/gt_plan.h plan/gt_costs.h plan/gt_facts.h
+# The kernels, one file each (kernels 2, 3 and 7: bench/kernels).
+GT_KERNEL_SRCS = kernels/gt_k1_classic.cu kernels/gt_k4_async.cu \
+                 kernels/gt_k5_reduce.cu kernels/gt_k6_gemv.cu \
+                 kernels/gt_k8_wide.cu kernels/gt_k9_dmma.cu
+GT_KERNEL_HDRS = kernels/gt_kernels.h kernels/gt_launch.cuh \
+                 kernels/gt_tile.cuh
+
+GT_CU_SRCS = $(GT_PLAN_SRCS) $(GT_KERNEL_SRCS)
+GT_ALL_FILES = gpu_tiled.h sources.mk Makefile.in $(GT_GLUE_SRCS) \
+               $(GT_HOST_SRCS) $(GT_HOST_HDRS) $(GT_PLAN_SRCS) \
+               $(GT_PLAN_HDRS) $(GT_KERNEL_SRCS) $(GT_KERNEL_HDRS)
