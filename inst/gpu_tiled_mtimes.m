@@ -410,10 +410,11 @@ endfunction
 %!testif ; gpu
 %! ## an interrupted call (the path Ctrl-C takes) leaves the package usable
 %! A = randn (1500, 1400, "single");  B = randn (1400, 1300, "single");
-%! ## (the hook interrupts the next 1 call of the device set up after it)
+%! ## (the hook interrupts the next call of the device set up after it)
 %! setenv ("GPU_TILED_TEST_INTERRUPT", "1");
 %! unwind_protect
 %!   gpu_tiled_reset ();
+%!   gpu_tiled_info ();   # sets the device up, reading the hook
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_TEST_INTERRUPT");
 %! end_unwind_protect
