@@ -196,7 +196,10 @@ gt_ctx_get (int device, gt_context **out)
   gt_context *c = &contexts[device];
   c->device = device;
   *out = c;
-  TRY (cudaSetDevice (device), "CUDA device selection");
+  /* Asking is cheaper than setting (small products notice microseconds). */
+  int current = -1;
+  if (cudaGetDevice (&current) != cudaSuccess || current != device)
+    TRY (cudaSetDevice (device), "CUDA device selection");
   return c->ready ? GT_OK : ctx_setup (c);
 }
 

@@ -148,7 +148,10 @@ struct k8_cfg
 /* The product of one tile of C over nt stages of k from k0 (a multiple
    of the stage), added to acc (acc[j][i]: column j, row i of the
    thread's 16x8).  Ends with every copy landed; the caller syncs before
-   the stages are filled again.  */
+   the stages are filled again.  One piece of 130 lines: the copies of
+   stage s + 2 are interleaved with the FMAs of stage s by hand, and the
+   register allocation that the FMA order was measured with (bank pairs,
+   bench/RESULTS.md) holds only while ptxas sees the loop whole.  */
 template <bool ASYNC_A, bool BT, bool K16, int BM>
 __device__ __forceinline__ void
 k8_tile_loop (float (&acc)[8][16],

@@ -259,7 +259,11 @@ k9_wait (unsigned long long *bar, int parity)
    rounding them into C (both only with PART: without, the pointers
    would hold registers through the loop).  With PART and a grid of
    several z, block z takes k from z kc (a multiple of 32) to (z + 1) kc
-   and leaves its sums in the z-th m x n of pout.  */
+   and leaves its sums in the z-th m x n of pout.  One piece of 130
+   lines: the split barriers (full/empty per stage) and the three pieces
+   of widening are placed between the 8-k steps of one loop, and moving
+   parts into functions would hide that order, which the measured rate
+   depends on.  */
 template <bool PART>
 __global__ void __launch_bounds__ (K9_THREADS, 1)
 k9_dmma (const float *__restrict__ A, size_t lda,

@@ -418,18 +418,26 @@ gt_cost_k6 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
   return gemv_cost (m, n, k, p);
 }
 
-/* Kernel 8's families: 128x128 tiles, and from k = 2048 256x128 tiles a
-   block per tile or stream-K.  */
-extern "C" double
-gt_cost_k8 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
+/* The best of the families of one kernel (8 or 9) for the shape.  */
+static double
+best_family (int kernel, gt_plan *p, size_t m, size_t n, size_t k,
+             int repack)
 {
   k8_family fam[4];
   const int nf = k8_families (k, fam);
   double best = HUGE_VAL;
   for (int fi = 0; fi < nf; fi++)
-    if (fam[fi].kernel == GT_K8_WIDE)
+    if (fam[fi].kernel == kernel)
       family_with_strips (&fam[fi], p->type, m, n, k, repack, p, &best);
   return best;
+}
+
+/* Kernel 8's families: 128x128 tiles, and from k = 2048 256x128 tiles a
+   block per tile or stream-K.  */
+extern "C" double
+gt_cost_k8 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  return best_family (GT_K8_WIDE, p, m, n, k, repack);
 }
 
 /* Kernel 9 on its 128x128 tiles (with strips, and its last round's tiles
@@ -438,12 +446,7 @@ gt_cost_k8 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
 extern "C" double
 gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
-  k8_family fam[4];
-  const int nf = k8_families (k, fam);
-  double best = HUGE_VAL;
-  for (int fi = 0; fi < nf; fi++)
-    if (fam[fi].kernel == GT_K9_DMMA)
-      family_with_strips (&fam[fi], p->type, m, n, k, repack, p, &best);
+  double best = best_family (GT_K9_DMMA, p, m, n, k, repack);
   for (int sp = 2; sp <= K9_MAX_SPLITS; sp *= 2)
     {
       const double cost = k9_split_cost (m, n, k, sp);
