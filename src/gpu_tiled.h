@@ -86,19 +86,34 @@ gt_status gt_device_info (int device, gt_info *info);
    the call with GT_ERR_INTERRUPTED, leaving the library usable.  */
 typedef int (*gt_interrupt_fn) (void);
 
-/* C = A * B for host matrices of one type: A is m x k, B is k x n, C is
-   m x n, each with leading dimension equal to its row count.  tile is
-   GT_TILE_DEFAULT or 8, 16, 32; device as above.  Device buffers, streams,
-   pinned staging and helper threads are kept between calls, one set per
-   device.  */
-gt_status gt_mtimes_host (gt_type type, const void *A, const void *B,
-                          void *C, size_t m, size_t n, size_t k, int tile,
+/* A host operand: its data and its element type.  */
+typedef struct
+{
+  const void *data;
+  gt_type type;
+} gt_operand;
+
+/* Nonzero when C of type c can be the product of operands of types a and
+   b: each is c, or c's real counterpart (a complex product with a real
+   operand), or c's double counterpart where c is single or complex
+   single (the operand is rounded to single in the host copy, as Octave
+   converts it); a complex c needs a complex operand.  */
+int gt_types_combine (gt_type c, gt_type a, gt_type b);
+
+/* C = A * B for host matrices: A is m x k, B is k x n, C is m x n of type
+   c (see gt_types_combine), each with leading dimension equal to its row
+   count.  tile is GT_TILE_DEFAULT or 8, 16, 32; device as above.  Device
+   buffers, streams, pinned staging and helper threads are kept between
+   calls, one set per device.  */
+gt_status gt_mtimes_host (gt_type c, gt_operand A, gt_operand B, void *C,
+                          size_t m, size_t n, size_t k, int tile,
                           int device, gt_interrupt_fn interrupted);
 
-/* C = A * B for matrices already in memory of device (GT_DEVICE_DEFAULT or
-   an ordinal), queued on stream (a cudaStream_t of that device, 0 for its
-   legacy default stream).  The call is asynchronous; leading dimensions
-   may exceed the row counts.  */
+/* C = A * B for matrices of one type already in memory of device
+   (GT_DEVICE_DEFAULT or an ordinal), queued on stream (a cudaStream_t of
+   that device, 0 for its legacy default stream).  The call is
+   asynchronous; leading dimensions may exceed the row counts.  Complex
+   products use scratch of the device's context for the planes.  */
 gt_status gt_mtimes_device (gt_type type, const void *A, size_t lda,
                             const void *B, size_t ldb, void *C, size_t ldc,
                             size_t m, size_t n, size_t k, int tile,

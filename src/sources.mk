@@ -16,6 +16,7 @@ GT_PLAN_SRCS = plan/gt_dispatch.cu plan/gt_costs.cu plan/gt_registry.cu \
 GT_PLAN_HDRS = plan/gt_plan.h plan/gt_costs.h plan/gt_facts.h
 # The kernels, one file each (kernels 2, 3 and 7: bench/kernels).
 GT_KERNEL_SRCS = kernels/gt_k1_classic.cu kernels/gt_k4_async.cu \
+                 kernels/gt_k10_generic.cu kernels/gt_planes.cu \
                  kernels/gt_k5_reduce.cu kernels/gt_k6_gemv.cu \
                  kernels/gt_k8_wide.cu kernels/gt_k9_dmma.cu
 GT_KERNEL_HDRS = kernels/gt_kernels.h kernels/gt_launch.cuh \

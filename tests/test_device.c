@@ -96,7 +96,8 @@ device_product (size_t m, size_t k, size_t n, size_t pa, size_t pb,
           ok = 0;
       }
   ok = ok && close_to_product (A, B, C, m, n, k, ldc);
-  ok = ok && gt_mtimes_host (GT_SINGLE, A, B, H, m, n, k, tile,
+  const gt_operand ha = { A, GT_SINGLE }, hb = { B, GT_SINGLE };
+  ok = ok && gt_mtimes_host (GT_SINGLE, ha, hb, H, m, n, k, tile,
                              GT_DEVICE_DEFAULT, NULL) == GT_OK
        && close_to_product (A, B, H, m, n, k, m);
   cudaFree (dA);
@@ -132,6 +133,127 @@ shapes (cudaStream_t s)
     }
 }
 
+/* x[i] of a matrix of type t as a double (the real or imaginary part,
+   part 0 or 1), and the other way.  */
+static double
+get (const void *x, gt_type t, size_t i, int part)
+{
+  const int cx = t >= GT_COMPLEX_SINGLE;
+  if (!cx && part)
+    return 0.0;
+  const size_t j = cx ? 2 * i + part : i;
+  return t == GT_SINGLE || t == GT_COMPLEX_SINGLE ? ((const float *) x)[j]
+                                                  : ((const double *) x)[j];
+}
+
+static void
+put (void *x, gt_type t, size_t i, int part, double v)
+{
+  const size_t j = t >= GT_COMPLEX_SINGLE ? 2 * i + part : i;
+  if (t == GT_SINGLE || t == GT_COMPLEX_SINGLE)
+    ((float *) x)[j] = (float) v;
+  else
+    ((double *) x)[j] = v;
+}
+
+/* ||C - A*B||_F <= 8 k eps ||A||_F ||B||_F for matrices of type t with
+   leading dimensions lda, ldb, ldc, summed in double (complex: both
+   parts); every element of C's padding still NaN.  */
+static int
+typed_close (gt_type t, const void *A, size_t lda, const void *B, size_t ldb,
+             const void *C, size_t ldc, size_t m, size_t n, size_t k)
+{
+  const int cx = t >= GT_COMPLEX_SINGLE;
+  const double eps = t == GT_SINGLE || t == GT_COMPLEX_SINGLE
+                     ? 1.1920929e-7 : 2.220446e-16;
+  double err = 0, na = 0, nb = 0;
+  for (size_t p = 0; p < k; p++)
+    for (size_t i = 0; i < m; i++)
+      na += pow (get (A, t, i + p * lda, 0), 2) + pow (get (A, t, i + p * lda, 1), 2);
+  for (size_t j = 0; j < n; j++)
+    for (size_t p = 0; p < k; p++)
+      nb += pow (get (B, t, p + j * ldb, 0), 2) + pow (get (B, t, p + j * ldb, 1), 2);
+  int pad_ok = 1;
+  for (size_t j = 0; j < n; j++)
+    {
+      for (size_t i = m; i < ldc; i++)
+        pad_ok &= isnan (get (C, t, i + j * ldc, 0));
+      for (size_t i = 0; i < m; i++)
+        {
+          double re = 0, im = 0;
+          for (size_t p = 0; p < k; p++)
+            {
+              const double ar = get (A, t, i + p * lda, 0);
+              const double ai = get (A, t, i + p * lda, 1);
+              const double br = get (B, t, p + j * ldb, 0);
+              const double bi = get (B, t, p + j * ldb, 1);
+              re += ar * br - ai * bi;
+              im += ar * bi + ai * br;
+            }
+          err += pow (get (C, t, i + j * ldc, 0) - re, 2)
+                 + (cx ? pow (get (C, t, i + j * ldc, 1) - im, 2) : 0.0);
+        }
+    }
+  return pad_ok && sqrt (err) <= 8.0 * k * eps * sqrt (na) * sqrt (nb);
+}
+
+/* One product of type t through gt_mtimes_device, leading dimensions
+   padded by 3 (A), 2 (B) and 5 (C) elements.  */
+static int
+typed_product (gt_type t, size_t m, size_t k, size_t n, cudaStream_t s)
+{
+  const size_t es = gt_type_size (t), lda = m + 3, ldb = k + 2, ldc = m + 5;
+  void *A = malloc (lda * k * es), *B = malloc (ldb * n * es);
+  void *C = malloc (ldc * n * es);
+  for (size_t i = 0; i < lda * k; i++)
+    for (int part = 0; part < 1 + (t >= GT_COMPLEX_SINGLE); part++)
+      put (A, t, i, part, (double) rand () / RAND_MAX - 0.5);
+  for (size_t i = 0; i < ldb * n; i++)
+    for (int part = 0; part < 1 + (t >= GT_COMPLEX_SINGLE); part++)
+      put (B, t, i, part, (double) rand () / RAND_MAX - 0.5);
+  void *dA, *dB, *dC;
+  int ok = cudaMalloc (&dA, lda * k * es) == cudaSuccess
+           && cudaMalloc (&dB, ldb * n * es) == cudaSuccess
+           && cudaMalloc (&dC, ldc * n * es) == cudaSuccess
+           && cudaMemcpy (dA, A, lda * k * es, cudaMemcpyHostToDevice) == 0
+           && cudaMemcpy (dB, B, ldb * n * es, cudaMemcpyHostToDevice) == 0
+           && cudaMemset (dC, 0xff, ldc * n * es) == cudaSuccess
+           && gt_mtimes_device (t, dA, lda, dB, ldb, dC, ldc, m, n, k, 0,
+                                GT_DEVICE_DEFAULT, s) == GT_OK
+           && cudaStreamSynchronize (s) == cudaSuccess
+           && cudaMemcpy (C, dC, ldc * n * es, cudaMemcpyDeviceToHost) == 0;
+  if (!ok)
+    printf ("    %s\n", gt_error_text ());
+  ok = ok && typed_close (t, A, lda, B, ldb, C, ldc, m, n, k);
+  cudaFree (dA);
+  cudaFree (dB);
+  cudaFree (dC);
+  free (A);
+  free (B);
+  free (C);
+  return ok;
+}
+
+static void
+typed_shapes (cudaStream_t s)
+{
+  static const size_t cases[][3] = {
+    { 1, 1, 1 }, { 37, 41, 29 }, { 129, 127, 131 }, { 1, 300, 257 },
+    { 257, 300, 1 }, { 300, 270, 350 },
+  };
+  const gt_type types[] = { GT_DOUBLE, GT_COMPLEX_SINGLE, GT_COMPLEX_DOUBLE };
+  char what[96];
+  for (int t = 0; t < 3; t++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      {
+        snprintf (what, sizeof what, "%s %zux%zux%zu, ld + 3, 2, 5",
+                  gt_type_name (types[t]), cases[i][0], cases[i][1],
+                  cases[i][2]);
+        check (typed_product (types[t], cases[i][0], cases[i][1],
+                              cases[i][2], s), what);
+      }
+}
+
 static void
 refusals (void)
 {
@@ -147,9 +269,9 @@ refusals (void)
   check (gt_mtimes_device (GT_SINGLE, d, 4, d, 4, d, 4, 4, 4, 4, 7,
                            GT_DEVICE_DEFAULT, NULL) == GT_ERR_ARG,
          "tile 7 is refused");
-  check (gt_mtimes_device (GT_DOUBLE, d, 4, d, 4, d, 4, 2, 2, 2, 0,
-                           GT_DEVICE_DEFAULT, NULL) == GT_ERR_UNSUPPORTED,
-         "double: not supported yet, said so");
+  check (gt_mtimes_device ((gt_type) 7, d, 4, d, 4, d, 4, 2, 2, 2, 0,
+                           GT_DEVICE_DEFAULT, NULL) == GT_ERR_ARG,
+         "an unknown element type is refused");
   check (gt_mtimes_device (GT_SINGLE, d, 4, d, 4, d, 4, 4, 4, 4, 0,
                            GT_MAX_DEVICES, NULL) == GT_ERR_ARG,
          "a device ordinal past the limit is refused");
@@ -177,6 +299,7 @@ main (void)
       return 1;
     }
   shapes (s);
+  typed_shapes (s);
   refusals ();
   cudaStreamDestroy (s);
   gt_reset ();

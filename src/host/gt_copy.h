@@ -24,7 +24,12 @@ typedef struct
   void *dst;
   const void *src;
   size_t dld, sld, rows, cols;   /* in elements */
-  size_t elem;                   /* bytes per element */
+  size_t elem;                   /* bytes per element of dst */
+  /* bytes per element of src: 0 or elem for a plain copy, 2 elem where
+     src holds doubles that dst takes rounded to floats (an Octave double
+     operand of a single product: converted here, in the copy, as Octave
+     would convert it, not in a pass of its own) */
+  size_t selem;
 } copy_job;
 
 typedef struct gt_workers gt_workers;

@@ -27,16 +27,26 @@ gt_mtimes_device (gt_type type, const void *A, size_t lda, const void *B,
   if (plan.kernel == 0)
     return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",
                     gt_type_name (type));
-  if (plan.work_bytes > ctx->work_bytes)
+  /* scratch: [A's planes (complex products)][the plan's] */
+  const size_t planes = gt_plan_a_bytes (&plan, m, k);
+  if (planes + plan.work_bytes > ctx->work_bytes)
     {
       st = gt_ctx_device_buffer (ctx, &ctx->work, &ctx->work_bytes,
-                                 plan.work_bytes, "gpu_tiled scratch");
+                                 planes + plan.work_bytes,
+                                 "gpu_tiled scratch");
       if (st != GT_OK)
         return st;
     }
   /* The scratch is shared: wait for its last user, whatever its stream. */
-  const gt_gemm_args g = { A, lda, B, ldb, C, ldc, m, n, k, ctx->work };
+  gt_gemm_args g = { A, lda, B, ldb, C, ldc, m, n, k,
+                     (char *) ctx->work + planes };
   cudaError_t err = cudaStreamWaitEvent (s, ctx->work_free, 0);
+  if (err == cudaSuccess && planes)
+    {
+      err = gt_plan_prepare_a (&plan, A, lda, ctx->work, m, k, s);
+      g.A = ctx->work;
+      g.lda = gt_plan_a_ld (&plan, m);
+    }
   if (err == cudaSuccess)
     err = gt_gemm_run (&plan, &g, s);
   if (err == cudaSuccess)

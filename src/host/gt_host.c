@@ -24,8 +24,11 @@
 /* What one call works with.  Lengths in elements, sizes in bytes.  */
 typedef struct
 {
-  gt_type type;
-  size_t es;                    /* bytes per element */
+  gt_type type;                 /* of C */
+  size_t es;                    /* bytes per element of C */
+  size_t es_a, es_b;            /* of A and B on the device */
+  size_t hs_a, hs_b;            /* of A and B on the host (2 es_x: doubles
+                                   to be rounded to singles in the copy) */
   const char *A, *B;
   char *C;
   size_t m, n, k;
@@ -36,8 +39,9 @@ typedef struct
   size_t kc;                    /* panel 0's pieces of k (0: one pass) */
   gt_plan piece_plan, piece_last;
   size_t a_bytes, b_bytes, c_bytes, work;
+  size_t planes_bytes, planes_ld;   /* A's planes (complex products) */
   size_t total;                 /* A, B and C on the host */
-  char *dA, *dB, *dC;
+  char *dA, *dB, *dC, *dP;      /* dP: A's planes, or dA */
   void *dW;
 } gt_call;
 
@@ -63,9 +67,10 @@ larger (size_t a, size_t b)
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
-  if (c->panels < 2 || ctx->opt.no_ksplit)
+  if (c->panels < 2 || ctx->opt.no_ksplit
+      || !gt_plan_has_pieces (&c->plan_full))
     return 0;
-  size_t kc = GT_SLOT_BYTES / c->es / c->lda;
+  size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
   if (kc > c->k / 4)
     kc = c->k / 4;
   kc = kc / GT_PIECE_K * GT_PIECE_K;
@@ -76,14 +81,16 @@ first_panel_piece (const gt_context *ctx, const gt_call *c)
 static gt_status
 call_layout (const gt_context *ctx, gt_call *c)
 {
-  const size_t per16 = 16 / c->es ? 16 / c->es : 1;
-  c->lda = round_up (c->m, per16);
-  c->ldb = round_up (c->k, per16);
+  const int real_a = c->es_a < c->es, real_b = c->es_b < c->es;
+  c->lda = round_up (c->m, 16 / c->es_a ? 16 / c->es_a : 1);
+  c->ldb = round_up (c->k, 16 / c->es_b ? 16 / c->es_b : 1);
   c->w = gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS);
   c->panels = (c->n + c->w - 1) / c->w;
-  c->plan_full = gt_plan_for (c->type, c->m, c->w, c->k, c->tile, 0);
-  c->plan_last = gt_plan_for (c->type, c->m, c->n - (c->panels - 1) * c->w,
-                              c->k, c->tile, 0);
+  c->plan_full = gt_plan_mixed (c->type, real_a, real_b, c->m, c->w, c->k,
+                                c->tile, 0);
+  c->plan_last = gt_plan_mixed (c->type, real_a, real_b, c->m,
+                                c->n - (c->panels - 1) * c->w, c->k,
+                                c->tile, 0);
   if (c->plan_full.kernel == 0 || c->plan_last.kernel == 0)
     return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",
                     gt_type_name (c->type));
@@ -97,10 +104,13 @@ call_layout (const gt_context *ctx, gt_call *c)
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
                                          c->piece_last.work_bytes));
     }
-  c->a_bytes = round_up (c->lda * c->k * c->es, 256);
-  c->b_bytes = round_up (c->ldb * c->n * c->es, 256);
+  c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);
+  c->b_bytes = round_up (c->ldb * c->n * c->es_b, 256);
   c->c_bytes = round_up (c->m * c->n * c->es, 256);
-  c->total = (c->m * c->k + c->k * c->n + c->m * c->n) * c->es;
+  c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
+  c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
+  c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
+             + c->m * c->n * c->es;
   return GT_OK;
 }
 
@@ -112,12 +122,14 @@ static gt_status
 call_buffers (gt_context *ctx, gt_call *c)
 {
   gt_status st = gt_ctx_device_buffer (ctx, &ctx->dev, &ctx->dev_bytes,
-                                       c->a_bytes + c->b_bytes + c->c_bytes
-                                       + c->work, "gpu_tiled_mtimes");
+                                       c->a_bytes + c->planes_bytes
+                                       + c->b_bytes + c->c_bytes + c->work,
+                                       "gpu_tiled_mtimes");
   if (st != GT_OK)
     return st;
   c->dA = (char *) ctx->dev;
-  c->dB = c->dA + c->a_bytes;
+  c->dP = c->planes_bytes ? c->dA + c->a_bytes : c->dA;
+  c->dB = c->dA + c->a_bytes + c->planes_bytes;
   c->dC = c->dB + c->b_bytes;
   c->dW = c->dC + c->c_bytes;
   if (ctx->opt.poison)
@@ -127,6 +139,20 @@ call_buffers (gt_context *ctx, gt_call *c)
         return gt_fail_cuda (err, "poisoning the output");
     }
   return GT_OK;
+}
+
+/* A's planes for a complex product, from A on the device (at A, ld
+   lda), queued on ctx->comp; g then points at them.  */
+static cudaError_t
+prepare_planes (gt_context *ctx, const gt_call *c, const void *A,
+                gt_gemm_args *g)
+{
+  if (!c->planes_bytes)
+    return cudaSuccess;
+  g->A = c->dP;
+  g->lda = c->planes_ld;
+  return gt_plan_prepare_a (&c->plan_full, A, c->lda, c->dP, c->m, c->k,
+                            ctx->comp);
 }
 
 /* Products whose operands fit a staging slot: one copy in, the kernel and
@@ -139,8 +165,8 @@ small_product (gt_context *ctx, const gt_call *c)
 {
   char *pa = (char *) ctx->pinned, *pb = pa + c->a_bytes;
   char *pc = (char *) ctx->pinned + GT_SLOT_BYTES;
-  copy_job ja = { pa, c->A, c->lda, c->m, c->m, c->k, c->es };
-  copy_job jb = { pb, c->B, c->ldb, c->k, c->k, c->n, c->es };
+  copy_job ja = { pa, c->A, c->lda, c->m, c->m, c->k, c->es_a, c->hs_a };
+  copy_job jb = { pb, c->B, c->ldb, c->k, c->k, c->n, c->es_b, c->hs_b };
   gt_copy (ctx->workers, &ja, 1);
   gt_copy (ctx->workers, &jb, 1);
   gt_gemm_args g = { c->dA, c->lda, c->dB, c->ldb, c->dC, c->m,
@@ -157,8 +183,10 @@ small_product (gt_context *ctx, const gt_call *c)
         memset (pc, 0xff, c->m * c->n * c->es);
     }
   else
-    err = cudaMemcpyAsync (c->dA, pa, c->a_bytes + c->ldb * c->n * c->es,
+    err = cudaMemcpyAsync (c->dA, pa, c->a_bytes + c->ldb * c->n * c->es_b,
                            cudaMemcpyHostToDevice, ctx->comp);
+  if (err == cudaSuccess)
+    err = prepare_planes (ctx, c, g.A, &g);
   if (err == cudaSuccess)
     err = gt_gemm_run (&c->plan_full, &g, ctx->comp);
   if (err == cudaSuccess && !zerocopy)
@@ -198,9 +226,14 @@ prefault_output (gt_context *ctx, const gt_call *c, gt_stager *sg)
 static gt_gemm_args
 device_block (const gt_call *c, size_t j0, size_t w, size_t k0, size_t kk)
 {
-  gt_gemm_args g = { c->dA + k0 * c->lda * c->es, c->lda,
-                     c->dB + (j0 * c->ldb + k0) * c->es, c->ldb,
+  gt_gemm_args g = { c->dA + k0 * c->lda * c->es_a, c->lda,
+                     c->dB + (j0 * c->ldb + k0) * c->es_b, c->ldb,
                      c->dC + j0 * c->m * c->es, c->m, c->m, w, kk, c->dW };
+  if (c->planes_bytes)   /* all of k of a complex product: A's planes */
+    {
+      g.A = c->dP;
+      g.lda = c->planes_ld;
+    }
   return g;
 }
 
@@ -214,11 +247,11 @@ first_panel_in_pieces (gt_context *ctx, const gt_call *c, gt_stager *sg,
   for (size_t k0 = 0, i = 0; k0 < c->k; k0 += c->kc, i++)
     {
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
-      st = gt_stage_upload (sg, c->dA, c->lda, c->A, c->m, k0, k1,
-                            interrupted);
+      st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a, c->m,
+                            k0, k1, interrupted);
       if (st == GT_OK)
-        st = gt_stage_upload_rows (sg, c->dB, c->ldb, c->B, c->k, k0, k1, 0,
-                                   c->w, interrupted);
+        st = gt_stage_upload_rows (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
+                                   c->k, k0, k1, 0, c->w, interrupted);
       if (st != GT_OK)
         return st;
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
@@ -246,8 +279,8 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
       const size_t j0 = p * c->w, j1 = j0 + c->w < c->n ? j0 + c->w : c->n;
-      st = gt_stage_upload (sg, c->dB, c->ldb, c->B, c->k, j0, j1,
-                            interrupted);
+      st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b, c->k,
+                            j0, j1, interrupted);
       if (st != GT_OK)
         return st;
       const gt_plan *plan = j1 - j0 == c->w ? &c->plan_full : &c->plan_last;
@@ -262,12 +295,13 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "running the kernel");
       if (p > 0)
-        st = gt_stage_download (sg, c->C, c->dC, c->m, j0 - c->w, j0,
+        st = gt_stage_download (sg, c->C, c->dC, c->es, c->m, j0 - c->w, j0,
                                 ctx->panel_out[p - 1]);
     }
   if (st == GT_OK)
-    st = gt_stage_download (sg, c->C, c->dC, c->m, (c->panels - 1) * c->w,
-                            c->n, ctx->panel_out[c->panels - 1]);
+    st = gt_stage_download (sg, c->C, c->dC, c->es, c->m,
+                            (c->panels - 1) * c->w, c->n,
+                            ctx->panel_out[c->panels - 1]);
   return st;
 }
 
@@ -316,8 +350,23 @@ streamed_product (gt_context *ctx, const gt_call *c, gt_stager *sg,
       p_first = 1;
     }
   else
-    st = gt_stage_upload (sg, c->dA, c->lda, c->A, c->m, 0, c->k,
-                          interrupted);
+    {
+      st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a, c->m,
+                            0, c->k, interrupted);
+      if (st == GT_OK && c->planes_bytes)
+        {
+          /* A's planes once all of A is there (panel_in[0] is free: the
+             first panel's own event is recorded later) */
+          gt_gemm_args g;
+          cudaError_t err = cudaEventRecord (ctx->panel_in[0], ctx->up);
+          if (err == cudaSuccess)
+            err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[0], 0);
+          if (err == cudaSuccess)
+            err = prepare_planes (ctx, c, c->dA, &g);
+          if (err != cudaSuccess)
+            st = gt_fail_cuda (err, "making the planes of A");
+        }
+    }
   if (st == GT_OK)
     st = other_panels (ctx, c, sg, p_first, interrupted);
   if (st == GT_OK)
@@ -339,12 +388,13 @@ always_interrupted (void)
 
 /* The checks that need no device; *done where nothing is left to do.  */
 static gt_status
-call_trivial (gt_type type, void *C, size_t m, size_t n, size_t k, int tile,
-              int *done)
+call_trivial (gt_type type, gt_type ta, gt_type tb, void *C, size_t m,
+              size_t n, size_t k, int tile, int *done)
 {
   *done = 1;
-  if ((unsigned) type >= GT_TYPE_COUNT)
-    return gt_fail (GT_ERR_ARG, "unknown element type %d", (int) type);
+  if (!gt_types_combine (type, ta, tb))
+    return gt_fail (GT_ERR_ARG, "a %s product of %s and %s operands",
+                    gt_type_name (type), gt_type_name (ta), gt_type_name (tb));
   if (!gt_tile_is_valid (tile))
     return gt_fail (GT_ERR_ARG, "tile must be 8, 16 or 32");
   if (!gt_type_served (type))
@@ -361,14 +411,23 @@ call_trivial (gt_type type, void *C, size_t m, size_t n, size_t k, int tile,
   return GT_OK;
 }
 
+/* The bytes of an element of an operand of type t in a product of type c,
+   on the device: c's precision, real or complex as t is.  */
+static size_t
+device_size (gt_type c, gt_type t)
+{
+  const gt_type r = gt_type_real (c);
+  return gt_type_size (gt_type_real (t) == t ? r : (gt_type) (r + 2));
+}
+
 gt_status
-gt_mtimes_host (gt_type type, const void *A, const void *B, void *C,
-                size_t m, size_t n, size_t k, int tile, int device,
+gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
+                size_t n, size_t k, int tile, int device,
                 gt_interrupt_fn interrupted)
 {
   const double t_start = gt_now ();
   int done;
-  gt_status st = call_trivial (type, C, m, n, k, tile, &done);
+  gt_status st = call_trivial (type, A.type, B.type, C, m, n, k, tile, &done);
   if (done)
     return st;
   gt_context *ctx;
@@ -385,8 +444,12 @@ gt_mtimes_host (gt_type type, const void *A, const void *B, void *C,
   memset (&c, 0, sizeof c);
   c.type = type;
   c.es = gt_type_size (type);
-  c.A = (const char *) A;
-  c.B = (const char *) B;
+  c.es_a = device_size (type, A.type);
+  c.es_b = device_size (type, B.type);
+  c.hs_a = gt_type_size (A.type);
+  c.hs_b = gt_type_size (B.type);
+  c.A = (const char *) A.data;
+  c.B = (const char *) B.data;
   c.C = (char *) C;
   c.m = m;
   c.n = n;
@@ -398,7 +461,6 @@ gt_mtimes_host (gt_type type, const void *A, const void *B, void *C,
   gt_stager sg;
   memset (&sg, 0, sizeof sg);
   sg.ctx = ctx;
-  sg.es = c.es;
   if (c.panels == 1 && c.total < 4 * GT_COPY_PARALLEL_MIN_BYTES
       && c.a_bytes + c.b_bytes <= GT_SLOT_BYTES && c.c_bytes <= GT_SLOT_BYTES)
     {

@@ -30,11 +30,11 @@ slot_drain (gt_stager *st, int s)
   if (st->out_dst[s])
     {
       copy_job j = { st->out_dst[s], slot_ptr (st, s), st->out_len[s],
-                     st->out_len[s], st->out_len[s], 1, st->es };
+                     st->out_len[s], st->out_len[s], 1, 1, 0 };
       gt_copy (st->ctx->workers, &j, st->threads);
       st->out_dst[s] = NULL;
       st->t_out += gt_now () - t1;
-      st->bytes_out += j.rows * st->es;
+      st->bytes_out += j.rows;
     }
   return GT_OK;
 }
@@ -105,7 +105,8 @@ slot_send (gt_stager *st, copy_job *job, char *dst, size_t dpitch,
   const double t0 = gt_now ();
   gt_copy (st->ctx->workers, job, st->threads);
   st->t_in += gt_now () - t0;
-  st->bytes_in += job->rows * job->cols * st->es;
+  st->bytes_in += job->rows * job->cols
+                  * (job->selem ? job->selem : job->elem);
   cudaError_t err = height == 1
     ? cudaMemcpyAsync (dst, job->dst, width, cudaMemcpyHostToDevice,
                        st->ctx->up)
@@ -121,23 +122,23 @@ slot_send (gt_stager *st, copy_job *job, char *dst, size_t dpitch,
 /* Host columns [c_begin, c_end) of src (rows x *, leading dimension rows)
    to device dst (leading dimension ld), through the slots on ctx->up.  */
 gt_status
-gt_stage_upload (gt_stager *st, char *dst, size_t ld, const char *src,
-                 size_t rows, size_t c_begin, size_t c_end,
-                 gt_interrupt_fn interrupted)
+gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
+                 const char *src, size_t src_es, size_t rows, size_t c_begin,
+                 size_t c_end, gt_interrupt_fn interrupted)
 {
   piece p = { c_begin, 0, 0, 0 };
-  while (next_piece (&p, rows, ld, c_end, st->es))
+  while (next_piece (&p, rows, ld, c_end, es))
     {
       if (interrupted && interrupted ())
         return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
       const size_t nc = p.nc ? p.nc : 1;
-      copy_job j = { NULL, src + (p.c0 * rows + p.r0) * st->es, ld, rows,
-                     p.nc ? rows : p.nr, nc, st->es };
+      copy_job j = { NULL, src + (p.c0 * rows + p.r0) * src_es, ld, rows,
+                     p.nc ? rows : p.nr, nc, es, src_es };
       if (!p.nc)
         j.dld = j.sld = j.rows;
       const size_t elems = p.nc ? nc * ld : p.nr;
-      gt_status stt = slot_send (st, &j, dst + (p.c0 * ld + p.r0) * st->es,
-                                 0, elems * st->es, 1);
+      gt_status stt = slot_send (st, &j, dst + (p.c0 * ld + p.r0) * es,
+                                 0, elems * es, 1);
       if (stt != GT_OK)
         return stt;
     }
@@ -149,21 +150,22 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, const char *src,
    of B.  Each slot takes whole columns of the block; the copy engine
    spreads them to their columns.  */
 gt_status
-gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, const char *src,
-                      size_t rows, size_t r0, size_t r1, size_t c_begin,
-                      size_t c_end, gt_interrupt_fn interrupted)
+gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
+                      const char *src, size_t src_es, size_t rows, size_t r0,
+                      size_t r1, size_t c_begin, size_t c_end,
+                      gt_interrupt_fn interrupted)
 {
   const size_t h = r1 - r0;
-  const size_t per_slot = GT_SLOT_BYTES / st->es / h;
+  const size_t per_slot = GT_SLOT_BYTES / es / h;
   for (size_t c = c_begin; c < c_end; c += per_slot)
     {
       if (interrupted && interrupted ())
         return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
       const size_t nc = c_end - c < per_slot ? c_end - c : per_slot;
-      copy_job j = { NULL, src + (c * rows + r0) * st->es, h, rows, h, nc,
-                     st->es };
-      gt_status stt = slot_send (st, &j, dst + (c * ld + r0) * st->es,
-                                 ld * st->es, h * st->es,
+      copy_job j = { NULL, src + (c * rows + r0) * src_es, h, rows, h, nc, es,
+                     src_es };
+      gt_status stt = slot_send (st, &j, dst + (c * ld + r0) * es,
+                                 ld * es, h * es,
                                  nc);
       if (stt != GT_OK)
         return stt;
@@ -176,14 +178,15 @@ gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, const char *src,
    host side of each piece is copied when its slot is next needed, or by
    drain_all.  */
 gt_status
-gt_stage_download (gt_stager *st, char *dst, const char *src, size_t rows,
-                   size_t c_begin, size_t c_end, cudaEvent_t ready)
+gt_stage_download (gt_stager *st, char *dst, const char *src, size_t es,
+                   size_t rows, size_t c_begin, size_t c_end,
+                   cudaEvent_t ready)
 {
   cudaError_t err = cudaStreamWaitEvent (st->ctx->down, ready, 0);
   if (err != cudaSuccess)
     return gt_fail_cuda (err, "ordering streams");
   piece p = { c_begin, 0, 0, 0 };
-  while (next_piece (&p, rows, rows, c_end, st->es))
+  while (next_piece (&p, rows, rows, c_end, es))
     {
       int s;
       gt_status stt = slot_acquire (st, &s);
@@ -191,15 +194,15 @@ gt_stage_download (gt_stager *st, char *dst, const char *src, size_t rows,
         return stt;
       const size_t off = p.c0 * rows + p.r0;
       const size_t elems = p.nc ? p.nc * rows : p.nr;
-      err = cudaMemcpyAsync (slot_ptr (st, s), src + off * st->es,
-                             elems * st->es, cudaMemcpyDeviceToHost,
+      err = cudaMemcpyAsync (slot_ptr (st, s), src + off * es,
+                             elems * es, cudaMemcpyDeviceToHost,
                              st->ctx->down);
       if (err == cudaSuccess)
         err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->down);
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "copying from the device");
-      st->out_dst[s] = dst + off * st->es;
-      st->out_len[s] = elems;
+      st->out_dst[s] = dst + off * es;
+      st->out_len[s] = elems * es;
     }
   return GT_OK;
 }

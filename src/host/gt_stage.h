@@ -1,8 +1,10 @@
 /* gt_stage.h -- the staging slots of a host call (internal to the host
    layer): host threads copy a piece of an operand into a pinned slot while
    the copy engine moves the previous piece to the device, and results come
-   back through the same slots.  Matrices are column-major in elements of
-   `es` bytes (a leading dimension counts elements).  */
+   back through the same slots.  Matrices are column-major; a leading
+   dimension counts elements.  es: bytes of an element on the device;
+   src_es: on the host, es or (doubles rounded to floats in the copy)
+   2 es.  */
 
 #ifndef GT_STAGE_H
 #define GT_STAGE_H
@@ -12,7 +14,6 @@
 typedef struct
 {
   gt_context *ctx;
-  size_t es;        /* bytes per element */
   int threads;      /* copy threads, the caller included */
   int next;
   int prefaulting;  /* helpers are faulting in the output */
@@ -21,7 +22,7 @@ typedef struct
   size_t bytes_in, bytes_out;
   /* a slot holding device results not yet copied out */
   char *out_dst[GT_SLOTS];
-  size_t out_len[GT_SLOTS];   /* elements */
+  size_t out_len[GT_SLOTS];   /* bytes */
 } gt_stager;
 
 /* A monotonic clock in seconds.  */
@@ -29,16 +30,18 @@ double gt_now (void);
 
 /* Host columns [c_begin, c_end) of src (rows x *, leading dimension rows)
    to device dst (leading dimension ld), through the slots on ctx->up.  */
-gt_status gt_stage_upload (gt_stager *st, char *dst, size_t ld,
-                           const char *src, size_t rows, size_t c_begin,
-                           size_t c_end, gt_interrupt_fn interrupted);
+gt_status gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
+                           const char *src, size_t src_es, size_t rows,
+                           size_t c_begin, size_t c_end,
+                           gt_interrupt_fn interrupted);
 
 /* Rows [r0, r1) of host columns [c_begin, c_end) of src (rows x *) to the
    same rows of device dst (leading dimension ld): a piece of k of a panel
    of B.  */
 gt_status gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld,
-                                const char *src, size_t rows, size_t r0,
-                                size_t r1, size_t c_begin, size_t c_end,
+                                size_t es, const char *src, size_t src_es,
+                                size_t rows, size_t r0, size_t r1,
+                                size_t c_begin, size_t c_end,
                                 gt_interrupt_fn interrupted);
 
 /* Device columns [c_begin, c_end) of src (leading dimension rows) back to
@@ -46,8 +49,8 @@ gt_status gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld,
    host side of each piece is copied when its slot is next needed, or by
    gt_stage_drain.  */
 gt_status gt_stage_download (gt_stager *st, char *dst, const char *src,
-                             size_t rows, size_t c_begin, size_t c_end,
-                             cudaEvent_t ready);
+                             size_t es, size_t rows, size_t c_begin,
+                             size_t c_end, cudaEvent_t ready);
 
 /* Waits for every slot and copies out what they hold, oldest first.  */
 gt_status gt_stage_drain (gt_stager *st);

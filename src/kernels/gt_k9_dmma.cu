@@ -84,18 +84,57 @@ k9_mma (double (&d)[4], const double (&a)[4], const double (&b)[2])
    8 (tid / 128)), stored as pairs (k, k + 4).  Each piece is stored one
    stage after it is loaded, and its registers then take the piece of the
    stage after.  */
+/* Four elements of T: a float4, or two double2 (double inputs are stored
+   as they are).  */
+template <typename T> struct k9_four;
+template <> struct k9_four<float>
+{
+  float4 v;
+  __device__ __forceinline__ double2 lo () const { return make_double2 (v.x, v.y); }
+  __device__ __forceinline__ double2 hi () const { return make_double2 (v.z, v.w); }
+  __device__ __forceinline__ double get (int i) const
+  { return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
+  __device__ __forceinline__ void
+  load (const float *p, int have, bool vec) { v = gt_ldg4 (p, have, vec); }
+};
+template <> struct k9_four<double>
+{
+  double2 a, b;
+  __device__ __forceinline__ double2 lo () const { return a; }
+  __device__ __forceinline__ double2 hi () const { return b; }
+  __device__ __forceinline__ double get (int i) const
+  { return i == 0 ? a.x : i == 1 ? a.y : i == 2 ? b.x : b.y; }
+  __device__ __forceinline__ void
+  load (const double *p, int have, bool vec)
+  {
+    if (vec && have >= 4)
+      {
+        a = __ldg (reinterpret_cast<const double2 *> (p));
+        b = __ldg (reinterpret_cast<const double2 *> (p) + 1);
+      }
+    else
+      {
+        a = make_double2 (have > 0 ? __ldg (p) : 0.0,
+                          have > 1 ? __ldg (p + 1) : 0.0);
+        b = make_double2 (have > 2 ? __ldg (p + 2) : 0.0,
+                          have > 3 ? __ldg (p + 3) : 0.0);
+      }
+  }
+};
+
+template <typename T>
 struct k9_loader
 {
-  const float *pa, *pb;   /* the next stage to load */
+  const T *pa, *pb;       /* the next stage to load */
   size_t a16;             /* 16 k rows of A */
   int a_rows;             /* rows of A inside, of the thread's 4 */
   int ka_left, kb_left;   /* k left from the thread's first of the next
                              stage (B: 0 for columns outside) */
   int ka, kb;
-  float4 ra[2], rb[2];
+  k9_four<T> ra[2], rb[2];
 
   __device__ __forceinline__ void
-  init (const float *A, size_t lda, const float *B, size_t ldb, long long m,
+  init (const T *A, size_t lda, const T *B, size_t ldb, long long m,
         long long n, long long k, long long m0, long long n0)
   {
     const int tid = threadIdx.x;
@@ -117,11 +156,11 @@ struct k9_loader
   fetch (int v, bool va, bool vb)
   {
     if (v < 2)
-      ra[v] = gt_ldg4 (v ? pa + a16 : pa, ka_left > 16 * v ? a_rows : 0, va);
+      ra[v].load (v ? pa + a16 : pa, ka_left > 16 * v ? a_rows : 0, va);
     else
       {
-        rb[0] = gt_ldg4 (pb, kb_left > 4 ? 4 : kb_left, vb);
-        rb[1] = gt_ldg4 (pb + 4, kb_left > 8 ? 4 : kb_left - 4, vb);
+        rb[0].load (pb, kb_left > 4 ? 4 : kb_left, vb);
+        rb[1].load (pb + 4, kb_left > 8 ? 4 : kb_left - 4, vb);
         pa += 2 * a16;
         pb += K9_BK;
         ka_left -= K9_BK;
@@ -138,18 +177,17 @@ struct k9_loader
       {
         double2 *d = reinterpret_cast<double2 *> (
           st + (ka + 16 * v) * K9_LDA + (tid % 32) * 4);
-        d[0] = make_double2 (ra[v].x, ra[v].y);
-        d[1] = make_double2 (ra[v].z, ra[v].w);
+        d[0] = ra[v].lo ();
+        d[1] = ra[v].hi ();
       }
     else
       {
         /* rb[0]: k .. k + 3, rb[1]: k + 4 .. k + 7 */
         double2 *d = reinterpret_cast<double2 *> (st + K9_A_DBL)
                      + (kb / 2) * K9_LDB + tid % K9_BN;
-        d[0] = make_double2 (rb[0].x, rb[1].x);
-        d[K9_LDB] = make_double2 (rb[0].y, rb[1].y);
-        d[2 * K9_LDB] = make_double2 (rb[0].z, rb[1].z);
-        d[3 * K9_LDB] = make_double2 (rb[0].w, rb[1].w);
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+          d[i * K9_LDB] = make_double2 (rb[0].get (i), rb[1].get (i));
       }
   }
 };
@@ -220,6 +258,36 @@ k9_partial (double (&acc)[2][4][4], double *p, long long m, long long n,
       }
 }
 
+/* Two rows of one column of C, rounded once from the double sums: one
+   8- or 16-byte store where both are inside and the column is aligned.  */
+__device__ __forceinline__ void
+k9_store2 (float *d, bool pair, bool in0, bool in1, double v0, double v1)
+{
+  if (pair)
+    *reinterpret_cast<float2 *> (d) = make_float2 ((float) v0, (float) v1);
+  else
+    {
+      if (in0)
+        d[0] = (float) v0;
+      if (in1)
+        d[1] = (float) v1;
+    }
+}
+
+__device__ __forceinline__ void
+k9_store2 (double *d, bool pair, bool in0, bool in1, double v0, double v1)
+{
+  if (pair && ((size_t) d % 16) == 0)
+    *reinterpret_cast<double2 *> (d) = make_double2 (v0, v1);
+  else
+    {
+      if (in0)
+        d[0] = v0;
+      if (in1)
+        d[1] = v1;
+    }
+}
+
 /* Split barriers (mbarrier objects in shared memory): a thread arrives
    when its part of a step is done and waits only where it needs the
    others' parts.  */
@@ -264,10 +332,10 @@ k9_wait (unsigned long long *bar, int parity)
    of widening are placed between the 8-k steps of one loop, and moving
    parts into functions would hide that order, which the measured rate
    depends on.  */
-template <bool PART>
+template <typename T, bool PART>
 __global__ void __launch_bounds__ (K9_THREADS, 1)
-k9_dmma (const float *__restrict__ A, size_t lda,
-         const float *__restrict__ B, size_t ldb, float *__restrict__ C,
+k9_dmma (const T *__restrict__ A, size_t lda,
+         const T *__restrict__ B, size_t ldb, T *__restrict__ C,
          size_t ldc, long long m, long long n, long long k, bool va, bool vb,
          bool vc, const double *__restrict__ pin, double *__restrict__ pout,
          long long kc)
@@ -304,7 +372,7 @@ k9_dmma (const float *__restrict__ A, size_t lda,
     k9_partial<false> (acc, const_cast<double *> (pin), m, n,
                        m0 + wm + 2 * g, n0 + wn + 2 * t);
 
-  k9_loader ld;
+  k9_loader<T> ld;
   ld.init (A, lda, B, ldb, m, n, k, m0, n0);
   const int nt = (int) ((k + K9_BK - 1) / K9_BK);
   /* full[b] completes a phase when stage buffer b has been filled, empty[b]
@@ -381,35 +449,25 @@ k9_dmma (const float *__restrict__ A, size_t lda,
         for (int i = 0; i < 2; i++)
           {
             const long long row = m0 + wm + 16 * i + 2 * g;
-            float *d = C + row + (size_t) col * ldc;
-            if (vc && row + 1 < m)
-              *reinterpret_cast<float2 *> (d)
-                = make_float2 ((float) acc[i][j][c],
-                               (float) acc[i][j][c + 2]);
-            else
-              {
-                if (row < m)
-                  d[0] = (float) acc[i][j][c];
-                if (row + 1 < m)
-                  d[1] = (float) acc[i][j][c + 2];
-              }
+            T *d = C + row + (size_t) col * ldc;
+            k9_store2 (d, vc && row + 1 < m, row < m, row + 1 < m,
+                       acc[i][j][c], acc[i][j][c + 2]);
           }
       }
 #endif
 }
 
-/* Devices (bit d) where k9_dmma has been allowed its shared memory; a
-   device reset forgets it.  */
-static unsigned char k9_attr_done[2][GT_MAX_DEVICES];   /* [PART] */
+/* Devices where k9_dmma has been allowed its shared memory, per input
+   type and PART; a device reset forgets it.  */
+static unsigned char k9_attr_done[2][2][GT_MAX_DEVICES];
 
 extern "C" void
 gt_k9_forget (void)
 {
   for (int d = 0; d < GT_MAX_DEVICES; d++)
-    {
-      __atomic_store_n (&k9_attr_done[0][d], 0, __ATOMIC_RELEASE);
-      __atomic_store_n (&k9_attr_done[1][d], 0, __ATOMIC_RELEASE);
-    }
+    for (int t = 0; t < 2; t++)
+      for (int part = 0; part < 2; part++)
+        __atomic_store_n (&k9_attr_done[t][part][d], 0, __ATOMIC_RELEASE);
 }
 
 /* Per device: 1 + whether kernel 9 runs there (0: not asked yet).  */
@@ -429,31 +487,35 @@ gt_k9_usable (void)
      Blackwell's have half the FP32 rate, other GPUs far less.)  The
      kernel must be built for sm_90: from other targets its body is
      empty.  */
-  int major = 0, smem = 0;
+  const gt_device_props *d = gt_device_props_current ();
   cudaFuncAttributes attr;
-  int ok = cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
-                                   dev) == cudaSuccess
-           && cudaDeviceGetAttribute (&smem,
-                                      cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                      dev) == cudaSuccess
-           && cudaFuncGetAttributes (&attr, (const void *) k9_dmma<false>)
-              == cudaSuccess;
+  const int ok = d && cudaFuncGetAttributes (
+                        &attr, (const void *) k9_dmma<float, false>)
+                      == cudaSuccess;
   if (!ok)
     cudaGetLastError ();
   return gt_device_remember (k9_known, dev,
-                             ok && major == 9 && attr.ptxVersion >= 90
+                             ok && d->cc_major == 9 && attr.ptxVersion >= 90
                              && attr.ptxVersion < 100
-                             && (size_t) smem >= K9_SMEM);
+                             && d->smem_block_optin >= K9_SMEM);
+}
+
+/* T's 16-byte pieces fit matrix p with leading dimension ld.  */
+template <typename T>
+static bool
+k9_aligned (const T *p, size_t ld)
+{
+  return (size_t) p % 16 == 0 && (ld * sizeof (T)) % 16 == 0;
 }
 
 /* Kernel 9 on the first `tiles` tiles of C (0: all of them) on a grid of
    `splits` z (each kc of k; pout then holds one m x n of sums per z), or
    (splits 1) the whole of k.  */
+template <typename T>
 static cudaError_t
-k9_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
-           size_t ldc, size_t m, size_t n, size_t k, const double *pin,
-           double *pout, long long splits, long long kc, long long tiles,
-           cudaStream_t s)
+k9_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
+           size_t m, size_t n, size_t k, const double *pin, double *pout,
+           long long splits, long long kc, long long tiles, cudaStream_t s)
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
@@ -470,37 +532,22 @@ k9_launch (const float *A, size_t lda, const float *B, size_t ldb, float *C,
   const bool part = pin || pout;
   if (splits > 1 && (!pout || pin || splits > GT_GRID_YZ_MAX))
     return cudaErrorInvalidValue;
-  cudaError_t err = gt_allow_smem_once (part ? (const void *) k9_dmma<true>
-                                             : (const void *) k9_dmma<false>,
-                                        K9_SMEM, k9_attr_done[part]);
+  const int ti = sizeof (T) == sizeof (double);
+  cudaError_t err = gt_allow_smem_once (
+    part ? (const void *) k9_dmma<T, true> : (const void *) k9_dmma<T, false>,
+    K9_SMEM, k9_attr_done[ti][part]);
   if (err != cudaSuccess)
     return err;
-  const bool va = gt_aligned16 (A, lda), vb = gt_aligned16 (B, ldb);
-  const bool vc = gt_aligned16 (C, ldc);
+  const bool va = k9_aligned (A, lda), vb = k9_aligned (B, ldb);
+  const bool vc = k9_aligned (C, ldc);
   const dim3 grid ((unsigned) tiles, 1, (unsigned) splits);
   if (part)
-    k9_dmma<true><<<grid, K9_THREADS, K9_SMEM, s>>> (
+    k9_dmma<T, true><<<grid, K9_THREADS, K9_SMEM, s>>> (
       A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc);
   else
-    k9_dmma<false><<<grid, K9_THREADS, K9_SMEM, s>>> (
+    k9_dmma<T, false><<<grid, K9_THREADS, K9_SMEM, s>>> (
       A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0);
   return cudaGetLastError ();
-}
-
-extern "C" cudaError_t
-gt_k9_dmma_part (const float *A, size_t lda, const float *B, size_t ldb,
-                 float *C, size_t ldc, size_t m, size_t n, size_t k,
-                 const double *pin, double *pout, cudaStream_t s)
-{
-  return k9_launch (A, lda, B, ldb, C, ldc, m, n, k, pin, pout, 1, 0, 0, s);
-}
-
-extern "C" cudaError_t
-gt_k9_dmma (const float *A, size_t lda, const float *B, size_t ldb, float *C,
-            size_t ldc, size_t m, size_t n, size_t k, cudaStream_t s)
-{
-  return k9_launch (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0, 0,
-                    s);
 }
 
 extern "C" long long
@@ -521,9 +568,10 @@ gt_k9_work_bytes (int splits, size_t m, size_t n, size_t k)
 
 /* C = the sum over z < splits of the m x n matrices of doubles at
    part + z m n, in z order, rounded once.  */
+template <typename T>
 __global__ void
 k9_reduce (const double *__restrict__ part, long long splits, long long m,
-           long long n, float *__restrict__ C, size_t ldc)
+           long long n, T *__restrict__ C, size_t ldc)
 {
   const long long mn = m * n;
   for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
@@ -532,32 +580,34 @@ k9_reduce (const double *__restrict__ part, long long splits, long long m,
       double sum = part[i];
       for (long long z = 1; z < splits; z++)
         sum += part[z * mn + i];
-      C[i % m + (size_t) (i / m) * ldc] = (float) sum;
+      C[i % m + (size_t) (i / m) * ldc] = (T) sum;
     }
 }
 
-extern "C" cudaError_t
-gt_k9_dmma_split (int splits, const float *A, size_t lda, const float *B,
-                  size_t ldb, float *C, size_t ldc, size_t m, size_t n,
-                  size_t k, void *work, cudaStream_t s)
+template <typename T>
+static cudaError_t
+k9_split (int splits, const T *A, size_t lda, const T *B, size_t ldb, T *C,
+          size_t ldc, size_t m, size_t n, size_t k, void *work,
+          cudaStream_t s)
 {
   long long kc;
   const long long z = gt_k9_split_k (splits, k, &kc);
   if (z <= 1 || m == 0 || n == 0)
-    return gt_k9_dmma (A, lda, B, ldb, C, ldc, m, n, k, s);
+    return k9_launch<T> (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0,
+                         0, s);
   if (!work)
     return cudaErrorInvalidValue;
   double *part = (double *) work;
-  cudaError_t err = k9_launch (A, lda, B, ldb, C, ldc, m, n, k, NULL, part,
-                               z, kc, 0, s);
+  cudaError_t err = k9_launch<T> (A, lda, B, ldb, C, ldc, m, n, k, NULL,
+                                  part, z, kc, 0, s);
   if (err != cudaSuccess)
     return err;
   const long long mn = (long long) m * (long long) n;
   const gt_device_props *d = gt_device_props_current ();
   const long long blocks = gt_min_ll (gt_ceil_div (mn, 256),
                                       (long long) (d ? d->sms : 1) * 16);
-  k9_reduce<<<(unsigned) blocks, 256, 0, s>>> (part, z, (long long) m,
-                                               (long long) n, C, ldc);
+  k9_reduce<T><<<(unsigned) blocks, 256, 0, s>>> (part, z, (long long) m,
+                                                  (long long) n, C, ldc);
   return cudaGetLastError ();
 }
 
@@ -585,10 +635,11 @@ gt_k9_tail_work_bytes (int tail, int splits, size_t m, size_t n, size_t k)
   return gt_k9_work_bytes (splits, m - r0, n - c0, k);
 }
 
-extern "C" cudaError_t
-gt_k9_dmma_tail (int tail, int splits, const float *A, size_t lda,
-                 const float *B, size_t ldb, float *C, size_t ldc, size_t m,
-                 size_t n, size_t k, void *work, cudaStream_t s)
+template <typename T>
+static cudaError_t
+k9_tail (int tail, int splits, const T *A, size_t lda, const T *B,
+         size_t ldb, T *C, size_t ldc, size_t m, size_t n, size_t k,
+         void *work, cudaStream_t s)
 {
   size_t r0, c0;
   if (m == 0 || n == 0)
@@ -597,15 +648,52 @@ gt_k9_dmma_tail (int tail, int splits, const float *A, size_t lda,
     return cudaErrorInvalidValue;
   const long long tiles = gt_ceil_div (m, K9_BM) * gt_ceil_div (n, K9_BN);
   cudaError_t err = tiles > tail
-    ? k9_launch (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0,
-                 tiles - tail, s)
+    ? k9_launch<T> (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0,
+                    tiles - tail, s)
     : cudaSuccess;
   if (err != cudaSuccess)
     return err;
-  return gt_k9_dmma_split (splits, A + r0, lda, B + c0 * ldb, ldb,
-                           C + r0 + c0 * ldc, ldc, m - r0, n - c0, k, work,
-                           s);
+  return k9_split<T> (splits, A + r0, lda, B + c0 * ldb, ldb,
+                      C + r0 + c0 * ldc, ldc, m - r0, n - c0, k, work, s);
 }
+
+/* ---- the single-precision entry points (the benchmark's) ---- */
+
+extern "C" cudaError_t
+gt_k9_dmma_part (const float *A, size_t lda, const float *B, size_t ldb,
+                 float *C, size_t ldc, size_t m, size_t n, size_t k,
+                 const double *pin, double *pout, cudaStream_t s)
+{
+  return k9_launch<float> (A, lda, B, ldb, C, ldc, m, n, k, pin, pout, 1, 0,
+                           0, s);
+}
+
+extern "C" cudaError_t
+gt_k9_dmma (const float *A, size_t lda, const float *B, size_t ldb, float *C,
+            size_t ldc, size_t m, size_t n, size_t k, cudaStream_t s)
+{
+  return k9_launch<float> (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0,
+                           0, s);
+}
+
+extern "C" cudaError_t
+gt_k9_dmma_split (int splits, const float *A, size_t lda, const float *B,
+                  size_t ldb, float *C, size_t ldc, size_t m, size_t n,
+                  size_t k, void *work, cudaStream_t s)
+{
+  return k9_split<float> (splits, A, lda, B, ldb, C, ldc, m, n, k, work, s);
+}
+
+extern "C" cudaError_t
+gt_k9_dmma_tail (int tail, int splits, const float *A, size_t lda,
+                 const float *B, size_t ldb, float *C, size_t ldc, size_t m,
+                 size_t n, size_t k, void *work, cudaStream_t s)
+{
+  return k9_tail<float> (tail, splits, A, lda, B, ldb, C, ldc, m, n, k, work,
+                         s);
+}
+
+/* ---- the registry row: single and double ---- */
 
 extern "C" size_t
 gt_k9_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
@@ -617,16 +705,40 @@ gt_k9_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
          ? gt_k9_tail_work_bytes (p->tail, p->tail_splits, m, n, k) : 0;
 }
 
+template <typename T>
+static cudaError_t
+k9_row (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  const T *A = (const T *) a->A, *B = (const T *) a->B;
+  T *C = (T *) a->C;
+  if (p->splits > 1)
+    return k9_split<T> (p->splits, A, a->lda, B, a->ldb, C, a->ldc, a->m,
+                        a->n, a->k, a->work, s);
+  if (p->tail > 0)
+    return k9_tail<T> (p->tail, p->tail_splits, A, a->lda, B, a->ldb, C,
+                       a->ldc, a->m, a->n, a->k, a->work, s);
+  return k9_launch<T> (A, a->lda, B, a->ldb, C, a->ldc, a->m, a->n, a->k,
+                       NULL, NULL, 1, 0, 0, s);
+}
+
 extern "C" cudaError_t
 gt_k9_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
-  const float *A = (const float *) a->A, *B = (const float *) a->B;
-  float *C = (float *) a->C;
-  if (p->splits > 1)
-    return gt_k9_dmma_split (p->splits, A, a->lda, B, a->ldb, C, a->ldc,
-                             a->m, a->n, a->k, a->work, s);
-  if (p->tail > 0)
-    return gt_k9_dmma_tail (p->tail, p->tail_splits, A, a->lda, B, a->ldb,
-                            C, a->ldc, a->m, a->n, a->k, a->work, s);
-  return gt_k9_dmma (A, a->lda, B, a->ldb, C, a->ldc, a->m, a->n, a->k, s);
+  return p->type == GT_DOUBLE ? k9_row<double> (p, a, s)
+                              : k9_row<float> (p, a, s);
+}
+
+/* A piece of k of a kernel 9 product, its sums carried in pin/pout.  */
+extern "C" cudaError_t
+gt_k9_row_piece (const gt_plan *p, const gt_gemm_args *a, const double *pin,
+                 double *pout, cudaStream_t s)
+{
+  if (p->type == GT_DOUBLE)
+    return k9_launch<double> ((const double *) a->A, a->lda,
+                              (const double *) a->B, a->ldb, (double *) a->C,
+                              a->ldc, a->m, a->n, a->k, pin, pout, 1, 0, 0,
+                              s);
+  return k9_launch<float> ((const float *) a->A, a->lda,
+                           (const float *) a->B, a->ldb, (float *) a->C,
+                           a->ldc, a->m, a->n, a->k, pin, pout, 1, 0, 0, s);
 }

@@ -147,6 +147,19 @@ int gt_k4_occupancy (int cfg);
 /* Rows and columns of C per block of kernel 9.  */
 #define GT_K9_TILE 128
 
+/* The planes of complex products (gt_planes.cu): real is the component
+   type (GT_SINGLE or GT_DOUBLE); complex matrices are interleaved, their
+   leading dimensions in complex elements, the planes' in reals.  */
+#define GT_PLANES_ROWS 0     /* re above im in each column */
+#define GT_PLANES_EXPAND 1   /* ROWS, and [-im; re] in columns cols.. */
+#define GT_PLANES_COLS 2     /* re in columns 0.., im in columns cols.. */
+cudaError_t gt_planes_split (gt_type real, int mode, const void *src,
+                             size_t lds, void *dst, size_t ldd, size_t rows,
+                             size_t cols, cudaStream_t s);
+cudaError_t gt_planes_join (gt_type real, int mode, const void *P,
+                            size_t ldp, void *C, size_t ldc, size_t rows,
+                            size_t cols, cudaStream_t s);
+
 /* ---- registry rows (plan/gt_registry.cu lists them) ---- */
 cudaError_t gt_k1_row_launch (const gt_plan *p, const gt_gemm_args *a,
                               cudaStream_t s);
@@ -167,6 +180,14 @@ size_t gt_k9_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
                        int repack);
 cudaError_t gt_k9_row_launch (const gt_plan *p, const gt_gemm_args *a,
                               cudaStream_t s);
+/* a piece of k of a kernel 9 product, its double sums from pin (unless
+   NULL) and to pout (unless NULL, C then untouched) */
+cudaError_t gt_k9_row_piece (const gt_plan *p, const gt_gemm_args *a,
+                             const double *pin, double *pout,
+                             cudaStream_t s);
+/* kernel 10: any real type, any shape and alignment */
+cudaError_t gt_k10_row_launch (const gt_plan *p, const gt_gemm_args *a,
+                               cudaStream_t s);
 
 #ifdef __cplusplus
 }

@@ -320,12 +320,46 @@ gemv_cost (size_t m, size_t n, size_t k, const gt_plan *p)
 }
 
 
+/* Kernel 10 (64x64 tiles, FP64 on the CUDA cores): about a quarter of
+   kernel 4's 64x64x32 FP32 tiles per round (FP64 runs at half the FP32
+   rate there, and the kernel is simpler); three blocks per SM.  A guess
+   to order it after kernel 9, not a calibration.  */
+#define K10_EFFICIENCY 0.25
+#define K10_BLOCKS_PER_SM 3.0
+static double
+k10_cost (size_t m, size_t n, size_t k)
+{
+  const gt_facts *f = gt_facts_current ();
+  const double tiles = (double) gt_ceil_div (m, 64) * gt_ceil_div (n, 64);
+  const double rounds = ceil (ceil (tiles / f->sms) / K10_BLOCKS_PER_SM);
+  return rounds * K10_BLOCKS_PER_SM * 64.0 * 64.0
+         * (double) (gt_ceil_div (k, 16) * 16) / K10_EFFICIENCY
+         + FLOP_PER_SM_PER_LAUNCH;
+}
+
+extern "C" double
+gt_cost_k10 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  (void) repack;
+  *p = gt_plan_make (p->type, GT_K10_GENERIC);
+  return k10_cost (m, n, k);
+}
+
 /* The plan for a strip of C beside kernel 8's or 9's grid: what the
-   default path would pick for it, kernels 8 and 9 aside.  */
+   default path would pick for it, kernels 8 and 9 aside (for double,
+   kernel 10).  */
 extern "C" gt_plan
 gt_plan_strip (gt_type type, size_t m, size_t n, size_t k, int repack,
                double *cost)
 {
+  if (type != GT_SINGLE)
+    {
+      gt_plan p = gt_plan_make (type, GT_K10_GENERIC);
+      const double c = gt_cost_k10 (&p, m, n, k, repack);
+      if (cost)
+        *cost = c;
+      return p;
+    }
   if (m == 1 || n == 1)
     {
       const gt_plan p = gt_cost_choose_k6 (type, m, n, k, 0);

@@ -12,10 +12,28 @@
 extern "C" {
 #endif
 
+/* Bytes of n elements of type, rounded up to 256 so that the parts of a
+   scratch stay aligned.  */
+static inline size_t
+gt_bytes_256 (gt_type type, size_t n)
+{
+  return (n * gt_type_size (type) + 255) / 256 * 256;
+}
+
+/* A leading dimension of rows elements of type, rounded up to 16 bytes.  */
+static inline size_t
+gt_ld_16 (gt_type type, size_t rows)
+{
+  const size_t per = 16 / gt_type_size (type);
+  return (rows + per - 1) / per * per;
+}
+
+
 double gt_cost_k4 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 double gt_cost_k6 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 double gt_cost_k8 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 double gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
+double gt_cost_k10 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 
 /* Kernels 4/5 with the configuration and splits fixed where only_cfg >= 0
    and only_splits > 0; *cost (where not NULL) gets the plan's cost.  */

@@ -26,6 +26,8 @@ gt_plan_make (gt_type type, int kernel)
   gt_plan p;
   p.kernel = kernel;
   p.type = type;
+  p.complex_a = 0;
+  p.complex_b = 0;
   p.tile = 0;
   p.k4_config = GT_CHOOSE;
   p.k8_mode = GT_CHOOSE;
@@ -48,9 +50,17 @@ serving_row (int kernel, gt_type type)
          && (r->types & GT_TYPE_BIT (type)) ? r : NULL;
 }
 
+extern "C" gt_type
+gt_type_real (gt_type type)
+{
+  return type == GT_COMPLEX_SINGLE ? GT_SINGLE
+         : type == GT_COMPLEX_DOUBLE ? GT_DOUBLE : type;
+}
+
 extern "C" int
 gt_type_served (gt_type type)
 {
+  type = gt_type_real (type);
   int count;
   const gt_kernel_row *rows = gt_registry_rows (&count);
   for (int i = 0; i < count; i++)
@@ -87,12 +97,66 @@ cheapest (gt_type type, size_t m, size_t n, size_t k, int repack)
   return best;
 }
 
+/* A complex product as one real product of the planes: [Ar -Ai; Ai Ar]
+   times [Br; Bi] where both are complex, [Ar; Ai] B where B is real,
+   A [Br Bi] where A is real (the 4 real products of the complex product in
+   one, or 2 where an operand is real).  The plan is the real product's,
+   with the planes of B and the product in its scratch before the real
+   plan's own: [B planes][P][work].  */
+extern "C" gt_plan
+gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m, size_t n,
+               size_t k, int tile, int repack)
+{
+  const gt_type r = gt_type_real (c);
+  if (r == c || (real_a && real_b))
+    return gt_plan_for (r, m, n, k, tile, repack);
+  const int ca = !real_a, cb = !real_b;
+  const size_t m2 = ca ? 2 * m : m, k2 = ca && cb ? 2 * k : k;
+  const size_t n2 = !ca ? 2 * n : n;
+  gt_plan p = gt_plan_for (r, m2, n2, k2, tile, 0);
+  if (p.kernel == 0)
+    return gt_plan_make (c, 0);
+  p.type = c;
+  p.complex_a = ca;
+  p.complex_b = cb;
+  const size_t b_planes = cb ? gt_bytes_256 (r, gt_ld_16 (r, k2) * n2) : 0;
+  p.work_bytes += b_planes + gt_bytes_256 (r, gt_ld_16 (r, m2) * n2);
+  return p;
+}
+
+extern "C" size_t
+gt_plan_a_ld (const gt_plan *p, size_t m)
+{
+  return p->complex_a ? gt_ld_16 (gt_type_real (p->type), 2 * m) : 0;
+}
+
+extern "C" size_t
+gt_plan_a_bytes (const gt_plan *p, size_t m, size_t k)
+{
+  const size_t cols = p->complex_b ? 2 * k : k;
+  return p->complex_a
+         ? gt_bytes_256 (gt_type_real (p->type), gt_plan_a_ld (p, m) * cols) : 0;
+}
+
+extern "C" cudaError_t
+gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
+                   void *planes, size_t m, size_t k, cudaStream_t s)
+{
+  if (!p->complex_a)
+    return cudaSuccess;
+  return gt_planes_split (gt_type_real (p->type),
+                          p->complex_b ? GT_PLANES_EXPAND : GT_PLANES_ROWS,
+                          A, lda, planes, gt_plan_a_ld (p, m), m, k, s);
+}
+
 extern "C" gt_plan
 gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
              int repack)
 {
   if ((unsigned) type >= GT_TYPE_COUNT)
     return gt_plan_make (type, 0);
+  if (gt_type_real (type) != type)
+    return gt_plan_mixed (type, 0, 0, m, n, k, tile, repack);
   if (tile != GT_TILE_DEFAULT)
     {
       gt_plan p = gt_plan_make (type, serving_row (GT_K1_CLASSIC, type)
@@ -161,6 +225,9 @@ extern "C" size_t
 gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
                 size_t max_panels)
 {
+  if (gt_type_real (type) != type)   /* the planes' real product */
+    return gt_panel_width (gt_type_real (type), 2 * m, n, 2 * k, tile,
+                           max_panels);
   const size_t bytes = (m * k + k * n + m * n) * gt_type_size (type);
   if (tile != GT_TILE_DEFAULT || m == 1 || n == 1 || bytes < (32u << 20)
       || max_panels < 2)

@@ -35,8 +35,11 @@ typedef enum
   GT_K8_WIDE = 8,     /* 16x8 per thread, 128x128 or 256x128 tiles, copies
                          by cp.async (B transposed into scratch first) */
   GT_K9_DMMA = 9,     /* Hopper: singles widened to doubles in shared
-                         memory, multiplied on the FP64 tensor cores */
-  GT_KERNEL_ID_END = 10
+                         memory (doubles as they are), multiplied on the
+                         FP64 tensor cores */
+  GT_K10_GENERIC = 10,/* any real type, any shape: 64x64 tiles, 4x4 per
+                         thread (the double path beside kernel 9) */
+  GT_KERNEL_ID_END = 11
 } gt_kernel_id;
 
 /* A field of a wanted plan that the dispatcher is to choose.  */
@@ -46,7 +49,11 @@ typedef enum
 typedef struct
 {
   int kernel;          /* gt_kernel_id */
-  gt_type type;        /* element type of A, B and C */
+  gt_type type;        /* element type of C (and of A and B, unless one
+                          is real in a complex product) */
+  int complex_a;       /* a complex product: A complex (1) or real (0), */
+  int complex_b;       /* B likewise; the kernel's fields below then plan
+                          the real product of the planes (gt_run.cu) */
   int tile;            /* kernel 1: 8, 16 or 32 */
   int k4_config;       /* kernels 4/5: gt_k4_config (gt_kernels.h) */
   int k8_mode;         /* kernel 8: GT_K8_* bits (gt_kernels.h) */
@@ -82,12 +89,31 @@ typedef struct
 /* Nonzero when some kernel of this build serves the type.  */
 int gt_type_served (gt_type type);
 
+/* The real type of a complex one (the type itself where it is real).  */
+gt_type gt_type_real (gt_type type);
+
 /* Fastest plan for the shape on the current device (tile 0), or the
    classic kernel for tile 8, 16, 32.  repack: the operands fail the fast
    kernels' alignment (gt_needs_repack), so the plan's scratch covers
    aligned copies.  A type no kernel serves gives kernel 0.  */
 gt_plan gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
                      int repack);
+
+/* The plan of C = A*B of type c where A or B is real (real_a, real_b) in a
+   complex product; as gt_plan_for otherwise.  */
+gt_plan gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m,
+                       size_t n, size_t k, int tile, int repack);
+
+/* A complex plan runs on A's planes: where A is complex they are made
+   once per product by gt_plan_prepare_a, into gt_plan_a_bytes of device
+   memory with leading dimension gt_plan_a_ld (elsewhere A is used as it
+   is: 0 bytes).  gt_gemm_run of a complex plan then takes the planes for
+   A (with their ld), and B and C as they are (interleaved).  */
+size_t gt_plan_a_bytes (const gt_plan *p, size_t m, size_t k);
+size_t gt_plan_a_ld (const gt_plan *p, size_t m);
+cudaError_t gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
+                               void *planes, size_t m, size_t k,
+                               cudaStream_t s);
 
 /* The plan `want` names (its kernel and the fields not GT_CHOOSE; splits 0
    means choose) completed for the shape: the benchmark's way to run one
@@ -116,6 +142,8 @@ cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
    k).  Kernel 9's pieces carry their double sums in the scratch; the
    others add each piece to C.  */
 #define GT_PIECE_K 32
+/* Nonzero where a plan's product can run in pieces of k.  */
+int gt_plan_has_pieces (const gt_plan *whole);
 gt_plan gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc);
 cudaError_t gt_gemm_piece (const gt_plan *p, int first, int last,
                            const gt_gemm_args *a, cudaStream_t s);

@@ -48,16 +48,62 @@ run_with_strips (const gt_kernel_row *r, const gt_plan *p,
   return err;
 }
 
+/* A complex plan (gt_plan_mixed): B's planes where B is complex, the real
+   product of the planes into P, P interleaved into C.  a->A holds A's
+   planes (gt_plan_prepare_a) or A itself where it is real; the scratch
+   [B planes][P][the real plan's].  */
+static cudaError_t
+run_planes (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  const gt_type r = gt_type_real (p->type);
+  const int ca = p->complex_a, cb = p->complex_b;
+  const size_t m2 = ca ? 2 * a->m : a->m, k2 = ca && cb ? 2 * a->k : a->k;
+  const size_t n2 = ca ? a->n : 2 * a->n;
+  const int mode = ca ? GT_PLANES_ROWS : GT_PLANES_COLS;
+  gt_plan rp = *p;
+  rp.type = r;
+  rp.complex_a = rp.complex_b = 0;
+  char *w = (char *) a->work;
+  gt_gemm_args g = { a->A, a->lda, a->B, a->ldb, NULL, gt_ld_16 (r, m2),
+                     m2, n2, k2, NULL };
+  cudaError_t err = cudaSuccess;
+  if (cb)
+    {
+      g.B = w;
+      g.ldb = gt_ld_16 (r, k2);
+      err = gt_planes_split (r, mode, a->B, a->ldb, w, g.ldb, a->k, a->n, s);
+      w += gt_bytes_256 (r, g.ldb * n2);
+    }
+  g.C = w;
+  g.work = w + gt_bytes_256 (r, g.ldc * n2);
+  if (err == cudaSuccess)
+    err = gt_gemm_run (&rp, &g, s);
+  if (err == cudaSuccess)
+    err = gt_planes_join (r, mode, g.C, g.ldc, a->C, a->ldc, a->m, a->n, s);
+  return err;
+}
+
 extern "C" cudaError_t
 gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
+  if ((unsigned) p->type >= GT_TYPE_COUNT)
+    return cudaErrorInvalidValue;
+  if (p->complex_a || p->complex_b)
+    return run_planes (p, a, s);
   const gt_kernel_row *r = gt_registry_row (p->kernel);
-  if (!r || (unsigned) p->type >= GT_TYPE_COUNT
-      || !(r->types & GT_TYPE_BIT (p->type)))
+  if (!r || !(r->types & GT_TYPE_BIT (p->type)))
     return cudaErrorInvalidValue;
   if (p->edge_rows || p->edge_cols)
     return run_with_strips (r, p, a, s);
   return r->launch (p, a, s);
+}
+
+extern "C" int
+gt_plan_has_pieces (const gt_plan *whole)
+{
+  if (whole->complex_a || whole->complex_b)
+    return 0;
+  return whole->kernel == GT_K9_DMMA || whole->type == GT_SINGLE;
 }
 
 extern "C" gt_plan
@@ -76,21 +122,17 @@ extern "C" cudaError_t
 gt_gemm_piece (const gt_plan *p, int first, int last, const gt_gemm_args *a,
                cudaStream_t s)
 {
-  if (p->type != GT_SINGLE)
-    return cudaErrorInvalidValue;
-  const float *A = (const float *) a->A, *B = (const float *) a->B;
-  float *C = (float *) a->C;
   if (p->kernel == GT_K9_DMMA)
     {
       if (!(first && last) && !a->work)
         return cudaErrorInvalidValue;
       double *part = (double *) a->work;
-      return gt_k9_dmma_part (A, a->lda, B, a->ldb, C, a->ldc, a->m, a->n,
-                              a->k, first ? NULL : part, last ? NULL : part,
+      return gt_k9_row_piece (p, a, first ? NULL : part, last ? NULL : part,
                               s);
     }
-  if (p->kernel != GT_K4_ASYNC || p->splits != 1)
-    return first ? gt_gemm_run (p, a, s) : cudaErrorInvalidValue;
-  return gt_k4_async (p->k4_config, 1, !first, A, a->lda, B, a->ldb, C,
-                      a->ldc, a->m, a->n, a->k, a->work, s);
+  if (p->type != GT_SINGLE || p->kernel != GT_K4_ASYNC || p->splits != 1)
+    return first && last ? gt_gemm_run (p, a, s) : cudaErrorInvalidValue;
+  return gt_k4_async (p->k4_config, 1, !first, (const float *) a->A, a->lda,
+                      (const float *) a->B, a->ldb, (float *) a->C, a->ldc,
+                      a->m, a->n, a->k, a->work, s);
 }
