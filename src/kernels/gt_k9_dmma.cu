@@ -84,8 +84,7 @@ k9_mma (double (&d)[4], const double (&a)[4], const double (&b)[2])
    8 (tid / 128)), stored as pairs (k, k + 4).  Each piece is stored one
    stage after it is loaded, and its registers then take the piece of the
    stage after.  */
-/* Four elements of T: a float4, or two double2 (double inputs are stored
-   as they are).  */
+/* Four elements of a stage piece: a float4 (doubles go by k9_dmma_d).  */
 template <typename T> struct k9_four;
 template <> struct k9_four<float>
 {
@@ -97,31 +96,6 @@ template <> struct k9_four<float>
   __device__ __forceinline__ void
   load (const float *p, int have, bool vec) { v = gt_ldg4 (p, have, vec); }
 };
-template <> struct k9_four<double>
-{
-  double2 a, b;
-  __device__ __forceinline__ double2 lo () const { return a; }
-  __device__ __forceinline__ double2 hi () const { return b; }
-  __device__ __forceinline__ double get (int i) const
-  { return i == 0 ? a.x : i == 1 ? a.y : i == 2 ? b.x : b.y; }
-  __device__ __forceinline__ void
-  load (const double *p, int have, bool vec)
-  {
-    if (vec && have >= 4)
-      {
-        a = __ldg (reinterpret_cast<const double2 *> (p));
-        b = __ldg (reinterpret_cast<const double2 *> (p) + 1);
-      }
-    else
-      {
-        a = make_double2 (have > 0 ? __ldg (p) : 0.0,
-                          have > 1 ? __ldg (p + 1) : 0.0);
-        b = make_double2 (have > 2 ? __ldg (p + 2) : 0.0,
-                          have > 3 ? __ldg (p + 3) : 0.0);
-      }
-  }
-};
-
 template <typename T>
 struct k9_loader
 {
@@ -288,6 +262,33 @@ k9_store2 (double *d, bool pair, bool in0, bool in1, double v0, double v1)
     }
 }
 
+/* The lane's part of C, rounded once from its sums: rows r0 + 16i + 2g +
+   r (r < 2: accumulators 2r, 2r + 1), columns c0 + 8j + 2t + c (c < 2).  */
+template <typename T>
+__device__ __forceinline__ void
+k9_store_c (const double (&acc)[2][4][4], T *__restrict__ C, size_t ldc,
+            long long m, long long n, long long r0, long long c0, int g,
+            int t, bool vc)
+{
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+#pragma unroll
+    for (int c = 0; c < 2; c++)
+      {
+        const long long col = c0 + 8 * j + 2 * t + c;
+        if (col >= n)
+          continue;
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+          {
+            const long long row = r0 + 16 * i + 2 * g;
+            T *d = C + row + (size_t) col * ldc;
+            k9_store2 (d, vc && row + 1 < m, row < m, row + 1 < m,
+                       acc[i][j][c], acc[i][j][c + 2]);
+          }
+      }
+}
+
 /* Split barriers (mbarrier objects in shared memory): a thread arrives
    when its part of a step is done and waits only where it needs the
    others' parts.  */
@@ -435,25 +436,168 @@ k9_dmma (const T *__restrict__ A, size_t lda,
       k9_partial<true> (acc, pout, m, n, m0 + wm + 2 * g, n0 + wn + 2 * t);
       return;
     }
-  /* The lane's part of C: rows wm + 16i + 2g + r (r < 2: accumulators
-     2r, 2r + 1), columns wn + 8j + 2t + c (c < 2).  */
+  k9_store_c (acc, C, ldc, m, n, m0 + wm, n0 + wn, g, t, vc);
+#endif
+}
+
+/* Kernel 9 on doubles.  Nothing to widen, so the copies go straight from
+   global to shared memory by cp.async, holding no registers (staged
+   through registers as the singles are, the doubles' pieces spilled:
+   ptxas, 364 bytes); three stage buffers (201 KiB), so the copies of
+   stage s + 2 go where stage s - 1 was read while stage s is multiplied,
+   and each thread's copies complete on the buffer's `full` barrier
+   (cp.async.mbarrier.arrive).  Same tiles, warps, fragments and shared
+   layouts as k9_dmma.  */
+#define K9_D_STAGES 3
+#define K9_D_SMEM ((size_t) K9_D_STAGES * K9_STAGE * sizeof (double))
+
+/* An 8- or 16-byte cp.async, the first `bytes` of it from src, the rest
+   zero (bytes 0: all zero, src not read).  */
+__device__ __forceinline__ void
+k9_cp (void *dst, const void *src, int size, int bytes)
+{
+#if K9_ARCH
+  const unsigned d = k9_saddr (dst);
+  if (size == 16)
+    asm volatile ("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+                  :: "r"(d), "l"(src), "r"(bytes) : "memory");
+  else
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], 8, %2;\n"
+                  :: "r"(d), "l"(src), "r"(bytes) : "memory");
+#endif
+}
+
+/* One thread's copies of stage kt (k from 32 kt) into buffer st, the same
+   pieces as k9_loader's: A rows 4 (tid % 32) .. + 3 at k rows tid / 32
+   and + 16; B column tid % 128, k from 8 (tid / 128), as pairs (k, k + 4).
+   Then the thread's arrival on *full once they have landed.  */
+__device__ __forceinline__ void
+k9_d_issue (double *st, const double *__restrict__ A, size_t lda,
+            const double *__restrict__ B, size_t ldb, long long m,
+            long long n, long long k, long long m0, long long n0, int kt,
+            bool va, unsigned long long *full)
+{
+  const int tid = threadIdx.x;
+  const long long row = m0 + (tid % 32) * 4;
+  const int rows = row < m ? (m - row > 4 ? 4 : (int) (m - row)) : 0;
 #pragma unroll
-  for (int j = 0; j < 4; j++)
+  for (int v = 0; v < 2; v++)
+    {
+      const int kr = tid / 32 + 16 * v;
+      const long long kk = (long long) kt * K9_BK + kr;
+      const int have = kk < k ? rows : 0;
+      const double *src = have ? A + row + (size_t) kk * lda : A;
+      double *dst = st + kr * K9_LDA + (tid % 32) * 4;
+      if (va)
 #pragma unroll
-    for (int c = 0; c < 2; c++)
-      {
-        const long long col = n0 + wn + 8 * j + 2 * t + c;
-        if (col >= n)
-          continue;
-#pragma unroll
-        for (int i = 0; i < 2; i++)
+        for (int h = 0; h < 2; h++)
           {
-            const long long row = m0 + wm + 16 * i + 2 * g;
-            T *d = C + row + (size_t) col * ldc;
-            k9_store2 (d, vc && row + 1 < m, row < m, row + 1 < m,
-                       acc[i][j][c], acc[i][j][c + 2]);
+            const int in = have - 2 * h;
+            k9_cp (dst + 2 * h, in > 0 ? src + 2 * h : A, 16,
+                   in >= 2 ? 16 : (in > 0 ? 8 : 0));
           }
+      else
+#pragma unroll
+        for (int e = 0; e < 4; e++)
+          k9_cp (dst + e, e < have ? src + e : A, 8, e < have ? 8 : 0);
+    }
+  const long long col = n0 + tid % K9_BN;
+  const int kb = (tid / K9_BN) * 8;
+  const long long k0 = (long long) kt * K9_BK + kb;
+  const double *src = col < n ? B + (size_t) col * ldb : B;
+  double2 *d = reinterpret_cast<double2 *> (st + K9_A_DBL)
+               + (kb / 2) * K9_LDB + tid % K9_BN;
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+      {
+        const long long kk = k0 + i + 4 * h;
+        const bool in = col < n && kk < k;
+        k9_cp (reinterpret_cast<double *> (d + i * K9_LDB) + h,
+               in ? src + kk : B, 8, in ? 8 : 0);
       }
+#if K9_ARCH
+  asm volatile ("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n"
+                :: "r"(k9_saddr (full)) : "memory");
+#endif
+}
+
+/* As k9_dmma, on doubles; stage s is in buffer s % 3, its fill s / 3.  */
+template <bool PART>
+__global__ void __launch_bounds__ (K9_THREADS, 1)
+k9_dmma_d (const double *__restrict__ A, size_t lda,
+           const double *__restrict__ B, size_t ldb, double *__restrict__ C,
+           size_t ldc, long long m, long long n, long long k, bool va,
+           bool vb, bool vc, const double *__restrict__ pin,
+           double *__restrict__ pout, long long kc)
+{
+#if K9_ARCH
+  (void) vb;
+  if (PART && gridDim.z > 1)
+    {
+      const long long k0 = (long long) blockIdx.z * kc;
+      A += (size_t) k0 * lda;
+      B += k0;
+      k = k - k0 < kc ? k - k0 : kc;
+      pout += (size_t) blockIdx.z * m * n;
+    }
+  extern __shared__ __align__ (16) double k9_smem[];
+  const long long tiles_m = (m + K9_BM - 1) / K9_BM;
+  const long long m0 = ((long long) blockIdx.x % tiles_m) * K9_BM;
+  const long long n0 = ((long long) blockIdx.x / tiles_m) * K9_BN;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wm = (warp % 4) * 32, wn = (warp / 4) * 32;
+  const int g = lane / 4, t = lane % 4;
+  double acc[2][4][4];
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        acc[i][j][c] = 0.0;
+  if (PART && pin)
+    k9_partial<false> (acc, const_cast<double *> (pin), m, n,
+                       m0 + wm + 2 * g, n0 + wn + 2 * t);
+  __shared__ unsigned long long full[K9_D_STAGES], empty[K9_D_STAGES];
+  if (threadIdx.x == 0)
+    for (int b = 0; b < K9_D_STAGES; b++)
+      {
+        asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
+                      :: "r"(k9_saddr (&full[b])), "r"(K9_THREADS));
+        asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
+                      :: "r"(k9_saddr (&empty[b])), "r"(K9_THREADS));
+      }
+  __syncthreads ();   /* the barriers initialized */
+  const int nt = (int) ((k + K9_BK - 1) / K9_BK);
+  for (int s = 0; s < 2 && s < nt; s++)
+    k9_d_issue (k9_smem + s * K9_STAGE, A, lda, B, ldb, m, n, k, m0, n0, s,
+                va, &full[s]);
+  for (int s = 0; s < nt; s++)
+    {
+      const int b = s % K9_D_STAGES;
+      k9_wait (&full[b], (s / K9_D_STAGES) & 1);
+#pragma unroll
+      for (int ks = 0; ks < K9_BK / 8; ks++)
+        k9_step (acc, k9_smem + b * K9_STAGE, ks, wm, wn, g, t);
+      k9_arrive (&empty[b]);
+      if (s + 2 < nt)
+        {
+          /* stage s + 2 goes where stage s - 1 was read */
+          const int nb = (s + 2) % K9_D_STAGES;
+          if (s >= 1)
+            k9_wait (&empty[nb], ((s - 1) / K9_D_STAGES) & 1);
+          k9_d_issue (k9_smem + nb * K9_STAGE, A, lda, B, ldb, m, n, k, m0,
+                      n0, s + 2, va, &full[nb]);
+        }
+    }
+  if (PART && pout)
+    {
+      k9_partial<true> (acc, pout, m, n, m0 + wm + 2 * g, n0 + wn + 2 * t);
+      return;
+    }
+  k9_store_c (acc, C, ldc, m, n, m0 + wm, n0 + wn, g, t, vc);
 #endif
 }
 
@@ -532,20 +676,33 @@ k9_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
   const bool part = pin || pout;
   if (splits > 1 && (!pout || pin || splits > GT_GRID_YZ_MAX))
     return cudaErrorInvalidValue;
-  const int ti = sizeof (T) == sizeof (double);
-  cudaError_t err = gt_allow_smem_once (
-    part ? (const void *) k9_dmma<T, true> : (const void *) k9_dmma<T, false>,
-    K9_SMEM, k9_attr_done[ti][part]);
-  if (err != cudaSuccess)
-    return err;
   const bool va = k9_aligned (A, lda), vb = k9_aligned (B, ldb);
   const bool vc = k9_aligned (C, ldc);
   const dim3 grid ((unsigned) tiles, 1, (unsigned) splits);
-  if (part)
-    k9_dmma<T, true><<<grid, K9_THREADS, K9_SMEM, s>>> (
+  const int ti = sizeof (T) == sizeof (double);
+  const void *fn;
+  if constexpr (sizeof (T) == sizeof (double))
+    fn = part ? (const void *) k9_dmma_d<true> : (const void *) k9_dmma_d<false>;
+  else
+    fn = part ? (const void *) k9_dmma<T, true> : (const void *) k9_dmma<T, false>;
+  const size_t smem = ti ? K9_D_SMEM : K9_SMEM;
+  cudaError_t err = gt_allow_smem_once (fn, smem, k9_attr_done[ti][part]);
+  if (err != cudaSuccess)
+    return err;
+  if constexpr (sizeof (T) == sizeof (double))
+    {
+      if (part)
+        k9_dmma_d<true><<<grid, K9_THREADS, smem, s>>> (
+          A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc);
+      else
+        k9_dmma_d<false><<<grid, K9_THREADS, smem, s>>> (
+          A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0);
+    }
+  else if (part)
+    k9_dmma<T, true><<<grid, K9_THREADS, smem, s>>> (
       A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc);
   else
-    k9_dmma<T, false><<<grid, K9_THREADS, K9_SMEM, s>>> (
+    k9_dmma<T, false><<<grid, K9_THREADS, smem, s>>> (
       A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0);
   return cudaGetLastError ();
 }
