@@ -446,10 +446,18 @@ k9_dmma (const T *__restrict__ A, size_t lda,
    ptxas, 364 bytes); three stage buffers (201 KiB), so the copies of
    stage s + 2 go where stage s - 1 was read while stage s is multiplied,
    and each thread's copies complete on the buffer's `full` barrier
-   (cp.async.mbarrier.arrive).  Same tiles, warps, fragments and shared
-   layouts as k9_dmma.  */
+   (cp.async.mbarrier.arrive).  Same tiles, warps and fragments as
+   k9_dmma, and A's shared layout; B is kept column by column, Bd[n][k]
+   with a row of K9_LDK, so that a warp's copies run down two columns in
+   16-byte pieces (copied in the pairs layout of the singles, each lane
+   took 8 bytes of its own column: 32 sectors an instruction, and the
+   kernel ran at 0.66x cuBLAS DGEMM).  A lane reads its fragment, k t
+   and t + 4 of column wn + 8j + g, as two 8-byte words; K9_LDK = 4 mod 16
+   puts a half warp's 16 on distinct bank pairs.  */
 #define K9_D_STAGES 3
-#define K9_D_SMEM ((size_t) K9_D_STAGES * K9_STAGE * sizeof (double))
+#define K9_LDK 36
+#define K9_D_STAGE (K9_A_DBL + K9_BN * K9_LDK)
+#define K9_D_SMEM ((size_t) K9_D_STAGES * K9_D_STAGE * sizeof (double))
 
 /* An 8- or 16-byte cp.async, the first `bytes` of it from src, the rest
    zero (bytes 0: all zero, src not read).  */
@@ -467,15 +475,15 @@ k9_cp (void *dst, const void *src, int size, int bytes)
 #endif
 }
 
-/* One thread's copies of stage kt (k from 32 kt) into buffer st, the same
-   pieces as k9_loader's: A rows 4 (tid % 32) .. + 3 at k rows tid / 32
-   and + 16; B column tid % 128, k from 8 (tid / 128), as pairs (k, k + 4).
-   Then the thread's arrival on *full once they have landed.  */
+/* One thread's copies of stage kt (k from 32 kt) into buffer st: A rows
+   4 (tid % 32) .. + 3 at k rows tid / 32 and + 16, as k9_loader's; four
+   16-byte pieces of B's columns.  Then the thread's arrival on *full once
+   they have landed.  */
 __device__ __forceinline__ void
 k9_d_issue (double *st, const double *__restrict__ A, size_t lda,
             const double *__restrict__ B, size_t ldb, long long m,
             long long n, long long k, long long m0, long long n0, int kt,
-            bool va, unsigned long long *full)
+            bool va, bool vb, unsigned long long *full)
 {
   const int tid = threadIdx.x;
   const long long row = m0 + (tid % 32) * 4;
@@ -501,26 +509,59 @@ k9_d_issue (double *st, const double *__restrict__ A, size_t lda,
         for (int e = 0; e < 4; e++)
           k9_cp (dst + e, e < have ? src + e : A, 8, e < have ? 8 : 0);
     }
-  const long long col = n0 + tid % K9_BN;
-  const int kb = (tid / K9_BN) * 8;
-  const long long k0 = (long long) kt * K9_BK + kb;
-  const double *src = col < n ? B + (size_t) col * ldb : B;
-  double2 *d = reinterpret_cast<double2 *> (st + K9_A_DBL)
-               + (kb / 2) * K9_LDB + tid % K9_BN;
+  /* B: 128 columns of 32 k, 16 pieces of 16 bytes a column */
 #pragma unroll
-  for (int i = 0; i < 4; i++)
-#pragma unroll
-    for (int h = 0; h < 2; h++)
-      {
-        const long long kk = k0 + i + 4 * h;
-        const bool in = col < n && kk < k;
-        k9_cp (reinterpret_cast<double *> (d + i * K9_LDB) + h,
-               in ? src + kk : B, 8, in ? 8 : 0);
-      }
+  for (int r = 0; r < 4; r++)
+    {
+      const int piece = tid + r * K9_THREADS;
+      const int cb = piece / 16, kq = (piece % 16) * 2;
+      const long long col = n0 + cb, kk = (long long) kt * K9_BK + kq;
+      const int have = col < n ? (kk + 1 < k ? 2 : (kk < k ? 1 : 0)) : 0;
+      const double *src = have ? B + (size_t) col * ldb + kk : B;
+      double *dst = st + K9_A_DBL + cb * K9_LDK + kq;
+      if (vb)
+        k9_cp (dst, src, 16, 8 * have);
+      else
+        {
+          k9_cp (dst, src, 8, have > 0 ? 8 : 0);
+          k9_cp (dst + 1, have > 1 ? src + 1 : B, 8, have > 1 ? 8 : 0);
+        }
+    }
 #if K9_ARCH
   asm volatile ("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n"
                 :: "r"(k9_saddr (full)) : "memory");
 #endif
+}
+
+/* k9_step with B column by column (Bd[n][K9_LDK]).  */
+__device__ __forceinline__ void
+k9_step_d (double (&acc)[2][4][4], const double *st, int ks, int wm, int wn,
+           int g, int t)
+{
+  const double *as = st + (8 * ks + t) * K9_LDA + wm + 2 * g;
+  const double *bs = st + K9_A_DBL + (wn + g) * K9_LDK + 8 * ks + t;
+  double a[2][4], b[4][2];
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+      {
+        const double2 v = *reinterpret_cast<const double2 *> (
+          as + 4 * h * K9_LDA + 16 * i);
+        a[i][2 * h] = v.x;
+        a[i][2 * h + 1] = v.y;
+      }
+#pragma unroll
+  for (int j = 0; j < 4; j++)
+    {
+      b[j][0] = bs[8 * j * K9_LDK];
+      b[j][1] = bs[8 * j * K9_LDK + 4];
+    }
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+      k9_mma (acc[i][j], a[i], b[j]);
 }
 
 /* As k9_dmma, on doubles; stage s is in buffer s % 3, its fill s / 3.  */
@@ -533,7 +574,6 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
            double *__restrict__ pout, long long kc)
 {
 #if K9_ARCH
-  (void) vb;
   if (PART && gridDim.z > 1)
     {
       const long long k0 = (long long) blockIdx.z * kc;
@@ -572,15 +612,15 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
   __syncthreads ();   /* the barriers initialized */
   const int nt = (int) ((k + K9_BK - 1) / K9_BK);
   for (int s = 0; s < 2 && s < nt; s++)
-    k9_d_issue (k9_smem + s * K9_STAGE, A, lda, B, ldb, m, n, k, m0, n0, s,
-                va, &full[s]);
+    k9_d_issue (k9_smem + s * K9_D_STAGE, A, lda, B, ldb, m, n, k, m0, n0,
+                s, va, vb, &full[s]);
   for (int s = 0; s < nt; s++)
     {
       const int b = s % K9_D_STAGES;
       k9_wait (&full[b], (s / K9_D_STAGES) & 1);
 #pragma unroll
       for (int ks = 0; ks < K9_BK / 8; ks++)
-        k9_step (acc, k9_smem + b * K9_STAGE, ks, wm, wn, g, t);
+        k9_step_d (acc, k9_smem + b * K9_D_STAGE, ks, wm, wn, g, t);
       k9_arrive (&empty[b]);
       if (s + 2 < nt)
         {
@@ -588,8 +628,8 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
           const int nb = (s + 2) % K9_D_STAGES;
           if (s >= 1)
             k9_wait (&empty[nb], ((s - 1) / K9_D_STAGES) & 1);
-          k9_d_issue (k9_smem + nb * K9_STAGE, A, lda, B, ldb, m, n, k, m0,
-                      n0, s + 2, va, &full[nb]);
+          k9_d_issue (k9_smem + nb * K9_D_STAGE, A, lda, B, ldb, m, n, k,
+                      m0, n0, s + 2, va, vb, &full[nb]);
         }
     }
   if (PART && pout)
