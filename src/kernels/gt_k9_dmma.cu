@@ -475,63 +475,89 @@ k9_cp (void *dst, const void *src, int size, int bytes)
 #endif
 }
 
-/* One thread's copies of stage kt (k from 32 kt) into buffer st: A rows
-   4 (tid % 32) .. + 3 at k rows tid / 32 and + 16, as k9_loader's; four
-   16-byte pieces of B's columns.  Then the thread's arrival on *full once
-   they have landed.  */
-__device__ __forceinline__ void
-k9_d_issue (double *st, const double *__restrict__ A, size_t lda,
-            const double *__restrict__ B, size_t ldb, long long m,
-            long long n, long long k, long long m0, long long n0, int kt,
-            bool va, bool vb, unsigned long long *full)
+/* One thread's copies of a stage, pointers moving on stage by stage (as
+   k9_loader's, so that little stays live across the products): A rows
+   4 (tid % 32) .. + 3 at k rows tid / 32 and + 16; four 16-byte pieces of
+   B's columns tid / 16 + 32 r at k 2 (tid % 16).  Each issue ends with the
+   thread's arrival on the buffer's full barrier once its copies land.  */
+struct k9_d_copier
 {
-  const int tid = threadIdx.x;
-  const long long row = m0 + (tid % 32) * 4;
-  const int rows = row < m ? (m - row > 4 ? 4 : (int) (m - row)) : 0;
+  const double *pa, *pb;   /* the next stage's */
+  size_t a16, b32;         /* 16 k rows of A, 32 columns of B */
+  int a_rows;              /* rows of A inside, of the thread's 4 */
+  unsigned b_cols;         /* bit r: column piece r inside */
+  int ka_left, kb_left;    /* k left from the thread's first */
+  bool va, vb;
+
+  __device__ __forceinline__ void
+  init (const double *A, size_t lda, const double *B, size_t ldb,
+        long long m, long long n, long long k, long long m0, long long n0,
+        bool va_, bool vb_)
+  {
+    const int tid = threadIdx.x;
+    const long long row = m0 + (tid % 32) * 4;
+    a_rows = row < m ? (m - row > 4 ? 4 : (int) (m - row)) : 0;
+    pa = A + (a_rows ? row : 0) + (size_t) (tid / 32) * lda;
+    a16 = 16 * lda;
+    ka_left = (int) k - tid / 32;
+    const long long col = n0 + tid / 16;
+    b_cols = 0;
+    for (int r = 0; r < 4; r++)
+      b_cols |= (col + 32 * r < n ? 1u : 0u) << r;
+    pb = B + (size_t) (b_cols ? col : 0) * ldb + (tid % 16) * 2;
+    b32 = 32 * ldb;
+    kb_left = (int) k - (tid % 16) * 2;
+    va = va_;
+    vb = vb_;
+  }
+
+  __device__ __forceinline__ void
+  issue (double *st, unsigned long long *full)
+  {
+    const int tid = threadIdx.x;
 #pragma unroll
-  for (int v = 0; v < 2; v++)
-    {
-      const int kr = tid / 32 + 16 * v;
-      const long long kk = (long long) kt * K9_BK + kr;
-      const int have = kk < k ? rows : 0;
-      const double *src = have ? A + row + (size_t) kk * lda : A;
-      double *dst = st + kr * K9_LDA + (tid % 32) * 4;
-      if (va)
-#pragma unroll
-        for (int h = 0; h < 2; h++)
+    for (int v = 0; v < 2; v++)
+      {
+        const int have = ka_left > 16 * v ? a_rows : 0;
+        const double *src = pa + v * a16;
+        double *dst = st + (tid / 32 + 16 * v) * K9_LDA + (tid % 32) * 4;
+        if (va)
           {
-            const int in = have - 2 * h;
-            k9_cp (dst + 2 * h, in > 0 ? src + 2 * h : A, 16,
-                   in >= 2 ? 16 : (in > 0 ? 8 : 0));
+            k9_cp (dst, have > 0 ? src : pa, 16, have >= 2 ? 16 : 8 * have);
+            k9_cp (dst + 2, have > 2 ? src + 2 : pa, 16,
+                   have >= 4 ? 16 : (have > 2 ? 8 : 0));
           }
-      else
+        else
 #pragma unroll
-        for (int e = 0; e < 4; e++)
-          k9_cp (dst + e, e < have ? src + e : A, 8, e < have ? 8 : 0);
-    }
-  /* B: 128 columns of 32 k, 16 pieces of 16 bytes a column */
+          for (int e = 0; e < 4; e++)
+            k9_cp (dst + e, e < have ? src + e : pa, 8, e < have ? 8 : 0);
+      }
+    const int bk = kb_left >= 2 ? 2 : (kb_left > 0 ? kb_left : 0);
+    double *bd = st + K9_A_DBL + (tid / 16) * K9_LDK + (tid % 16) * 2;
 #pragma unroll
-  for (int r = 0; r < 4; r++)
-    {
-      const int piece = tid + r * K9_THREADS;
-      const int cb = piece / 16, kq = (piece % 16) * 2;
-      const long long col = n0 + cb, kk = (long long) kt * K9_BK + kq;
-      const int have = col < n ? (kk + 1 < k ? 2 : (kk < k ? 1 : 0)) : 0;
-      const double *src = have ? B + (size_t) col * ldb + kk : B;
-      double *dst = st + K9_A_DBL + cb * K9_LDK + kq;
-      if (vb)
-        k9_cp (dst, src, 16, 8 * have);
-      else
-        {
-          k9_cp (dst, src, 8, have > 0 ? 8 : 0);
-          k9_cp (dst + 1, have > 1 ? src + 1 : B, 8, have > 1 ? 8 : 0);
-        }
-    }
+    for (int r = 0; r < 4; r++)
+      {
+        const int have = (b_cols >> r) & 1 ? bk : 0;
+        const double *src = pb + r * b32;
+        double *dst = bd + 32 * r * K9_LDK;
+        if (vb)
+          k9_cp (dst, have ? src : pb, 16, 8 * have);
+        else
+          {
+            k9_cp (dst, have ? src : pb, 8, have > 0 ? 8 : 0);
+            k9_cp (dst + 1, have > 1 ? src + 1 : pb, 8, have > 1 ? 8 : 0);
+          }
+      }
+    pa += 2 * a16;
+    pb += K9_BK;
+    ka_left -= K9_BK;
+    kb_left -= K9_BK;
 #if K9_ARCH
-  asm volatile ("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n"
-                :: "r"(k9_saddr (full)) : "memory");
+    asm volatile ("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n"
+                  :: "r"(k9_saddr (full)) : "memory");
 #endif
-}
+  }
+};
 
 /* k9_step with B column by column (Bd[n][K9_LDK]).  */
 __device__ __forceinline__ void
@@ -551,17 +577,17 @@ k9_step_d (double (&acc)[2][4][4], const double *st, int ks, int wm, int wn,
         a[i][2 * h] = v.x;
         a[i][2 * h + 1] = v.y;
       }
+  /* B's fragments one at a time, each used as it arrives: the registers
+     of all four did not fit beside the accumulators (spills) */
 #pragma unroll
   for (int j = 0; j < 4; j++)
     {
       b[j][0] = bs[8 * j * K9_LDK];
       b[j][1] = bs[8 * j * K9_LDK + 4];
+#pragma unroll
+      for (int i = 0; i < 2; i++)
+        k9_mma (acc[i][j], a[i], b[j]);
     }
-#pragma unroll
-  for (int i = 0; i < 2; i++)
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-      k9_mma (acc[i][j], a[i], b[j]);
 }
 
 /* As k9_dmma, on doubles; stage s is in buffer s % 3, its fill s / 3.  */
@@ -611,9 +637,10 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
       }
   __syncthreads ();   /* the barriers initialized */
   const int nt = (int) ((k + K9_BK - 1) / K9_BK);
+  k9_d_copier cp;
+  cp.init (A, lda, B, ldb, m, n, k, m0, n0, va, vb);
   for (int s = 0; s < 2 && s < nt; s++)
-    k9_d_issue (k9_smem + s * K9_D_STAGE, A, lda, B, ldb, m, n, k, m0, n0,
-                s, va, vb, &full[s]);
+    cp.issue (k9_smem + s * K9_D_STAGE, &full[s]);
   for (int s = 0; s < nt; s++)
     {
       const int b = s % K9_D_STAGES;
@@ -628,8 +655,7 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
           const int nb = (s + 2) % K9_D_STAGES;
           if (s >= 1)
             k9_wait (&empty[nb], ((s - 1) / K9_D_STAGES) & 1);
-          k9_d_issue (k9_smem + nb * K9_D_STAGE, A, lda, B, ldb, m, n, k,
-                      m0, n0, s + 2, va, vb, &full[nb]);
+          cp.issue (k9_smem + nb * K9_D_STAGE, &full[nb]);
         }
     }
   if (PART && pout)
