@@ -6,14 +6,19 @@
 ## kernel: a warm-up call, then the median of repeated calls (at least 3,
 ## up to 20 or about two seconds), each from the call to the result in a
 ## variable.  Prints a table and writes CSV with
-## columns device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin.
+## columns device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin,class.
+## Then the other classes (double, complex single, complex double) at
+## CLASS_SIZES (square, default 64, 1000, 4096, 8192): the built-in * of
+## that class and the default path, with the class in the last column and
+## the speed-up over that class's built-in (complex products count 8 mnk
+## flops).  The built-in is timed once where one call takes over 2 s.
 ## The first call in the process (CUDA context creation) is reported apart.
 ## With PNG (default: CSV with .png), plots GFLOP/s against n on log axes,
 ## one line per method, through plot_e2e.py (python3 with matplotlib).
 ##
 ##   octave-cli --eval 'pkg load gpu_tiled; cd bench; bench_gpu_tiled_mtimes ("results/e2e-h100.csv", "h100")'
 
-function bench_gpu_tiled_mtimes (csv = "e2e.csv", device = "", sizes = 2 .^ (6:13), png = "")
+function bench_gpu_tiled_mtimes (csv = "e2e.csv", device = "", sizes = 2 .^ (6:13), png = "", class_sizes = [64 1000 4096 8192])
 
   A = randn (64, "single");  B = randn (64, "single");
   t0 = tic;  gpu_tiled_mtimes (A, B);  first = toc (t0);
@@ -29,7 +34,7 @@ function bench_gpu_tiled_mtimes (csv = "e2e.csv", device = "", sizes = 2 .^ (6:1
   methods = {"builtin", "tile8", "tile16", "tile32", "default"};
   date = datestr (now (), "yyyy-mm-dd");
   fid = fopen (csv, "w");
-  fprintf (fid, "device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin\n");
+  fprintf (fid, "device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin,class\n");
   printf ("%-8s %6s %6s %6s %12s %10s %9s\n", "method", "m", "n", "k", ...
           "seconds", "GFLOP/s", "speedup");
   for s = 1:rows (shapes)
@@ -50,13 +55,49 @@ function bench_gpu_tiled_mtimes (csv = "e2e.csv", device = "", sizes = 2 .^ (6:1
       endif
       printf ("%-8s %6d %6d %6d %12.6f %10.1f %9.2f\n", methods{i}, m, n, k,
               sec, flops / sec / 1e9, t_builtin / sec);
-      fprintf (fid, "%s,%s,%s,%d,%d,%d,%.6g,%.4g,%.4g\n", device, date,
-               methods{i}, m, n, k, sec, flops / sec / 1e9, t_builtin / sec);
+      fprintf (fid, "%s,%s,%s,%d,%d,%d,%.6g,%.4g,%.4g,single\n", device,
+               date, methods{i}, m, n, k, sec, flops / sec / 1e9,
+               t_builtin / sec);
+    endfor
+  endfor
+  for c = {"double", "complex single", "complex double"}
+    for n = class_sizes
+      bench_class (fid, device, date, c{1}, n);
     endfor
   endfor
   fclose (fid);
   plot_csv (csv, png);
 
+endfunction
+
+## The built-in * and the default path at n x n x n for one class.
+function bench_class (fid, device, date, cls, n)
+  real_cls = strrep (cls, "complex ", "");
+  A = randn (n, real_cls);  B = randn (n, real_cls);
+  flops = 2 * n ^ 3;
+  if (! strcmp (cls, real_cls))
+    A = complex (A, randn (n, real_cls));  B = complex (B, randn (n, real_cls));
+    flops *= 4;
+  endif
+  t_builtin = NaN;
+  for method = {"builtin", "default"}
+    t = time_call (method{1}, A, B);         # warm-up, and a first figure
+    if (t < 2)
+      t = [];
+      t_start = tic;
+      while (numel (t) < 5 || (numel (t) < 20 && toc (t_start) < 2))
+        t(end+1) = time_call (method{1}, A, B);
+      endwhile
+    endif
+    sec = median (t);
+    if (strcmp (method{1}, "builtin"))
+      t_builtin = sec;
+    endif
+    printf ("%-8s %6d %6d %6d %12.6f %10.1f %9.2f  %s\n", method{1}, n, n, n,
+            sec, flops / sec / 1e9, t_builtin / sec, cls);
+    fprintf (fid, "%s,%s,%s,%d,%d,%d,%.6g,%.4g,%.4g,%s\n", device, date,
+             method{1}, n, n, n, sec, flops / sec / 1e9, t_builtin / sec, cls);
+  endfor
 endfunction
 
 function plot_csv (csv, png)

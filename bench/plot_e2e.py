@@ -9,7 +9,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 rows = list(csv.DictReader(open(sys.argv[1])))
-square = [r for r in rows if r["m"] == r["n"] == r["k"] and int(r["m"]) & (int(r["m"]) - 1) == 0]
+square = [r for r in rows if r["m"] == r["n"] == r["k"] and int(r["m"]) & (int(r["m"]) - 1) == 0
+          and r.get("class", "single") == "single"]
 fig, ax = plt.subplots(figsize=(7, 4.5))
 for method in ["builtin", "tile8", "tile16", "tile32", "default"]:
     pts = sorted((int(r["n"]), float(r["gflops"])) for r in square if r["method"] == method)
