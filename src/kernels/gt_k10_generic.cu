@@ -97,9 +97,120 @@ k10_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
   return cudaGetLastError ();
 }
 
+/* Vector sides (m == 1 or n == 1), memory-bound: each element of the
+   matrix read once.  n == 1: a thread per row of A, coalesced down the
+   columns; m == 1: a warp per column of B, its lanes along k, reduced by
+   shuffles.  k is split over grid.y where the rows or columns alone give
+   too few blocks; the pieces' sums go to partial and k10_reduce adds them
+   in split order (deterministic, unlike atomics).  */
+template <typename T>
+__global__ void __launch_bounds__ (K10_THREADS)
+k10_gemv (const T *__restrict__ A, size_t lda, const T *__restrict__ B,
+          size_t ldb, T *__restrict__ C, size_t ldc, long long m,
+          long long n, long long k, long long kchunk, T *__restrict__ partial)
+{
+  const long long p0 = (long long) blockIdx.y * kchunk;
+  const long long p1 = p0 + kchunk < k ? p0 + kchunk : k;
+  const bool split = gridDim.y > 1;
+  if (n == 1 && m > 1)
+    {
+      const long long row = (long long) blockIdx.x * K10_THREADS + threadIdx.x;
+      if (row >= m)
+        return;
+      T acc = 0;
+      for (long long p = p0; p < p1; p++)
+        acc += A[row + (size_t) p * lda] * B[p];
+      if (split)
+        partial[blockIdx.y * m + row] = acc;
+      else
+        C[row] = acc;
+      return;
+    }
+  const int lane = threadIdx.x % 32;
+  const long long col = (long long) blockIdx.x * (K10_THREADS / 32)
+                        + threadIdx.x / 32;
+  if (col >= n)
+    return;
+  T acc = 0;
+  for (long long p = p0 + lane; p < p1; p += 32)
+    acc += A[(size_t) p * lda] * B[p + (size_t) col * ldb];
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2)
+    acc += __shfl_down_sync (0xffffffffu, acc, off);
+  if (lane == 0)
+    {
+      if (split)
+        partial[blockIdx.y * n + col] = acc;
+      else
+        C[(size_t) col * ldc] = acc;
+    }
+}
+
+/* out[e * stride] = the sum over z < splits of partial[z len + e].  */
+template <typename T>
+__global__ void
+k10_reduce (const T *__restrict__ partial, int splits, long long len,
+            T *__restrict__ out, size_t stride)
+{
+  for (long long e = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+       e < len; e += (long long) gridDim.x * blockDim.x)
+    {
+      T sum = partial[e];
+      for (int z = 1; z < splits; z++)
+        sum += partial[z * len + e];
+      out[e * stride] = sum;
+    }
+}
+
+template <typename T>
+static cudaError_t
+k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
+                 T *C, size_t ldc, size_t m, size_t n, size_t k, void *work,
+                 cudaStream_t s)
+{
+  if (m == 0 || n == 0)
+    return cudaSuccess;
+  const long long kchunk = gt_ceil_div (k > 0 ? k : 1, splits);
+  splits = (int) gt_ceil_div (k > 0 ? k : 1, kchunk);
+  if (splits > GT_GRID_YZ_MAX || (splits > 1 && !work))
+    return cudaErrorInvalidValue;
+  const bool rows = n == 1 && m > 1;
+  const long long len = rows ? m : n;
+  const long long blocks = rows ? gt_ceil_div (m, K10_THREADS)
+                                : gt_ceil_div (n, K10_THREADS / 32);
+  k10_gemv<T><<<dim3 ((unsigned) blocks, (unsigned) splits), K10_THREADS, 0,
+                s>>> (A, lda, B, ldb, C, ldc, m, n, k, kchunk, (T *) work);
+  cudaError_t err = cudaGetLastError ();
+  if (err != cudaSuccess || splits == 1)
+    return err;
+  const long long rb = gt_min_ll (gt_ceil_div (len, 256), 4096);
+  k10_reduce<T><<<(unsigned) rb, 256, 0, s>>> ((const T *) work, splits, len,
+                                               C, rows ? 1 : ldc);
+  return cudaGetLastError ();
+}
+
+extern "C" size_t
+gt_k10_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
+{
+  (void) k;
+  (void) repack;
+  if ((m != 1 && n != 1) || p->splits <= 1)
+    return 0;
+  return (size_t) p->splits * (m == 1 ? n : m) * gt_type_size (p->type);
+}
+
 extern "C" cudaError_t
 gt_k10_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
+  if (a->m == 1 || a->n == 1)
+    return p->type == GT_DOUBLE
+      ? k10_gemv_launch<double> (p->splits, (const double *) a->A, a->lda,
+                                 (const double *) a->B, a->ldb,
+                                 (double *) a->C, a->ldc, a->m, a->n, a->k,
+                                 a->work, s)
+      : k10_gemv_launch<float> (p->splits, (const float *) a->A, a->lda,
+                                (const float *) a->B, a->ldb, (float *) a->C,
+                                a->ldc, a->m, a->n, a->k, a->work, s);
   if (p->type == GT_DOUBLE)
     return k10_launch<double> ((const double *) a->A, a->lda,
                                (const double *) a->B, a->ldb,

@@ -96,6 +96,7 @@ typedef struct
    against 0.96, 777x3001x555 0.63 against 0.73, 256^3 1.12 against
    1.63), as this cost has it.  */
 #define K9_MAX_SPLITS 8
+#define K9_MAX_SPLITS_D 128
 #define K9_FILL_K 64.0
 static double
 k9_split_cost (size_t m, size_t n, size_t k, int sp)
@@ -337,11 +338,39 @@ k10_cost (size_t m, size_t n, size_t k)
          + FLOP_PER_SM_PER_LAUNCH;
 }
 
+/* Kernel 10 on a vector side: as kernel 6, k split until the blocks are
+   eight per SM, each piece at least 128 long; the matrix streamed once.  */
+static double
+k10_vector (gt_plan *p, size_t m, size_t n, size_t k)
+{
+  const gt_facts *f = gt_facts_current ();
+  const size_t blocks = (n == 1 && m > 1) ? gt_ceil_div (m, 256)
+                                          : gt_ceil_div (n, 8);
+  const size_t want = (size_t) f->sms * 8;
+  const size_t most = k / 128 < 1 ? 1 : k / 128;
+  size_t sp = blocks >= want ? 1 : gt_ceil_div (want, blocks);
+  if (sp > most)
+    sp = most;
+  if (sp > (size_t) GT_GRID_YZ_MAX)
+    sp = (size_t) GT_GRID_YZ_MAX;
+  p->splits = (int) sp;
+  const double bytes = (double) gt_type_size (p->type) * (double) k
+                       * (double) (m == 1 ? n : m);
+  return bytes * FLOP_PER_SM_PER_BYTE
+         + (sp > 1 ? 2.0 : 1.0) * FLOP_PER_SM_PER_LAUNCH;
+}
+
 extern "C" double
 gt_cost_k10 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
   (void) repack;
   *p = gt_plan_make (p->type, GT_K10_GENERIC);
+  if (m == 1 || n == 1)
+    {
+      const double cost = k10_vector (p, m, n, k);
+      p->work_bytes = gt_k10_row_work (p, m, n, k, 0);
+      return cost;
+    }
   return k10_cost (m, n, k);
 }
 
@@ -481,7 +510,9 @@ extern "C" double
 gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
   double best = best_family (GT_K9_DMMA, p, m, n, k, repack);
-  for (int sp = 2; sp <= K9_MAX_SPLITS; sp *= 2)
+  /* singles have kernel 5 for more splits; doubles only this */
+  const int most = p->type == GT_SINGLE ? K9_MAX_SPLITS : K9_MAX_SPLITS_D;
+  for (int sp = 2; sp <= most; sp *= 2)
     {
       const double cost = k9_split_cost (m, n, k, sp);
       if (cost < best)

@@ -25,7 +25,7 @@ static const gt_kernel_row rows[] = {
     gt_k6_row_launch, NULL, gt_cost_k6 },
   /* double beside kernel 9, and everywhere without it */
   { GT_K10_GENERIC, "k10_generic", DOUBLE, GT_SHAPE_MATRIX | GT_SHAPE_VECTOR,
-    NULL, NULL, gt_k10_row_launch, NULL, gt_cost_k10 },
+    NULL, gt_k10_row_work, gt_k10_row_launch, NULL, gt_cost_k10 },
   /* chosen by kernel 4's cost model where it splits k */
   { GT_K5_SPLITK, "k5_splitk", SINGLE, 0, NULL, gt_k4_row_work,
     gt_k4_row_launch, NULL, NULL },
