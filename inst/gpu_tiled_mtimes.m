@@ -8,25 +8,64 @@
 ## -*- texinfo -*-
 ## @deftypefn  {} {@var{C} =} gpu_tiled_mtimes (@var{A}, @var{B})
 ## @deftypefnx {} {@var{C} =} gpu_tiled_mtimes (@var{A}, @var{B}, @var{tile})
-## Matrix product @code{@var{A} * @var{B}} of single matrices on an NVIDIA GPU.
+## Matrix product @code{@var{A} * @var{B}} on an NVIDIA GPU.
 ##
-## @var{A} (m-by-k) and @var{B} (k-by-n) must be real, full, 2-D and of
-## class single.  @var{C} is an m-by-n single matrix equal to
-## @code{@var{A} * @var{B}} up to single-precision rounding; NaN and Inf
-## propagate as they do in @code{*}.  A scalar @var{A} or @var{B} scales the
-## other operand, as @code{*} does (on the CPU: there is nothing to tile).
+## @var{A} (m-by-k) and @var{B} (k-by-n) are full 2-D matrices of class
+## single, double, logical or char, real or complex, in any combination.
+## @var{C} is an m-by-n matrix of the class and complexity that
+## @code{@var{A} * @var{B}} has:
 ##
-## Without @var{tile}, the fastest kernel for the shape runs: a
-## register-blocked kernel fed by an asynchronous-copy pipeline, split over
-## k when m and n are small, and matrix-vector kernels when @var{A} has one
-## row or @var{B} one column.  On a Hopper GPU (H100, H200) large products
-## run on its double-precision tensor cores instead: the single inputs are
-## widened exactly, the sums kept in double and each element of @var{C}
-## rounded once, which there is both faster and more accurate.  No
-## reduced precision (TF32) is used anywhere.  With @var{tile} = 8, 16 or 32 the classic
-## tiled kernel runs instead: a @var{tile}-by-@var{tile} thread block
-## computes a @var{tile}-by-@var{tile} block of @var{C}, one element per
-## thread, from tiles of @var{A} and @var{B} staged in shared memory.
+## @itemize
+## @item
+## single when either operand is single (a double operand is rounded to
+## single first, as @code{*} does), double otherwise; logical and char
+## operands count as double;
+##
+## @item
+## complex when either operand is complex, except that a complex result
+## whose imaginary parts are all zero is real, as @code{*} returns it.
+## @end itemize
+##
+## A scalar @var{A} or @var{B} scales the other operand, and empty
+## operands give an empty result, or zeros where k is 0, real and of the
+## class above, as @code{*} does (on the CPU: there is nothing to tile).  Integer
+## matrices are multiplied only by scalars, as with @code{*}; where
+## @code{*} refuses the product (two integer matrices, or an integer matrix
+## and a non-scalar of another class) the error says what @code{*} says.
+## NaN and Inf propagate as they do in @code{*}.
+##
+## @var{C} equals @code{@var{A} * @var{B}} up to rounding at the level of
+## its class; no reduced precision (TF32) is used anywhere:
+##
+## @table @asis
+## @item single
+## summed in FP32; large products on a Hopper GPU (H100, H200) run on its
+## double-precision tensor cores instead: the single inputs widened
+## exactly, the sums kept in double and each element of @var{C} rounded
+## once, which there is both faster and more accurate.
+##
+## @item double
+## summed in double: on a Hopper GPU on its FP64 tensor cores, elsewhere by
+## a register-tiled FP64 kernel.
+##
+## @item complex
+## one real product of the real and imaginary planes of the operands (four
+## real products in one, two where one operand is real), at the accuracy
+## of its real class: each part of an element of @var{C} is a sum of real
+## products, as in @code{*}.
+## @end table
+##
+## Without @var{tile}, the fastest kernel for the shape runs: for single
+## products a register-blocked kernel fed by an asynchronous-copy pipeline,
+## split over k when m and n are small, and matrix-vector kernels when
+## @var{A} has one row or @var{B} one column; for double products the FP64
+## tensor-core kernel on Hopper and the register-tiled FP64 kernel; a
+## complex product runs as the real product of its planes, on the kernels
+## of its real class.  With @var{tile} = 8, 16 or 32 the classic tiled
+## kernel runs instead, for every class: a
+## @var{tile}-by-@var{tile} thread block computes a @var{tile}-by-@var{tile}
+## block of @var{C}, one element per thread, from tiles of @var{A} and
+## @var{B} staged in shared memory.
 ##
 ## The operands are copied to the GPU and the result back on every call;
 ## device buffers and page-locked staging memory are kept between calls
@@ -40,6 +79,8 @@
 ## C = gpu_tiled_mtimes (A, B);        # fastest kernel
 ## C16 = gpu_tiled_mtimes (A, B, 16);  # classic 16x16 tiles
 ## norm (C - A * B, "fro") / norm (A * B, "fro")
+## Z = gpu_tiled_mtimes (complex (randn (500), randn (500)), randn (500));
+## class (Z), iscomplex (Z)            # double, complex
 ## @end group
 ## @end example
 ##
@@ -69,31 +110,43 @@ function C = gpu_tiled_mtimes (A, B, tile)
   endif
   check_operand (A, "A");
   check_operand (B, "B");
-  if (isscalar (A) || isscalar (B))
-    C = A * B;
+  if (isscalar (A) || isscalar (B) || isinteger (A) || isinteger (B))
+    ## A scalar: nothing to tile.  An integer matrix: * multiplies it by a
+    ## scalar only, and says why not otherwise.
+    try
+      C = A * B;
+    catch err
+      error (struct ("message", ["gpu_tiled_mtimes: ", err.message],
+                     "identifier", err.identifier));
+    end_try_catch
     return;
   endif
-  error ("gpu_tiled_mtimes: nonconformant arguments (A is %dx%d, B is %dx%d)",
-         rows (A), columns (A), rows (B), columns (B));
+  if (columns (A) != rows (B))
+    error ("gpu_tiled_mtimes: nonconformant arguments (A is %dx%d, B is %dx%d)",
+           rows (A), columns (A), rows (B), columns (B));
+  endif
+  ## Not reached: the private function takes every other product.
+  error ("gpu_tiled_mtimes: cannot multiply a %s by a %s", class (A), class (B));
 
 endfunction
 
 function check_operand (X, name)
-  if (iscell (X) || isstruct (X))
-    error ("gpu_tiled_mtimes: %s must be a single matrix, not a %s",
-           name, ifelse_str (iscell (X), "cell array", "struct"));
+  if (! (isnumeric (X) || islogical (X) || ischar (X)))
+    if (iscell (X))
+      what = "cell array";
+    elseif (isstruct (X))
+      what = "struct";
+    elseif (is_function_handle (X))
+      what = "function handle";
+    else
+      what = [class(X), " object"];
+    endif
+    error ("gpu_tiled_mtimes: %s must be a full numeric, logical or char matrix, not a %s",
+           name, what);
   endif
   if (issparse (X))
-    error ("gpu_tiled_mtimes: %s must be full, not sparse; use single (full (%s))",
+    error ("gpu_tiled_mtimes: %s must be full, not sparse; use full (%s)",
            name, name);
-  endif
-  if (! isa (X, "single"))
-    error ("gpu_tiled_mtimes: %s must be single, not %s; convert it with single (%s)",
-           name, class (X), name);
-  endif
-  if (iscomplex (X))
-    error ("gpu_tiled_mtimes: %s must be real; complex single is not supported",
-           name);
   endif
   if (ndims (X) > 2)
     error ("gpu_tiled_mtimes: %s must be 2-D, not %d-D", name, ndims (X));
@@ -114,14 +167,6 @@ function check_tile (tile)
   endif
 endfunction
 
-function s = ifelse_str (c, a, b)
-  if (c)
-    s = a;
-  else
-    s = b;
-  endif
-endfunction
-
 %!demo
 %! ## Multiply two 4096x4096 single matrices on the GPU and on the CPU,
 %! ## compare the results and the times.
@@ -136,26 +181,63 @@ endfunction
 %!         n, 1e3 * t_gpu, 1e3 * t_cpu, t_cpu / t_gpu);
 %! printf ("relative error against a double product: %.2g\n", err);
 
+%!demo
+%! ## A complex double product and a mixed one, against *.
+%! A = complex (randn (1500), randn (1500));  B = randn (1500);
+%! C = gpu_tiled_mtimes (A, B);
+%! printf ("%s, complex %d: relative error %.2g\n", class (C), iscomplex (C),
+%!         norm (C - A * B, "fro") / norm (A * B, "fro"));
+%! C = gpu_tiled_mtimes (single (A), B);   # single: B is rounded to single
+%! printf ("%s, complex %d: relative error %.2g\n", class (C), iscomplex (C),
+%!         norm (double (C) - A * B, "fro") / norm (A * B, "fro"));
+
+## Fresh random operands of a class: single, double, csingle (complex
+## single), cdouble (complex double), logical, char or an integer class.
+%!function X = make_operand (cls, r, c)
+%!  switch (cls)
+%!    case "single"
+%!      X = randn (r, c, "single");
+%!    case "double"
+%!      X = randn (r, c);
+%!    case "csingle"
+%!      X = complex (randn (r, c, "single"), randn (r, c, "single"));
+%!    case "cdouble"
+%!      X = complex (randn (r, c), randn (r, c));
+%!    case "logical"
+%!      X = rand (r, c) > 0.5;
+%!    case "char"
+%!      X = char (randi ([32, 126], r, c));
+%!    otherwise
+%!      X = cast (randi ([-5, 5], r, c), cls);
+%!  endswitch
+%!endfunction
+
 ## ---- argument checks: these need no GPU ----
 %!error <Invalid call> gpu_tiled_mtimes ()
 %!error <Invalid call> gpu_tiled_mtimes (single (1))
 %!error <called with too many inputs> gpu_tiled_mtimes (single (1), single (1), 8, 4)
-%!error <A must be single, not double; convert it with single \(A\)> gpu_tiled_mtimes (ones (2), single (ones (2)))
-%!error <B must be single, not double> gpu_tiled_mtimes (single (ones (2)), ones (2))
-%!error <A must be single, not int32> gpu_tiled_mtimes (int32 (ones (2)), single (ones (2)))
-%!error <A must be single, not uint8> gpu_tiled_mtimes (uint8 (ones (2)), single (ones (2)))
-%!error <B must be single, not logical> gpu_tiled_mtimes (single (ones (2)), true (2))
-%!error <A must be single, not char> gpu_tiled_mtimes ("ab", single (ones (2)))
-%!error <A must be real; complex single is not supported> gpu_tiled_mtimes (single ([1+2i, 3]), single ([1; 2]))
-%!error <B must be real> gpu_tiled_mtimes (single ([1, 3]), single ([1i; 2]))
-%!error <A must be full, not sparse> gpu_tiled_mtimes (sparse (eye (2)), single (ones (2)))
-%!error <B must be full, not sparse> gpu_tiled_mtimes (single (ones (2)), sparse (eye (2)))
+%!error <A must be a full numeric, logical or char matrix, not a cell array> gpu_tiled_mtimes ({1}, single (1))
+%!error <B must be a full numeric, logical or char matrix, not a cell array> gpu_tiled_mtimes (ones (2), {1, 2; 3, 4})
+%!error <B must be a full numeric, logical or char matrix, not a struct> gpu_tiled_mtimes (single (1), struct ("a", 1))
+%!error <A must be a full numeric, logical or char matrix, not a struct> gpu_tiled_mtimes (struct ("a", {1, 2}), ones (2))
+%!error <A must be a full numeric, logical or char matrix, not a function handle> gpu_tiled_mtimes (@sin, ones (2))
+%!error <B must be a full numeric, logical or char matrix, not a containers.Map object> gpu_tiled_mtimes (ones (2), containers.Map ())
+%!error <A must be full, not sparse; use full \(A\)> gpu_tiled_mtimes (sparse (eye (2)), single (ones (2)))
+%!error <B must be full, not sparse; use full \(B\)> gpu_tiled_mtimes (single (ones (2)), sparse (eye (2)))
+%!error <A must be full, not sparse; use full \(A\)> gpu_tiled_mtimes (sparse ([1i, 0; 0, 1]), ones (2))
+%!error <B must be full, not sparse; use full \(B\)> gpu_tiled_mtimes (ones (2), sparse (true (2)))
+%!error <A must be full, not sparse> gpu_tiled_mtimes (sparse (2), ones (2))
 %!error <A must be 2-D, not 3-D> gpu_tiled_mtimes (ones (2, 2, 2, "single"), ones (2, "single"))
 %!error <B must be 2-D, not 4-D> gpu_tiled_mtimes (ones (2, "single"), ones (2, 2, 1, 2, "single"))
-%!error <A must be a single matrix, not a cell array> gpu_tiled_mtimes ({1}, single (1))
-%!error <B must be a single matrix, not a struct> gpu_tiled_mtimes (single (1), struct ("a", 1))
+%!error <A must be 2-D, not 3-D> gpu_tiled_mtimes (true (2, 2, 2), ones (2))
+%!error <B must be 2-D, not 3-D> gpu_tiled_mtimes (complex (ones (2)), complex (ones (2, 2, 2), 1))
+%!error <B must be 2-D, not 3-D> gpu_tiled_mtimes (2, ones (2, 2, 2))
+%!error <A must be 2-D, not 3-D> gpu_tiled_mtimes (int8 (ones (2, 2, 2)), 2)
+%!error <A must be 2-D, not 3-D> gpu_tiled_mtimes (repmat ("ab", [1, 1, 3]), ones (2))
 %!error <nonconformant arguments \(A is 2x3, B is 4x5\)> gpu_tiled_mtimes (ones (2, 3, "single"), ones (4, 5, "single"))
 %!error <nonconformant arguments \(A is 1x2, B is 1x2\)> gpu_tiled_mtimes (ones (1, 2, "single"), ones (1, 2, "single"))
+%!error <nonconformant arguments \(A is 2x3, B is 2x3\)> gpu_tiled_mtimes (complex (ones (2, 3)), true (2, 3))
+%!error <nonconformant arguments \(A is 3x0, B is 3x0\)> gpu_tiled_mtimes (zeros (3, 0), zeros (3, 0, "single"), 8)
 %!error <TILE must be 8, 16 or 32, not NaN> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), NaN)
 %!error <TILE must be 8, 16 or 32, not 0> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 0)
 %!error <TILE must be 8, 16 or 32, not 7> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 7)
@@ -167,18 +249,41 @@ endfunction
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double of size \[0 0\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), [])
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a cell> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), {16})
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 16i)
+%!error <TILE must be 8, 16 or 32, not 7> gpu_tiled_mtimes (ones (2), complex (ones (2), 1), 7)
 ## The private entry point computes nothing for what it does not handle.
 %!test
 %! S = ones (2, "single");
-%! bad = {{ones(2), S}, {S, S, 0}, {S, S, 5}, {S, S, "8"}, {S, S, [8 16]}, ...
+%! bad = {{ones(2, 3), S}, {S, S, 0}, {S, S, 5}, {S, S, "8"}, {S, S, [8 16]}, ...
 %!        {S, S, 8i}, {ones(2, 3, "single"), S}, {single(1), S}, ...
-%!        {S, single(2)}, {complex(S), S}, {ones(2,2,2,"single"), S}, ...
-%!        {{S}, S}, {true(2), S}};
+%!        {S, 2}, {complex(1, 2), S}, {true, S}, {S, "a"}, ...
+%!        {ones(2,2,2,"single"), S}, {S, ones(2,2,2)}, {{S}, S}, ...
+%!        {S, struct("a", 1)}, {@sin, S}, {int32(S), S}, {S, uint8(S)}, ...
+%!        {sparse(ones(2)), S}, {S, sparse(true(2))}, ...
+%!        {S, sparse(complex(ones(2), 1))}, {int32(zeros(3, 0)), zeros(0, 4)}};
 %! for i = 1:numel (bad)
 %!   [C, done] = __gpu_tiled_mtimes__ (bad{i}{:});
 %!   assert (done, false);
 %!   assert (isempty (C));
 %! endfor
+## ... and takes every class it multiplies (empty products need no GPU)
+%!test
+%! cls = {"single", "double", "csingle", "cdouble", "logical", "char"};
+%! for i = 1:numel (cls)
+%!   for j = 1:numel (cls)
+%!     A = make_operand (cls{i}, 3, 0);  B = make_operand (cls{j}, 0, 4);
+%!     [C, done] = __gpu_tiled_mtimes__ (A, B, 16);
+%!     assert (done, true);
+%!     assert (class (C), class (A * B));
+%!     assert (size (C), [3, 4]);
+%!   endfor
+%! endfor
+%! ## ranges and diagonal matrices too
+%! [C, done] = __gpu_tiled_mtimes__ (1:0, zeros (0, 3));
+%! assert (done, true);
+%! assert (C, zeros (1, 3));
+%! [C, done] = __gpu_tiled_mtimes__ (eye (2, 0, "single"), zeros (0, 3));
+%! assert (done, true);
+%! assert (C, zeros (2, 3, "single"));
 %!error <Invalid call> __gpu_tiled_mtimes__ (ones (2, "single"))
 %!error <Invalid call> __gpu_tiled_mtimes__ (1, 2, 3, 4)
 
@@ -206,6 +311,79 @@ endfunction
 %! assert (gpu_tiled_mtimes (A, s, 16), A * s);
 %! assert (class (gpu_tiled_mtimes (s, s)), "single");
 %! assert (size (gpu_tiled_mtimes (s, zeros (0, 3, "single"))), [0, 3]);
+%!test
+%! ## empty and scalar operands of every class pair: the class, complexity,
+%! ## size and values of *, with and without TILE
+%! cls = {"single", "double", "csingle", "cdouble", "logical", "char"};
+%! sizes = {[0 3], [3 4]; [3 0], [0 4]; [3 4], [4 0]; [0 0], [0 0];
+%!          [1 0], [0 1]; [1 1], [3 4]; [3 4], [1 1]; [1 1], [1 1];
+%!          [1 1], [0 3]; [0 3], [1 1]; [1 1], [1 4]; [4 1], [1 1]};
+%! for i = 1:numel (cls)
+%!   for j = 1:numel (cls)
+%!     for s = 1:rows (sizes)
+%!       A = make_operand (cls{i}, sizes{s, 1}(1), sizes{s, 1}(2));
+%!       B = make_operand (cls{j}, sizes{s, 2}(1), sizes{s, 2}(2));
+%!       R = A * B;
+%!       for t = {{}, {16}}
+%!         C = gpu_tiled_mtimes (A, B, t{1}{:});
+%!         what = sprintf ("%s (%s) * %s (%s)", cls{i}, mat2str (size (A)),
+%!                         cls{j}, mat2str (size (B)));
+%!         assert (strcmp (class (C), class (R)), "%s: class %s", what, class (C));
+%!         assert (iscomplex (C) == iscomplex (R), "%s: complexity", what);
+%!         assert (isequal (size (C), size (R)), "%s: size", what);
+%!         assert (isequal (C, R), "%s: values", what);
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+%!test
+%! ## integer matrices times scalars, and integer scalars, as *
+%! cases = {{int32([1, -2; 3, 4]), 2.5}, {2.5, int8([1, 2; 3, 4])}, ...
+%!          {single(0.5), uint16([1, 3; 5, 7])}, {int16(3), int16([1, 2; 3, 4])}, ...
+%!          {true, uint8([1, 2, 3])}, {"a", int8([1, 2])}, {int32(7), 3}, ...
+%!          {uint8([1; 2; 3]), single(2)}, {int64(2), zeros(0, 3)}, ...
+%!          {zeros(2, 0, "int16"), 3}, {uint32(4), uint32(5)}};
+%! for i = 1:numel (cases)
+%!   [A, B] = cases{i}{:};
+%!   R = A * B;
+%!   for t = {{}, {32}}
+%!     C = gpu_tiled_mtimes (A, B, t{1}{:});
+%!     assert (class (C), class (R));
+%!     assert (size (C), size (R));
+%!     assert (isequal (C, R));
+%!   endfor
+%! endfor
+%!error <gpu_tiled_mtimes: binary operator '\*' not implemented for 'int32 matrix' by 'int32 matrix' operations> gpu_tiled_mtimes (int32 (ones (2)), int32 (ones (2)))
+%!error <gpu_tiled_mtimes: binary operator '\*' not implemented for 'matrix' by 'uint8 matrix' operations> gpu_tiled_mtimes (ones (2, 3), uint8 (ones (3, 2)), 8)
+%!test
+%! ## where * refuses an integer product, the error starts with
+%! ## gpu_tiled_mtimes: and says what * says
+%! cases = {{int32(ones(2)), int32(ones(2))}, {int8(ones(2, 3)), ones(3, 2)}, ...
+%!          {ones(2, 3), uint16(ones(3, 2))}, {int32(ones(2)), single(ones(2))}, ...
+%!          {uint8(ones(2)), complex(ones(2), 1)}, {int32(ones(2)), uint8(ones(2))}, ...
+%!          {int32(2), uint8(ones(2))}, {complex(1, 2), int32(ones(2))}, ...
+%!          {int16(ones(2, 3)), int16(ones(4, 5))}, {zeros(3, 0, "int32"), zeros(0, 4)}, ...
+%!          {true(2), int8(ones(2))}, {"ab", int32([1; 2])}};
+%! for i = 1:numel (cases)
+%!   [A, B] = cases{i}{:};
+%!   want = "";
+%!   try
+%!     A * B;
+%!   catch err
+%!     want = err.message;
+%!   end_try_catch
+%!   assert (! isempty (want));
+%!   for t = {{}, {16}}
+%!     got = "";
+%!     try
+%!       gpu_tiled_mtimes (A, B, t{1}{:});
+%!     catch err
+%!       got = err.message;
+%!     end_try_catch
+%!     assert (strncmp (got, "gpu_tiled_mtimes: ", 18), "message: %s", got);
+%!     assert (! isempty (strfind (got, want)), "message: %s", got);
+%!   endfor
+%! endfor
 
 ## ---- GPU products, norm-wise against a double product ----
 %!function check_product (m, k, n, tile)
@@ -427,6 +605,197 @@ endfunction
 %! R = double (A) * double (B);
 %! rel = norm (double (gpu_tiled_mtimes (A, B)) - R, "fro") / norm (R, "fro");
 %! assert (rel < 1e-5);
+## ---- every class pair on the GPU ----
+## A (class ca, m x k) times B (class cb, k x n), fresh random data, for
+## every tile: the class of A * B (* decides it, here on empty slices),
+## its complexity and size, and norm-wise against a product in double of
+## the operands as the product's class sees them.
+%!function check_pair (ca, cb, m, k, n)
+%!  A = make_operand (ca, m, k);
+%!  B = make_operand (cb, k, n);
+%!  cls = class (A([], :) * B(:, []));
+%!  if (strcmp (cls, "single"))
+%!    Ad = double (single (A));  Bd = double (single (B));
+%!  else
+%!    Ad = double (A);  Bd = double (B);
+%!  endif
+%!  R = Ad * Bd;
+%!  bound = 4 * max (k, 1) * eps (cls) * norm (Ad, "fro") * norm (Bd, "fro");
+%!  for tile = [8, 16, 32, 0]
+%!    if (tile)
+%!      C = gpu_tiled_mtimes (A, B, tile);
+%!    else
+%!      C = gpu_tiled_mtimes (A, B);
+%!    endif
+%!    what = sprintf ("%s * %s, %dx%dx%d tile %d", ca, cb, m, k, n, tile);
+%!    assert (strcmp (class (C), cls), "%s: class %s", what, class (C));
+%!    assert (iscomplex (C) == iscomplex (R), "%s: complexity", what);
+%!    assert (isequal (size (C), [m, n]), "%s: size", what);
+%!    err = norm (double (C) - R, "fro");
+%!    assert (err <= bound, "%s: error %g above %g", what, err, bound);
+%!  endfor
+%!endfunction
+
+%!testif ; gpu
+%! ## every pair of classes, shapes that are not multiples of any tile
+%! cls = {"single", "double", "csingle", "cdouble", "logical", "char"};
+%! shapes = [1 1 1; 7 11 13; 37 41 29; 129 127 131; 1 300 257; 257 300 1;
+%!           513 33 1025]';
+%! for i = 1:numel (cls)
+%!   for j = 1:numel (cls)
+%!     for s = shapes
+%!       check_pair (cls{i}, cls{j}, s(1), s(2), s(3));
+%!     endfor
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## a larger shape for each result class and each mix of a pair
+%! pairs = {"single", "single"; "double", "double"; "csingle", "csingle";
+%!          "cdouble", "cdouble"; "single", "double"; "double", "single";
+%!          "double", "cdouble"; "cdouble", "double"; "csingle", "cdouble";
+%!          "cdouble", "csingle"; "csingle", "double"; "single", "cdouble";
+%!          "logical", "char"; "char", "csingle"};
+%! for p = 1:rows (pairs)
+%!   check_pair (pairs{p, 1}, pairs{p, 2}, 300, 700, 500);
+%! endfor
+%!testif ; gpu
+%! ## other double matrices: ranges, diagonal and permutation matrices
+%! B = randn (41, 29);
+%! [~, ~, P] = lu (rand (41));
+%! for X = {eye(41), single(eye(41)), P, 1:41, complex(eye(41), 0)}
+%!   A = X{1};
+%!   for tile = [8, 0]
+%!     if (tile)
+%!       C = gpu_tiled_mtimes (A, B, tile);
+%!     else
+%!       C = gpu_tiled_mtimes (A, B);
+%!     endif
+%!     R = A * B;
+%!     assert (class (C), class (R));
+%!     assert (iscomplex (C), iscomplex (R));
+%!     assert (size (C), size (R));
+%!     assert (norm (double (C) - double (R), "fro")
+%!             <= 4 * 41 * eps (class (R)) * norm (double (full (A)), "fro") * norm (B, "fro"));
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## complex operands whose product has zero imaginary parts give a real
+%! ## result, as * does; a complex result stays complex
+%! A = randn (37, 41);  B = randn (41, 29);
+%! cases = {complex(A, 0), B; A, complex(B, 0); complex(A, 0), complex(B, 0);
+%!          complex(single(A), 0), B; single(A), complex(B, 0);
+%!          complex(single(A), 0), complex(B, 0); 1i * A, 1i * B;
+%!          1i * single(A), 1i * B};
+%! for tile = [8, 16, 32, 0]
+%!   for c = 1:rows (cases)
+%!     [X, Y] = cases{c, :};
+%!     if (tile)
+%!       C = gpu_tiled_mtimes (X, Y, tile);
+%!     else
+%!       C = gpu_tiled_mtimes (X, Y);
+%!     endif
+%!     R = X * Y;
+%!     assert (iscomplex (R), false);
+%!     assert (iscomplex (C), false);
+%!     assert (class (C), class (R));
+%!     assert (norm (double (C) - double (R), "fro")
+%!             <= 4 * 41 * eps (class (R)) * norm (A, "fro") * norm (B, "fro"));
+%!   endfor
+%!   ## imaginary parts in one row of A only: complex, zero elsewhere
+%!   Ai = zeros (37, 41);  Ai(5, :) = randn (1, 41);
+%!   for X = {complex(A, Ai), complex(single(A), single(Ai))}
+%!     if (tile)
+%!       C = gpu_tiled_mtimes (X{1}, B, tile);
+%!     else
+%!       C = gpu_tiled_mtimes (X{1}, B);
+%!     endif
+%!     assert (iscomplex (C), true);
+%!     assert (all (imag (C)([1:4, 6:end], :)(:) == 0));
+%!     assert (all (imag (C)(5, :) != 0));
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## NaN and Inf in real and imaginary parts land where * puts them (B has
+%! ## no exact zeros; the shape has k > min (m, n) / 10, where * takes a
+%! ## real operand of a complex product as it is).  Each part of an element
+%! ## is a sum of real products of the parts, in * as here; BLAS libraries
+%! ## differ on whether an Inf of a complex product comes out NaN (OpenBLAS
+%! ## scales by alpha = 1 + 0i), so the parts are compared with those sums
+%! ## and the elements that are not finite with * itself.
+%! pairs = {"cdouble", "cdouble"; "csingle", "csingle"; "double", "cdouble";
+%!          "cdouble", "double"; "single", "csingle"; "csingle", "single";
+%!          "csingle", "double"; "cdouble", "csingle"; "double", "double";
+%!          "single", "double"; "double", "single"};
+%! for tile = [8, 16, 32, 0]
+%!   for p = 1:rows (pairs)
+%!     A = make_operand (pairs{p, 1}, 37, 41);
+%!     B = make_operand (pairs{p, 2}, 41, 29) + 8;
+%!     A(5, 7) = Inf;  A(9, 3) = -Inf;  A(20, :) = NaN;
+%!     if (iscomplex (A))
+%!       A(12, 4) = complex (1, Inf);  A(30, 8) = complex (-2, -Inf);
+%!       A(25, 1) = complex (NaN, 1);  A(26, 2) = complex (1, NaN);
+%!     endif
+%!     if (iscomplex (B))   # (no exact zeros: not a real value assigned)
+%!       B(11, 13) = complex (NaN, 0.5);  B(3, 25) = complex (-Inf, 0.5);
+%!       B(7, 20) = complex (2, NaN);  B(9, 2) = complex (1, Inf);
+%!     else
+%!       B(11, 13) = NaN;  B(3, 25) = -Inf;
+%!     endif
+%!     if (tile)
+%!       C = gpu_tiled_mtimes (A, B, tile);
+%!     else
+%!       C = gpu_tiled_mtimes (A, B);
+%!     endif
+%!     R = A * B;
+%!     what = sprintf ("%s * %s tile %d", pairs{p, :}, tile);
+%!     assert (strcmp (class (C), class (R)), "%s: class", what);
+%!     assert (iscomplex (C) == iscomplex (R), "%s: complexity", what);
+%!     assert (isequal (isfinite (C), isfinite (R)), "%s: not finite", what);
+%!     ## the parts as sums of real products, in double of the operands as
+%!     ## the product's class sees them
+%!     if (isa (R, "single"))
+%!       A = single (A);  B = single (B);
+%!     endif
+%!     Ar = double (real (A));  Ai = double (imag (A));
+%!     Br = double (real (B));  Bi = double (imag (B));
+%!     Pr = Ar * Br;  Pi = zeros (size (Pr));
+%!     if (iscomplex (A) && iscomplex (B))
+%!       Pr -= Ai * Bi;
+%!     endif
+%!     if (iscomplex (B))
+%!       Pi += Ar * Bi;
+%!     endif
+%!     if (iscomplex (A))
+%!       Pi += Ai * Br;
+%!     endif
+%!     parts = {real(C), Pr; imag(C), Pi};
+%!     for q = 1:2
+%!       [c, r] = parts{q, :};
+%!       assert (isequal (isnan (c), isnan (r)), "%s: NaN in part %d", what, q);
+%!       assert (isequal (isinf (c), isinf (r)), "%s: Inf in part %d", what, q);
+%!       assert (isequal (sign (c(isinf (r))), sign (r(isinf (r)))),
+%!               "%s: sign of Inf in part %d", what, q);
+%!     endfor
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## double products are summed in double: a single-precision path would
+%! ## miss these bounds by about 1e7
+%! A = randn (200);  B = randn (200);
+%! Z = complex (randn (200), randn (200));  W = complex (randn (200), randn (200));
+%! for tile = [8, 16, 32, 0]
+%!   for p = {{A, B}, {Z, W}, {A, W}, {Z, B}}
+%!     [X, Y] = p{1}{:};
+%!     if (tile)
+%!       C = gpu_tiled_mtimes (X, Y, tile);
+%!     else
+%!       C = gpu_tiled_mtimes (X, Y);
+%!     endif
+%!     assert (class (C), "double");
+%!     assert (norm (C - X * Y, "fro")
+%!             <= 64 * 200 * eps * norm (X, "fro") * norm (Y, "fro"));
+%!   endfor
+%! endfor
 %!test
 %! ## texinfo help, rendered where makeinfo is installed
 %! [txt, fmt] = get_help_text ("gpu_tiled_mtimes");

@@ -10,32 +10,57 @@
 #include <octave/version.h>
 #include "gpu_tiled.h"
 
+// The Octave array of each element type (and, before Octave 7, the matrix
+// that allocates the result).
+template <typename T> struct octave_array;
+template <> struct octave_array<float>
+{ typedef FloatNDArray nd; typedef FloatMatrix matrix; };
+template <> struct octave_array<double>
+{ typedef NDArray nd; typedef Matrix matrix; };
+template <> struct octave_array<FloatComplex>
+{ typedef FloatComplexNDArray nd; typedef FloatComplexMatrix matrix; };
+template <> struct octave_array<Complex>
+{ typedef ComplexNDArray nd; typedef ComplexMatrix matrix; };
+
 // The result array.  FloatMatrix (m, n) zero-fills on one thread, which at
 // n = 4096 costs more than the whole product on the GPU; from Octave 7 on an
 // Array can adopt a buffer, which the library then writes in full.
+// release () narrows it as Octave's own operators do: a complex result
+// whose imaginary parts are all zero becomes real, a 1x1 one a scalar
+// (octave_value's constructors call maybe_mutate already; the call here
+// says so, and costs a scan only up to the first nonzero imaginary part).
 #if OCTAVE_MAJOR_VERSION >= 7
+template <typename T>
 struct result
 {
-  float *data;
+  T *data;
   octave_idx_type m, n;
   result (octave_idx_type m_, octave_idx_type n_)
-    : data (std::allocator<float> ().allocate (m_ * n_)), m (m_), n (n_) { }
-  ~result () { if (data) std::allocator<float> ().deallocate (data, m * n); }
+    : data (std::allocator<T> ().allocate (m_ * n_)), m (m_), n (n_) { }
+  ~result () { if (data) std::allocator<T> ().deallocate (data, m * n); }
   octave_value release ()
   {
-    Array<float> a (data, dim_vector (m, n));
+    const typename octave_array<T>::nd a (Array<T> (data, dim_vector (m, n)));
     data = nullptr;
-    return octave_value (FloatNDArray (a));
+    octave_value v (a);
+    v.maybe_mutate ();
+    return v;
   }
 };
 #else
+template <typename T>
 struct result
 {
-  FloatMatrix C;
-  float *data;
+  typename octave_array<T>::matrix C;
+  T *data;
   result (octave_idx_type m, octave_idx_type n)
     : C (m, n), data (C.fortran_vec ()) { }
-  octave_value release () { return octave_value (C); }
+  octave_value release ()
+  {
+    octave_value v (C);
+    v.maybe_mutate ();
+    return v;
+  }
 };
 #endif
 
@@ -46,25 +71,114 @@ interrupted (void)
   return octave_interrupt_state > 0;
 }
 
-// Arguments that are not two real full 2-D non-scalar single matrices of
-// conforming sizes (and a TILE of 8, 16 or 32 when given) are not handled:
-// C is empty and DONE false, and gpu_tiled_mtimes checks them itself and
-// says what is wrong.  That keeps the common call to one function call.
-static bool
-usable_operand (const octave_value& x)
+// One operand as the library takes it: the Octave array that holds its
+// data (the argument's own, shared; or a conversion of a logical, char,
+// range or diagonal matrix) and its element type.
+struct operand
 {
-  return x.is_single_type () && ! x.iscomplex () && ! x.issparse ()
-         && x.ndims () == 2 && x.numel () != 1;
+  NDArray d;
+  FloatNDArray f;
+  ComplexNDArray z;
+  FloatComplexNDArray fz;
+  gt_operand op;
+};
+
+static bool
+is_complex_type (gt_type t)
+{
+  return t == GT_COMPLEX_SINGLE || t == GT_COMPLEX_DOUBLE;
 }
 
+static bool
+is_single_type (gt_type t)
+{
+  return t == GT_SINGLE || t == GT_COMPLEX_SINGLE;
+}
+
+// The element type of a full 2-D non-scalar operand of a class that the
+// library multiplies (single, double, complex of either; logical and char
+// count as double), or false.
+static bool
+operand_type (const octave_value& x, gt_type& t)
+{
+  if (x.issparse () || x.ndims () != 2 || x.numel () == 1)
+    return false;
+  switch (x.builtin_type ())
+    {
+    case btyp_float:         t = GT_SINGLE; return true;
+    case btyp_double:
+    case btyp_bool:
+    case btyp_char:          t = GT_DOUBLE; return true;
+    case btyp_float_complex: t = GT_COMPLEX_SINGLE; return true;
+    case btyp_complex:       t = GT_COMPLEX_DOUBLE; return true;
+    default:                 return false;
+    }
+}
+
+// Fills p with x's data as type t.  Single, double and complex matrices
+// are handed over as they are (no copy); logical and char matrices are
+// converted once, to the precision of the product, exactly.
+static void
+take_operand (const octave_value& x, gt_type t, operand& p)
+{
+  p.op.type = t;
+  switch (t)
+    {
+    case GT_SINGLE:
+      if (x.is_string ())
+        p.f = FloatNDArray (x.char_array_value ());
+      else
+        p.f = x.float_array_value ();
+      p.op.data = p.f.data ();
+      break;
+    case GT_DOUBLE:
+      if (x.is_string ())
+        p.d = NDArray (x.char_array_value ());
+      else
+        p.d = x.array_value ();
+      p.op.data = p.d.data ();
+      break;
+    case GT_COMPLEX_SINGLE:
+      p.fz = x.float_complex_array_value ();
+      p.op.data = p.fz.data ();
+      break;
+    default:
+      p.z = x.complex_array_value ();
+      p.op.data = p.z.data ();
+      break;
+    }
+}
+
+template <typename T>
+static octave_value_list
+product (gt_type c, const gt_operand& A, const gt_operand& B,
+         octave_idx_type m, octave_idx_type n, octave_idx_type k, int tile)
+{
+  result<T> C (m, n);   // freed on every error path by its destructor
+  const gt_status st = gt_mtimes_host (c, A, B, C.data, m, n, k, tile,
+                                       GT_DEVICE_DEFAULT, interrupted);
+  if (st == GT_ERR_INTERRUPTED)
+    octave_quit ();   // throws Octave's interrupt when Ctrl-C caused it
+  if (st != GT_OK)
+    error ("gpu_tiled_mtimes: %s", gt_error_text ());
+  return ovl (C.release (), true);
+}
+
+// Arguments that are not two full 2-D non-scalar matrices of the classes
+// above with columns (A) == rows (B) (and a TILE of 8, 16 or 32 when
+// given) are not handled: C is empty and DONE false, and gpu_tiled_mtimes
+// checks them itself and says what is wrong, or computes what needs no
+// kernel (scalars).  That keeps the common call to one function call.
 DEFUN_DLD (__gpu_tiled_mtimes__, args, ,
            "-*- texinfo -*-\n\
 @deftypefn  {} {[@var{C}, @var{done}] =} __gpu_tiled_mtimes__ (@var{A}, @var{B})\n\
 @deftypefnx {} {[@var{C}, @var{done}] =} __gpu_tiled_mtimes__ (@var{A}, @var{B}, @var{tile})\n\
 Private: use @code{gpu_tiled_mtimes}.  @var{done} is false, and nothing\n\
-computed, unless @var{A} and @var{B} are real full 2-D non-scalar single\n\
-matrices with columns (@var{A}) == rows (@var{B}) and @var{tile}, if\n\
-given, is 8, 16 or 32.\n\
+computed, unless @var{A} and @var{B} are full 2-D non-scalar matrices of\n\
+class single, double, logical or char, real or complex, with\n\
+columns (@var{A}) == rows (@var{B}), and @var{tile}, if given, is 8, 16\n\
+or 32.  @var{C} has the class, complexity and size of\n\
+@code{@var{A} * @var{B}}.\n\
 @end deftypefn")
 {
   const int nargin = args.length ();
@@ -72,7 +186,8 @@ given, is 8, 16 or 32.\n\
     print_usage ();
   const octave_value_list not_done = ovl (Matrix (), false);
   const octave_value &a = args(0), &b = args(1);
-  if (! usable_operand (a) || ! usable_operand (b)
+  gt_type ta, tb;
+  if (! operand_type (a, ta) || ! operand_type (b, tb)
       || a.columns () != b.rows ())
     return not_done;
   int tile = GT_TILE_DEFAULT;
@@ -87,16 +202,45 @@ given, is 8, 16 or 32.\n\
       tile = static_cast<int> (v);
     }
 
-  const FloatMatrix A = a.float_matrix_value ();
-  const FloatMatrix B = b.float_matrix_value ();
-  const octave_idx_type m = A.rows (), k = A.cols (), n = B.cols ();
-  result C (m, n);   // freed on every error path by its destructor
-  const gt_status st = gt_mtimes_host (GT_SINGLE, A.data (), B.data (),
-                                       C.data, m, n, k, tile,
-                                       GT_DEVICE_DEFAULT, interrupted);
-  if (st == GT_ERR_INTERRUPTED)
-    octave_quit ();   // throws Octave's interrupt when Ctrl-C caused it
-  if (st != GT_OK)
-    error ("gpu_tiled_mtimes: %s", gt_error_text ());
-  return ovl (C.release (), true);
+  // The product's type, by Octave's rules: single if either operand is
+  // single, complex if either is complex.
+  const bool single = is_single_type (ta) || is_single_type (tb);
+  const bool cplx = is_complex_type (ta) || is_complex_type (tb);
+  const gt_type c = cplx ? (single ? GT_COMPLEX_SINGLE : GT_COMPLEX_DOUBLE)
+                         : (single ? GT_SINGLE : GT_DOUBLE);
+  const octave_idx_type m = a.rows (), k = a.columns (), n = b.columns ();
+
+  // Empty products, and zeros where k == 0, need no kernel; their
+  // imaginary parts are zero, so they are real, as in *.
+  if (m == 0 || n == 0 || k == 0)
+    {
+      const dim_vector dv (m, n);
+      return ovl (single ? octave_value (FloatNDArray (dv, 0.0f))
+                         : octave_value (NDArray (dv, 0.0)), true);
+    }
+
+  // Logical and char operands are converted in the precision of the
+  // product (exactly: 0, 1 and character codes).
+  if (b.islogical () || b.is_string ())
+    tb = single ? GT_SINGLE : GT_DOUBLE;
+  if (a.islogical () || a.is_string ())
+    ta = single ? GT_SINGLE : GT_DOUBLE;
+  // Otherwise each operand goes with its own type: the library rounds a
+  // double operand of a single product to single in its host copy, and
+  // takes a real operand of a complex product as it is (gt_types_combine).
+  operand A, B;
+  take_operand (a, ta, A);
+  take_operand (b, tb, B);
+
+  switch (c)
+    {
+    case GT_SINGLE:
+      return product<float> (c, A.op, B.op, m, n, k, tile);
+    case GT_DOUBLE:
+      return product<double> (c, A.op, B.op, m, n, k, tile);
+    case GT_COMPLEX_SINGLE:
+      return product<FloatComplex> (c, A.op, B.op, m, n, k, tile);
+    default:
+      return product<Complex> (c, A.op, B.op, m, n, k, tile);
+    }
 }
