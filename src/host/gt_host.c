@@ -114,7 +114,7 @@ call_layout (const gt_context *ctx, gt_call *c)
   return GT_OK;
 }
 
-/* Buffers: A | B | C | scratch in the context's device memory.  With the
+/* Buffers in the context's device memory (layout below).  With the
    poison option, any element of C that no kernel writes comes back NaN
    instead of a stale value (every path queues its kernels on ctx->comp,
    after this).  */
@@ -127,10 +127,12 @@ call_buffers (gt_context *ctx, gt_call *c)
                                        "gpu_tiled_mtimes");
   if (st != GT_OK)
     return st;
+  /* A | B | A's planes | C | scratch: B right after A, as small_product's
+     one copy of both has it */
   c->dA = (char *) ctx->dev;
-  c->dP = c->planes_bytes ? c->dA + c->a_bytes : c->dA;
-  c->dB = c->dA + c->a_bytes + c->planes_bytes;
-  c->dC = c->dB + c->b_bytes;
+  c->dB = c->dA + c->a_bytes;
+  c->dP = c->planes_bytes ? c->dB + c->b_bytes : c->dA;
+  c->dC = c->dB + c->b_bytes + c->planes_bytes;
   c->dW = c->dC + c->c_bytes;
   if (ctx->opt.poison)
     {
