@@ -71,8 +71,8 @@ hash32 (unsigned x)
   return x;
 }
 
-/* The two hashed draws of element i (one pair of fill_randn and
-   fill_randn_d alike).  */
+/* The two hashed draws of element i (one pair for fill_randn in float
+   and in double alike).  */
 __device__ void
 randn_hashes (size_t i, unsigned seed, unsigned *h1, unsigned *h2)
 {
@@ -80,33 +80,29 @@ randn_hashes (size_t i, unsigned seed, unsigned *h1, unsigned *h2)
   *h2 = hash32 (*h1 ^ 0x85ebca6bu ^ (unsigned) (i >> 32));
 }
 
-/* Standard normal values (Box-Muller on a hashed counter).  */
+/* Standard normal values (Box-Muller on a hashed counter), in float or
+   in double: doubles use the whole mantissa (singles widened would make
+   every product of two inputs exact in double, and a kernel that rounds
+   its products short would pass unseen).  */
+template <typename T>
 __global__ void
-fill_randn (float *x, size_t n, unsigned seed)
+fill_randn (T *x, size_t n, unsigned seed)
 {
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
        i += (size_t) gridDim.x * blockDim.x)
     {
       unsigned h1, h2;
       randn_hashes (i, seed, &h1, &h2);
-      float u1 = (h1 + 1.0f) / 4294967296.0f, u2 = h2 / 4294967296.0f;
-      x[i] = sqrtf (-2.0f * logf (u1)) * cospif (2.0f * u2);
-    }
-}
-
-/* The same in double: values that use the whole mantissa.  Singles
-   widened would make every product of two inputs exact in double, and a
-   kernel that rounds its products short would pass unseen.  */
-__global__ void
-fill_randn_d (double *x, size_t n, unsigned seed)
-{
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-       i += (size_t) gridDim.x * blockDim.x)
-    {
-      unsigned h1, h2;
-      randn_hashes (i, seed, &h1, &h2);
-      double u1 = (h1 + 1.0) / 4294967296.0, u2 = h2 / 4294967296.0;
-      x[i] = sqrt (-2.0 * log (u1)) * cospi (2.0 * u2);
+      if constexpr (sizeof (T) == sizeof (float))
+        {
+          float u1 = (h1 + 1.0f) / 4294967296.0f, u2 = h2 / 4294967296.0f;
+          x[i] = sqrtf (-2.0f * logf (u1)) * cospif (2.0f * u2);
+        }
+      else
+        {
+          double u1 = (h1 + 1.0) / 4294967296.0, u2 = h2 / 4294967296.0;
+          x[i] = sqrt (-2.0 * log (u1)) * cospi (2.0 * u2);
+        }
     }
 }
 
@@ -166,7 +162,7 @@ fill_reals (gt_type t, void *x, size_t n, unsigned seed)
   if (float_reals (t))
     fill_randn<<<grid_for (n), 256>>> ((float *) x, n, seed);
   else
-    fill_randn_d<<<grid_for (n), 256>>> ((double *) x, n, seed);
+    fill_randn<double><<<grid_for (n), 256>>> ((double *) x, n, seed);
   CK (cudaGetLastError ());
 }
 

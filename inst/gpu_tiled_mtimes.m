@@ -386,14 +386,19 @@ endfunction
 %! endfor
 
 ## ---- GPU products, norm-wise against a double product ----
-%!function check_product (m, k, n, tile)
-%!  A = randn (m, k, "single");
-%!  B = randn (k, n, "single");
+%!## the default path for tile 0, else the classic kernel
+%!function C = mtimes_tile (A, B, tile)
 %!  if (tile)
 %!    C = gpu_tiled_mtimes (A, B, tile);
 %!  else
 %!    C = gpu_tiled_mtimes (A, B);
 %!  endif
+%!endfunction
+
+%!function check_product (m, k, n, tile)
+%!  A = randn (m, k, "single");
+%!  B = randn (k, n, "single");
+%!  C = mtimes_tile (A, B, tile);
 %!  assert (class (C), "single");
 %!  assert (size (C), [m, n]);
 %!  R = double (A) * double (B);
@@ -545,11 +550,7 @@ endfunction
 %! for tile = [8, 16, 32, 0]
 %!   A = randn (37, 41, "single");  B = randn (41, 29, "single") + 8;
 %!   A(5, 7) = Inf;  A(9, 3) = -Inf;  B(11, 13) = NaN;  A(20, :) = NaN;
-%!   if (tile)
-%!     C = gpu_tiled_mtimes (A, B, tile);
-%!   else
-%!     C = gpu_tiled_mtimes (A, B);
-%!   endif
+%!   C = mtimes_tile (A, B, tile);
 %!   R = A * B;
 %!   assert (isnan (C), isnan (R));
 %!   assert (isinf (C), isinf (R));
@@ -562,11 +563,7 @@ endfunction
 %! A = randn (40, 40, "single");  B = randn (40, 40, "single");
 %! A(3, 4) = Inf;  B(4, 10) = 0;
 %! for tile = [8, 16, 32, 0]
-%!   if (tile)
-%!     C = gpu_tiled_mtimes (A, B, tile);
-%!   else
-%!     C = gpu_tiled_mtimes (A, B);
-%!   endif
+%!   C = mtimes_tile (A, B, tile);
 %!   assert (isnan (C(3, 10)), isnan ((A * B)(3, 10)));
 %!   assert (isinf (C(3, 11)));
 %! endfor
@@ -622,11 +619,7 @@ endfunction
 %!  R = Ad * Bd;
 %!  bound = 4 * max (k, 1) * eps (cls) * norm (Ad, "fro") * norm (Bd, "fro");
 %!  for tile = [8, 16, 32, 0]
-%!    if (tile)
-%!      C = gpu_tiled_mtimes (A, B, tile);
-%!    else
-%!      C = gpu_tiled_mtimes (A, B);
-%!    endif
+%!    C = mtimes_tile (A, B, tile);
 %!    what = sprintf ("%s * %s, %dx%dx%d tile %d", ca, cb, m, k, n, tile);
 %!    assert (strcmp (class (C), cls), "%s: class %s", what, class (C));
 %!    assert (iscomplex (C) == iscomplex (R), "%s: complexity", what);
@@ -665,11 +658,7 @@ endfunction
 %! for X = {eye(41), single(eye(41)), P, 1:41, complex(eye(41), 0)}
 %!   A = X{1};
 %!   for tile = [8, 0]
-%!     if (tile)
-%!       C = gpu_tiled_mtimes (A, B, tile);
-%!     else
-%!       C = gpu_tiled_mtimes (A, B);
-%!     endif
+%!     C = mtimes_tile (A, B, tile);
 %!     R = A * B;
 %!     assert (class (C), class (R));
 %!     assert (iscomplex (C), iscomplex (R));
@@ -689,11 +678,7 @@ endfunction
 %! for tile = [8, 16, 32, 0]
 %!   for c = 1:rows (cases)
 %!     [X, Y] = cases{c, :};
-%!     if (tile)
-%!       C = gpu_tiled_mtimes (X, Y, tile);
-%!     else
-%!       C = gpu_tiled_mtimes (X, Y);
-%!     endif
+%!     C = mtimes_tile (X, Y, tile);
 %!     R = X * Y;
 %!     assert (iscomplex (R), false);
 %!     assert (iscomplex (C), false);
@@ -704,11 +689,7 @@ endfunction
 %!   ## imaginary parts in one row of A only: complex, zero elsewhere
 %!   Ai = zeros (37, 41);  Ai(5, :) = randn (1, 41);
 %!   for X = {complex(A, Ai), complex(single(A), single(Ai))}
-%!     if (tile)
-%!       C = gpu_tiled_mtimes (X{1}, B, tile);
-%!     else
-%!       C = gpu_tiled_mtimes (X{1}, B);
-%!     endif
+%!     C = mtimes_tile (X{1}, B, tile);
 %!     assert (iscomplex (C), true);
 %!     assert (all (imag (C)([1:4, 6:end], :)(:) == 0));
 %!     assert (all (imag (C)(5, :) != 0));
@@ -741,11 +722,7 @@ endfunction
 %!     else
 %!       B(11, 13) = NaN;  B(3, 25) = -Inf;
 %!     endif
-%!     if (tile)
-%!       C = gpu_tiled_mtimes (A, B, tile);
-%!     else
-%!       C = gpu_tiled_mtimes (A, B);
-%!     endif
+%!     C = mtimes_tile (A, B, tile);
 %!     R = A * B;
 %!     what = sprintf ("%s * %s tile %d", pairs{p, :}, tile);
 %!     assert (strcmp (class (C), class (R)), "%s: class", what);
@@ -786,11 +763,7 @@ endfunction
 %! for tile = [8, 16, 32, 0]
 %!   for p = {{A, B}, {Z, W}, {A, W}, {Z, B}}
 %!     [X, Y] = p{1}{:};
-%!     if (tile)
-%!       C = gpu_tiled_mtimes (X, Y, tile);
-%!     else
-%!       C = gpu_tiled_mtimes (X, Y);
-%!     endif
+%!     C = mtimes_tile (X, Y, tile);
 %!     assert (class (C), "double");
 %!     assert (norm (C - X * Y, "fro")
 %!             <= 64 * 200 * eps * norm (X, "fro") * norm (Y, "fro"));
