@@ -102,7 +102,11 @@ cheapest (gt_type type, size_t m, size_t n, size_t k, int repack)
    A [Br Bi] where A is real (the 4 real products of the complex product in
    one, or 2 where an operand is real).  The plan is the real product's,
    with the planes of B and the product in its scratch before the real
-   plan's own: [B planes][P][work].  */
+   plan's own: [B planes][P][work].  The real product is planned for
+   aligned operands (repack 0): the planes are, and so is every real
+   operand the callers pass (the host path's, padded to 16 bytes);
+   gt_mtimes_device makes complex plans only where both operands become
+   planes.  */
 extern "C" gt_plan
 gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m, size_t n,
                size_t k, int tile, int repack)
