@@ -28,6 +28,19 @@ gt_tile_is_valid (int tile)
 }
 
 gt_status
+gt_check_product (gt_type type, int tile)
+{
+  if ((unsigned) type >= GT_TYPE_COUNT)
+    return gt_fail (GT_ERR_ARG, "unknown element type %d", (int) type);
+  if (!gt_tile_is_valid (tile))
+    return gt_fail (GT_ERR_ARG, "tile must be 8, 16 or 32");
+  if (!gt_type_served (type))
+    return gt_fail (GT_ERR_UNSUPPORTED, "%s products are not supported yet",
+                    gt_type_name (type));
+  return GT_OK;
+}
+
+gt_status
 gt_fail (gt_status status, const char *fmt, ...)
 {
   va_list ap;

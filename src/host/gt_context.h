@@ -51,6 +51,10 @@ gt_status gt_ctx_pinned (gt_context *ctx);
    so the next call starts clean.  */
 gt_status gt_fail_cuda (cudaError_t err, const char *what);
 
+/* The checks every product makes first: a known element type, a tile of
+   0, 8, 16 or 32, a kernel that serves the type.  */
+gt_status gt_check_product (gt_type type, int tile);
+
 /* Sets the error text from a printf format and returns status.  */
 gt_status gt_fail (gt_status status, const char *fmt, ...);
 

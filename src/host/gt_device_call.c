@@ -8,18 +8,13 @@ gt_mtimes_device (gt_type type, const void *A, size_t lda, const void *B,
                   size_t ldb, void *C, size_t ldc, size_t m, size_t n,
                   size_t k, int tile, int device, void *stream)
 {
-  if ((unsigned) type >= GT_TYPE_COUNT)
-    return gt_fail (GT_ERR_ARG, "unknown element type %d", (int) type);
-  if (!gt_tile_is_valid (tile))
-    return gt_fail (GT_ERR_ARG, "tile must be 8, 16 or 32");
+  gt_status st = gt_check_product (type, tile);
+  if (st != GT_OK)
+    return st;
   if (lda < (m ? m : 1) || ldb < (k ? k : 1) || ldc < (m ? m : 1))
     return gt_fail (GT_ERR_ARG, "leading dimension smaller than the rows");
-  if (!gt_type_served (type))
-    return gt_fail (GT_ERR_UNSUPPORTED, "%s products are not supported yet",
-                    gt_type_name (type));
   gt_context *ctx;
-  gt_status st = gt_ctx_get (device, &ctx);
-  if (st != GT_OK)
+  if ((st = gt_ctx_get (device, &ctx)) != GT_OK)
     return st;
   cudaStream_t s = (cudaStream_t) stream;
   const gt_plan plan = gt_plan_for (type, m, n, k, tile,

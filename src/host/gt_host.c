@@ -82,8 +82,8 @@ static gt_status
 call_layout (const gt_context *ctx, gt_call *c)
 {
   const int real_a = c->es_a < c->es, real_b = c->es_b < c->es;
-  c->lda = round_up (c->m, 16 / c->es_a ? 16 / c->es_a : 1);
-  c->ldb = round_up (c->k, 16 / c->es_b ? 16 / c->es_b : 1);
+  c->lda = gt_ld_16 (c->es_a, c->m);
+  c->ldb = gt_ld_16 (c->es_b, c->k);
   c->w = gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS);
   c->panels = (c->n + c->w - 1) / c->w;
   c->plan_full = gt_plan_mixed (c->type, real_a, real_b, c->m, c->w, c->k,
@@ -397,13 +397,9 @@ call_trivial (gt_type type, gt_type ta, gt_type tb, void *C, size_t m,
   if (!gt_types_combine (type, ta, tb))
     return gt_fail (GT_ERR_ARG, "a %s product of %s and %s operands",
                     gt_type_name (type), gt_type_name (ta), gt_type_name (tb));
-  if (!gt_tile_is_valid (tile))
-    return gt_fail (GT_ERR_ARG, "tile must be 8, 16 or 32");
-  if (!gt_type_served (type))
-    return gt_fail (GT_ERR_UNSUPPORTED, "%s products are not supported yet",
-                    gt_type_name (type));
-  if (m == 0 || n == 0)
-    return GT_OK;
+  gt_status st = gt_check_product (type, tile);
+  if (st != GT_OK || m == 0 || n == 0)
+    return st;
   if (k == 0)
     {
       memset (C, 0, m * n * gt_type_size (type));
@@ -418,8 +414,8 @@ call_trivial (gt_type type, gt_type ta, gt_type tb, void *C, size_t m,
 static size_t
 device_size (gt_type c, gt_type t)
 {
-  const gt_type r = gt_type_real (c);
-  return gt_type_size (gt_type_real (t) == t ? r : (gt_type) (r + 2));
+  const size_t real = gt_type_size (gt_type_real (c));
+  return gt_type_real (t) == t ? real : 2 * real;
 }
 
 gt_status

@@ -20,14 +20,6 @@ gt_bytes_256 (gt_type type, size_t n)
   return (n * gt_type_size (type) + 255) / 256 * 256;
 }
 
-/* A leading dimension of rows elements of type, rounded up to 16 bytes.  */
-static inline size_t
-gt_ld_16 (gt_type type, size_t rows)
-{
-  const size_t per = 16 / gt_type_size (type);
-  return (rows + per - 1) / per * per;
-}
-
 
 double gt_cost_k4 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 double gt_cost_k6 (gt_plan *p, size_t m, size_t n, size_t k, int repack);

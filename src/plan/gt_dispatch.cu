@@ -46,8 +46,7 @@ static const gt_kernel_row *
 serving_row (int kernel, gt_type type)
 {
   const gt_kernel_row *r = gt_registry_row (kernel);
-  return r && (unsigned) type < GT_TYPE_COUNT
-         && (r->types & GT_TYPE_BIT (type)) ? r : NULL;
+  return r && gt_row_serves (r, type) ? r : NULL;
 }
 
 extern "C" gt_type
@@ -64,8 +63,7 @@ gt_type_served (gt_type type)
   int count;
   const gt_kernel_row *rows = gt_registry_rows (&count);
   for (int i = 0; i < count; i++)
-    if ((unsigned) type < GT_TYPE_COUNT
-        && (rows[i].types & GT_TYPE_BIT (type)))
+    if (gt_row_serves (&rows[i], type))
       return 1;
   return 0;
 }
@@ -83,8 +81,8 @@ cheapest (gt_type type, size_t m, size_t n, size_t k, int repack)
   for (int i = 0; i < count; i++)
     {
       const gt_kernel_row *r = &rows[i];
-      if (!r->propose || !(r->shapes & shape)
-          || !(r->types & GT_TYPE_BIT (type)) || (r->usable && !r->usable ()))
+      if (!r->propose || !(r->shapes & shape) || !gt_row_serves (r, type)
+          || (r->usable && !r->usable ()))
         continue;
       gt_plan p = gt_plan_make (type, r->id);
       const double cost = r->propose (&p, m, n, k, repack);
@@ -123,15 +121,17 @@ gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m, size_t n,
   p.type = c;
   p.complex_a = ca;
   p.complex_b = cb;
-  const size_t b_planes = cb ? gt_bytes_256 (r, gt_ld_16 (r, k2) * n2) : 0;
-  p.work_bytes += b_planes + gt_bytes_256 (r, gt_ld_16 (r, m2) * n2);
+  const size_t es = gt_type_size (r);
+  const size_t b_planes = cb ? gt_bytes_256 (r, gt_ld_16 (es, k2) * n2) : 0;
+  p.work_bytes += b_planes + gt_bytes_256 (r, gt_ld_16 (es, m2) * n2);
   return p;
 }
 
 extern "C" size_t
 gt_plan_a_ld (const gt_plan *p, size_t m)
 {
-  return p->complex_a ? gt_ld_16 (gt_type_real (p->type), 2 * m) : 0;
+  return p->complex_a
+         ? gt_ld_16 (gt_type_size (gt_type_real (p->type)), 2 * m) : 0;
 }
 
 extern "C" size_t
@@ -213,9 +213,9 @@ extern "C" int
 gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
                  size_t ldb)
 {
-  const size_t per16 = 16 / gt_type_size (type);   /* elements in 16 bytes */
+  const size_t es = gt_type_size (type);
   return (uintptr_t) A % 16 != 0 || (uintptr_t) B % 16 != 0
-         || lda % per16 != 0 || ldb % per16 != 0;
+         || gt_ld_16 (es, lda) != lda || gt_ld_16 (es, ldb) != ldb;
 }
 
 /* Panel width: as many of kernel 8's column tiles as fill its resident

@@ -121,8 +121,18 @@ cudaError_t gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
 gt_plan gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
                        int repack);
 
+/* The leading dimension the fast kernels read in 16-byte pieces: rows
+   elements of es bytes (4, 8 or 16) rounded up to 16 bytes.  */
+static inline size_t
+gt_ld_16 (size_t es, size_t rows)
+{
+  const size_t per = 16 / es;
+  return (rows + per - 1) / per * per;
+}
+
 /* Nonzero when A or B is not 16-byte aligned with ld a multiple of 16
-   bytes' worth of elements: the fast kernels then copy them first.  */
+   bytes' worth of elements (gt_ld_16): the fast kernels then copy them
+   first.  */
 int gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
                      size_t ldb);
 
@@ -199,6 +209,13 @@ typedef struct gt_kernel_row
      (NULL: never offered by the default path) */
   double (*propose) (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 } gt_kernel_row;
+
+/* Nonzero where row r serves type t.  */
+static inline int
+gt_row_serves (const gt_kernel_row *r, gt_type t)
+{
+  return (unsigned) t < GT_TYPE_COUNT && (r->types & GT_TYPE_BIT (t));
+}
 
 /* The row of a kernel id, NULL where this build has none.  */
 const gt_kernel_row *gt_registry_row (int id);

@@ -64,13 +64,14 @@ run_planes (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   rp.type = r;
   rp.complex_a = rp.complex_b = 0;
   char *w = (char *) a->work;
-  gt_gemm_args g = { a->A, a->lda, a->B, a->ldb, NULL, gt_ld_16 (r, m2),
+  const size_t es = gt_type_size (r);
+  gt_gemm_args g = { a->A, a->lda, a->B, a->ldb, NULL, gt_ld_16 (es, m2),
                      m2, n2, k2, NULL };
   cudaError_t err = cudaSuccess;
   if (cb)
     {
       g.B = w;
-      g.ldb = gt_ld_16 (r, k2);
+      g.ldb = gt_ld_16 (es, k2);
       err = gt_planes_split (r, mode, a->B, a->ldb, w, g.ldb, a->k, a->n, s);
       w += gt_bytes_256 (r, g.ldb * n2);
     }
@@ -91,7 +92,7 @@ gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   if (p->complex_a || p->complex_b)
     return run_planes (p, a, s);
   const gt_kernel_row *r = gt_registry_row (p->kernel);
-  if (!r || !(r->types & GT_TYPE_BIT (p->type)))
+  if (!r || !gt_row_serves (r, p->type))
     return cudaErrorInvalidValue;
   if (p->edge_rows || p->edge_cols)
     return run_with_strips (r, p, a, s);
