@@ -8,7 +8,7 @@
 ## -*- texinfo -*-
 ## @deftypefn  {} {} gpu_tiled_info ()
 ## @deftypefnx {} {@var{s} =} gpu_tiled_info ()
-## Report the GPU that @code{gpu_tiled_mtimes} uses.
+## Report the GPUs that @code{gpu_tiled_mtimes} uses.
 ##
 ## With no output, print a summary.  Otherwise return a struct with fields:
 ##
@@ -34,6 +34,25 @@
 ## CUDA driver and (statically linked) runtime versions, e.g. 13000.
 ## @item build_archs
 ## the GPU architectures compiled into this installation.
+## @item device_count
+## @itemx devices
+## @itemx devices_used
+## the CUDA devices the driver shows; a struct array with the fields above
+## (@code{usable} to @code{cached_pinned_memory}) for each of them; and the
+## ordinals that products are split over (@code{gpu_tiled_devices}).
+## @item crossover
+## one element per class of result (@code{class}: single, double, complex
+## single, complex double): products given no @var{tile} that are too small
+## to pay for the trip to the GPU run on Octave's own @code{*}.  The first
+## such product of a class measures both sides, each at 64 and 256 square:
+## the host as @code{host_fixed_seconds} + flops /
+## @code{host_flops_per_second}, the GPU as @code{gpu_fixed_seconds} +
+## bytes / @code{gpu_bytes_per_second}; a product runs where its line is
+## lower.  @code{square_n} is where the lines cross for square products,
+## @code{host_products} how many were sent to the host, @code{measured}
+## false until the first.  Products of over 16 MiB always run on the GPU.
+## The option @env{GPU_TILED_CROSSOVER}=off, read at the first product
+## (and after @code{gpu_tiled_reset}), sends every product to the GPU.
 ## @end table
 ##
 ## Example:
@@ -47,7 +66,7 @@
 ## @end group
 ## @end example
 ##
-## @seealso{gpu_tiled_mtimes, gpu_tiled_reset}
+## @seealso{gpu_tiled_mtimes, gpu_tiled_devices, gpu_tiled_reset}
 ## @end deftypefn
 
 function s = gpu_tiled_info ()
@@ -71,7 +90,29 @@ function s = gpu_tiled_info ()
           info.cached_device_memory / mib, info.cached_pinned_memory / mib);
   printf ("  CUDA driver %d, runtime %d; built for %s\n",
           info.driver_version, info.runtime_version, info.build_archs);
+  for d = info.devices
+    if (d.device != info.device || ! d.usable)
+      printf ("  device %d: %s\n", d.device,
+              ifelse_text (d.usable, d.name, d.reason));
+    endif
+  endfor
+  printf ("  products split over device(s) %s\n",
+          strtrim (sprintf ("%d ", info.devices_used)));
+  for x = info.crossover
+    if (x.measured)
+      printf ("  %s: products up to about %.0f^3 run on the CPU (%d so far)\n",
+              x.class, x.square_n, x.host_products);
+    endif
+  endfor
 
+endfunction
+
+function t = ifelse_text (cond, yes, no)
+  if (cond)
+    t = yes;
+  else
+    t = no;
+  endif
 endfunction
 
 %!error <called with too many inputs> gpu_tiled_info (1)
@@ -81,12 +122,20 @@ endfunction
 %! for f = {"usable", "reason", "device", "name", "compute_capability", ...
 %!          "multiprocessors", "total_memory", "free_memory", ...
 %!          "cached_device_memory", "cached_pinned_memory", ...
-%!          "driver_version", "runtime_version", "build_archs"}
+%!          "driver_version", "runtime_version", "build_archs", ...
+%!          "device_count", "devices", "devices_used", "crossover"}
 %!   assert (isfield (s, f{1}), true, f{1});
 %! endfor
 %! assert (islogical (s.usable));
 %! assert (! isempty (s.build_archs));
+%! assert (size (s.crossover), [1, 4]);
+%! assert ({s.crossover.class}, {"single", "double", "complex single", ...
+%!                              "complex double"});
 %! if (s.usable)
+%!   assert (numel (s.devices), s.device_count);
+%!   assert ([s.devices.device], 0:s.device_count - 1);
+%!   assert (s.devices(s.device + 1).name, s.name);
+%!   assert (s.devices_used(1), s.device);
 %!   assert (isempty (s.reason));
 %!   assert (! isempty (s.name));
 %!   assert (s.total_memory >= s.free_memory);
@@ -97,7 +146,8 @@ endfunction
 %! endif
 %!testif ; gpu_tiled_info ().usable
 %! ## a product leaves its buffers cached, a reset frees them
-%! gpu_tiled_mtimes (randn (300, 200, "single"), randn (200, 100, "single"));
+%! ## (over 16 MiB: never sent to the CPU by the crossover)
+%! gpu_tiled_mtimes (randn (1500, "single"), randn (1500, "single"));
 %! s = gpu_tiled_info ();
 %! assert (s.cached_device_memory > 0);
 %! assert (s.cached_pinned_memory > 0);

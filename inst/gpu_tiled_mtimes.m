@@ -414,6 +414,9 @@ endfunction
 %! ## unwritten elements come back NaN (options are read when the device is
 %! ## set up: at the first call, and the first after gpu_tiled_reset)
 %! setenv ("GPU_TILED_POISON", "1");
+%! ## every product on the GPU, however small (the crossover's own tests
+%! ## turn it back on)
+%! setenv ("GPU_TILED_CROSSOVER", "off");
 %! gpu_tiled_reset ();
 %! gpu = gpu_tiled_info ().usable;
 
@@ -574,7 +577,7 @@ endfunction
 %! setenv ("GPU_TILED_DEVICE_LIMIT", "1000000");   # fail requests over 1 MB
 %! unwind_protect
 %!   gpu_tiled_reset ();
-%!   fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: out of device memory: .* needs .* MiB free");
+%!   fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: out of device memory: .* needs .* does not fit the .* MiB free");
 %!   assert (gpu_tiled_info ().cached_device_memory, 0);
 %!   check_product (60, 50, 40, 0);   # what fits still runs
 %! unwind_protect_cleanup
@@ -769,6 +772,93 @@ endfunction
 %!             <= 64 * 200 * eps * norm (X, "fro") * norm (Y, "fro"));
 %!   endfor
 %! endfor
+## ---- products that do not fit the device, several devices, the CPU ----
+## C = A * B by the default path, norm-wise against a product in double.
+%!function check_default (A, B, what)
+%!  C = gpu_tiled_mtimes (A, B);
+%!  R = double (A) * double (B);
+%!  k = columns (A);
+%!  bound = 4 * k * eps (class (C)) * norm (double (A), "fro") * norm (double (B), "fro");
+%!  assert (class (C), class (R(1) * (A(1) * B(1))));
+%!  assert (size (C), [rows(A), columns(B)]);
+%!  err = norm (double (C) - R, "fro");
+%!  assert (err <= bound, "%s: error %g above %g", what, err, bound);
+%!endfunction
+
+%!testif ; gpu
+%! ## larger than the device memory allowed: blocks of whole columns of C
+%! ## (A sent again for each), or where A itself does not fit, bands of
+%! ## rows too; every class
+%! setenv ("GPU_TILED_DEVICE_LIMIT", "20000000");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   for cls = {"single", "double", "csingle", "cdouble"}
+%!     A = make_operand (cls{1}, 1100, 1000);
+%!     B = make_operand (cls{1}, 1000, 1300);
+%!     check_default (A, B, cls{1});
+%!     assert (gpu_tiled_info ().cached_device_memory <= 20e6);
+%!   endfor
+%!   check_default (randn (3000, 1800, "single"), randn (1800, 700, "single"),
+%!                  "rows cut");
+%!   check_default (randn (2000, 3000), single (randn (3000, 900)), "mixed");
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%!testif ; gpu && numel (gpu_tiled_devices ()) > 1
+%! ## split over two devices: by columns (n >= m) and by rows, every class;
+%! ## both devices hold buffers afterwards
+%! devs = gpu_tiled_devices ();
+%! for cls = {"single", "double", "csingle", "cdouble"}
+%!   check_default (make_operand (cls{1}, 2100, 1500),
+%!                  make_operand (cls{1}, 1500, 3100), ["columns ", cls{1}]);
+%!   check_default (make_operand (cls{1}, 3300, 1500),
+%!                  make_operand (cls{1}, 1500, 1700), ["rows ", cls{1}]);
+%! endfor
+%! d = gpu_tiled_info ().devices;
+%! assert ([d(devs(1:2) + 1).cached_device_memory] > 0);
+%! ## twice more: bands now sized by the speeds measured
+%! for i = 1:2
+%!   check_default (randn (2500, 2000, "single"), randn (2000, 4500, "single"),
+%!                  "measured bands");
+%! endfor
+%!testif ; gpu && numel (gpu_tiled_devices ()) > 1
+%! ## each device alone, then both, give the same class and accuracy
+%! devs = gpu_tiled_devices ();
+%! A = complex (randn (1800, 1200), randn (1800, 1200));
+%! B = randn (1200, 2600);
+%! unwind_protect
+%!   for d = devs(1:2)
+%!     gpu_tiled_devices (d);
+%!     check_default (A, B, sprintf ("device %d", d));
+%!   endfor
+%! unwind_protect_cleanup
+%!   gpu_tiled_devices ([]);
+%! end_unwind_protect
+%! check_default (A, B, "both");
+%!testif ; gpu
+%! ## the crossover: without a tile, tiny products run on Octave's own *
+%! ## (the same bits); a tile, or a product over 16 MiB or well past the
+%! ## crossover, runs on the GPU
+%! unsetenv ("GPU_TILED_CROSSOVER");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   for cls = {"single", "double", "csingle", "cdouble"}
+%!     A = make_operand (cls{1}, 5, 4);  B = make_operand (cls{1}, 4, 3);
+%!     assert (gpu_tiled_mtimes (A, B), A * B);
+%!   endfor
+%!   x = gpu_tiled_info ().crossover;
+%!   assert ([x.measured], true (1, 4));
+%!   assert ([x.host_products], ones (1, 4));
+%!   assert (all ([x.gpu_fixed_seconds] > 0 & [x.host_flops_per_second] > 0));
+%!   C = gpu_tiled_mtimes (A, B, 8);
+%!   check_default (randn (1000, "single"), randn (1000, "single"), "1000^3");
+%!   check_default (randn (1500, "single"), randn (1500, "single"), "1500^3");
+%!   assert ([gpu_tiled_info().crossover.host_products], ones (1, 4));
+%! unwind_protect_cleanup
+%!   setenv ("GPU_TILED_CROSSOVER", "off");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
 %!test
 %! ## texinfo help, rendered where makeinfo is installed
 %! [txt, fmt] = get_help_text ("gpu_tiled_mtimes");

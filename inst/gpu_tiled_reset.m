@@ -46,14 +46,30 @@ endfunction
 %! C2 = gpu_tiled_mtimes (A, B);
 %! assert (C2, C1);
 %!testif ; gpu_tiled_info ().usable
-%! ## no device memory is lost over 10,000 calls
-%! A = randn (64, "single");  B = randn (64, "single");
-%! gpu_tiled_mtimes (A, B);
-%! before = gpu_tiled_info ().free_memory;
-%! for i = 1:10000
-%!   gpu_tiled_mtimes (A, B);
-%! endfor
-%! assert (gpu_tiled_info ().free_memory, before);
+%! ## no device memory is lost over 10,000 calls that mix classes (every
+%! ## call on the GPU: the crossover is off), each pair at its largest
+%! ## shape first, so the cached buffers need not grow later
+%! setenv ("GPU_TILED_CROSSOVER", "off");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   X = {randn(64, "single"), randn(64), complex(randn(64, "single"), 1),
+%!        complex(randn(64), 1), randn(64) > 0};
+%!   pairs = [1 1; 2 2; 3 3; 4 4; 1 2; 2 1; 2 4; 4 2; 3 4; 1 4; 5 2; 3 5];
+%!   for p = pairs'
+%!     gpu_tiled_mtimes (X{p(1)}, X{p(2)});
+%!     gpu_tiled_mtimes (X{p(1)}, X{p(2)}, 8);
+%!   endfor
+%!   before = gpu_tiled_info ().free_memory;
+%!   for i = 1:10000
+%!     p = pairs(mod (i, rows (pairs)) + 1, :);
+%!     n = 64 - mod (i, 7);
+%!     gpu_tiled_mtimes (X{p(1)}(1:n, :), X{p(2)}(:, 1:n));
+%!   endfor
+%!   assert (gpu_tiled_info ().free_memory, before);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_CROSSOVER");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
 %!testif ; gpu_tiled_info ().usable && isfolder ("/proc/self/task")
 %! ## the helper threads of a large product stop on reset (Linux counts the
 %! ## process's threads in /proc/self/task)

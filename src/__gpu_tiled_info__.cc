@@ -7,19 +7,10 @@
 #include <octave/oct-map.h>
 #include "gpu_tiled.h"
 
-DEFUN_DLD (__gpu_tiled_info__, args, ,
-           "-*- texinfo -*-\n\
-@deftypefn {} {@var{s} =} __gpu_tiled_info__ ()\n\
-Private: use @code{gpu_tiled_info}.\n\
-@end deftypefn")
+// What gt_device_info says of one device, as the fields of s.
+static void
+assign_device (octave_scalar_map& s, const gt_info& info)
 {
-  if (args.length () != 0)
-    print_usage ();
-  gt_info info;
-  if (gt_device_info (GT_DEVICE_DEFAULT, &info) != GT_OK)
-    error ("gpu_tiled_info: %s", gt_error_text ());
-
-  octave_scalar_map s;
   s.assign ("usable", info.usable != 0);
   s.assign ("reason", std::string (info.reason));
   s.assign ("device", info.device);
@@ -35,8 +26,76 @@ Private: use @code{gpu_tiled_info}.\n\
             static_cast<double> (info.cached_device_bytes));
   s.assign ("cached_pinned_memory",
             static_cast<double> (info.cached_pinned_bytes));
+}
+
+// Every device the driver shows, one element each.
+static octave_map
+all_devices (int count)
+{
+  octave_scalar_map e;
+  gt_info none = gt_info ();
+  assign_device (e, none);   // the fields, in their order
+  octave_map all (dim_vector (1, count), e.keys ());
+  for (int d = 0; d < count; d++)
+    {
+      gt_info info;
+      gt_device_info (d, &info);
+      assign_device (e, info);
+      all.fast_elem_insert (d, e);
+    }
+  return all;
+}
+
+// The crossover of each class of C: what was measured, and where.
+static octave_map
+crossovers ()
+{
+  octave_map x;
+  for (int t = 0; t < GT_TYPE_COUNT; t++)
+    {
+      gt_crossover_info c;
+      gt_crossover_get (static_cast<gt_type> (t), &c);
+      octave_scalar_map e;
+      e.assign ("class", std::string (gt_type_name (static_cast<gt_type> (t))));
+      e.assign ("measured", c.measured != 0);
+      e.assign ("square_n", c.square_n);
+      e.assign ("host_fixed_seconds", c.host_fixed_s);
+      e.assign ("host_flops_per_second", c.host_flops_per_s);
+      e.assign ("gpu_fixed_seconds", c.gpu_fixed_s);
+      e.assign ("gpu_bytes_per_second", c.gpu_bytes_per_s);
+      e.assign ("host_products", static_cast<double> (c.host_products));
+      if (t == 0)
+        x = octave_map (dim_vector (1, GT_TYPE_COUNT), e.keys ());
+      x.fast_elem_insert (t, e);
+    }
+  return x;
+}
+
+DEFUN_DLD (__gpu_tiled_info__, args, ,
+           "-*- texinfo -*-\n\
+@deftypefn {} {@var{s} =} __gpu_tiled_info__ ()\n\
+Private: use @code{gpu_tiled_info}.\n\
+@end deftypefn")
+{
+  if (args.length () != 0)
+    print_usage ();
+  gt_info info;
+  if (gt_device_info (GT_DEVICE_DEFAULT, &info) != GT_OK)
+    error ("gpu_tiled_info: %s", gt_error_text ());
+
+  octave_scalar_map s;
+  assign_device (s, info);
   s.assign ("driver_version", info.driver_version);
   s.assign ("runtime_version", info.runtime_version);
   s.assign ("build_archs", std::string (info.build_archs));
+  s.assign ("device_count", info.device_count);
+  int used[GT_MAX_DEVICES];
+  const int n_used = info.usable ? gt_get_devices (used, GT_MAX_DEVICES) : 0;
+  RowVector u (n_used);
+  for (int i = 0; i < n_used; i++)
+    u(i) = used[i];
+  s.assign ("devices_used", u);
+  s.assign ("devices", all_devices (info.usable ? info.device_count : 0));
+  s.assign ("crossover", crossovers ());
   return ovl (s);
 }

@@ -4,8 +4,10 @@
 // PKG_ADD: autoload ("__gpu_tiled_mtimes__", "__gpu_tiled__.oct");
 // PKG_DEL: autoload ("__gpu_tiled_mtimes__", "__gpu_tiled__.oct", "remove");
 
+#include <chrono>
 #include <memory>
 #include <octave/oct.h>
+#include <octave/ov.h>
 #include <octave/quit.h>
 #include <octave/version.h>
 #include "gpu_tiled.h"
@@ -149,6 +151,51 @@ take_operand (const octave_value& x, gt_type t, operand& p)
     }
 }
 
+// An n x n matrix of type t with values in [-1, 1), never zero: what the
+// crossover times the built-in product on.
+template <typename T>
+static octave_value
+sample_matrix (octave_idx_type n, unsigned seed)
+{
+  typename octave_array<T>::nd a (dim_vector (n, n));
+  T *p = a.fortran_vec ();
+  for (octave_idx_type i = 0; i < n * n; i++)
+    {
+      seed = seed * 1103515245u + 12345u;
+      p[i] = T (((seed >> 8) & 0xffff) / 32768.0 - 1.0 + 1e-6);
+    }
+  return octave_value (a);
+}
+
+// The crossover's timer (gt_host_timer): seconds of Octave's own * on
+// n x n matrices of type c.
+static double
+time_builtin (gt_type c, size_t n, void *)
+{
+  octave_value a, b;
+  switch (c)
+    {
+    case GT_SINGLE:
+      a = sample_matrix<float> (n, 1);  b = sample_matrix<float> (n, 2);
+      break;
+    case GT_DOUBLE:
+      a = sample_matrix<double> (n, 1);  b = sample_matrix<double> (n, 2);
+      break;
+    case GT_COMPLEX_SINGLE:
+      a = sample_matrix<FloatComplex> (n, 1);
+      b = sample_matrix<FloatComplex> (n, 2);
+      break;
+    default:
+      a = sample_matrix<Complex> (n, 1);  b = sample_matrix<Complex> (n, 2);
+      break;
+    }
+  const auto t0 = std::chrono::steady_clock::now ();
+  octave_value r = octave::binary_op (octave_value::op_mul, a, b);
+  const std::chrono::duration<double> d
+    = std::chrono::steady_clock::now () - t0;
+  return r.is_defined () ? d.count () : -1.0;
+}
+
 template <typename T>
 static octave_value_list
 product (gt_type c, const gt_operand& A, const gt_operand& B,
@@ -156,7 +203,7 @@ product (gt_type c, const gt_operand& A, const gt_operand& B,
 {
   result<T> C (m, n);   // freed on every error path by its destructor
   const gt_status st = gt_mtimes_host (c, A, B, C.data, m, n, k, tile,
-                                       GT_DEVICE_DEFAULT, interrupted);
+                                       GT_DEVICES_ALL, interrupted);
   if (st == GT_ERR_INTERRUPTED)
     octave_quit ();   // throws Octave's interrupt when Ctrl-C caused it
   if (st != GT_OK)
@@ -218,6 +265,12 @@ or 32.  @var{C} has the class, complexity and size of\n\
       return ovl (single ? octave_value (FloatNDArray (dv, 0.0f))
                          : octave_value (NDArray (dv, 0.0)), true);
     }
+
+  // Without a tile, products too small to pay for the trip to the GPU
+  // are Octave's own (the crossover is measured: gpu_tiled_info shows it).
+  if (nargin == 2 && gt_runs_on_host (c, ta, tb, m, n, k, time_builtin,
+                                      nullptr))
+    return ovl (octave::binary_op (octave_value::op_mul, a, b), true);
 
   // Logical and char operands are converted in the precision of the
   // product (exactly: 0, 1 and character codes).

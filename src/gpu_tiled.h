@@ -52,9 +52,10 @@ const char *gt_type_name (gt_type type);
 enum { GT_TILE_DEFAULT = 0 };
 
 /* Device argument values: the library's default device (the CUDA
-   runtime's current device when the library first needs one), or a CUDA
+   runtime's current device when the library first needs one), every
+   device of the chosen set (gt_set_devices; host calls only), or a CUDA
    device ordinal below GT_MAX_DEVICES.  */
-enum { GT_DEVICE_DEFAULT = -1, GT_MAX_DEVICES = 64 };
+enum { GT_DEVICE_DEFAULT = -1, GT_DEVICES_ALL = -2, GT_MAX_DEVICES = 64 };
 
 /* Nonzero when tile is 0 or one of the classic tile sizes (8, 16, 32).  */
 int gt_tile_is_valid (int tile);
@@ -102,9 +103,12 @@ int gt_types_combine (gt_type c, gt_type a, gt_type b);
 
 /* C = A * B for host matrices: A is m x k, B is k x n, C is m x n of type
    c (see gt_types_combine), each with leading dimension equal to its row
-   count.  tile is GT_TILE_DEFAULT or 8, 16, 32; device as above.  Device
-   buffers, streams, pinned staging and helper threads are kept between
-   calls, one set per device.  */
+   count.  tile is GT_TILE_DEFAULT or 8, 16, 32; device as above: with
+   GT_DEVICES_ALL large products are split over the chosen devices, each
+   doing a share measured by its speed in earlier calls.  Products larger
+   than a device's free memory go through in blocks of C.  Device buffers,
+   streams, pinned staging and helper threads are kept between calls, one
+   set per device.  */
 gt_status gt_mtimes_host (gt_type c, gt_operand A, gt_operand B, void *C,
                           size_t m, size_t n, size_t k, int tile,
                           int device, gt_interrupt_fn interrupted);
@@ -119,9 +123,49 @@ gt_status gt_mtimes_device (gt_type type, const void *A, size_t lda,
                             size_t m, size_t n, size_t k, int tile,
                             int device, void *stream);
 
+/* The devices that host calls with GT_DEVICES_ALL split products over:
+   count ordinals (distinct, each a device the driver shows), or count 0
+   for the default set: the default device and every other device of the
+   same compute capability.  */
+gt_status gt_set_devices (const int *devices, int count);
+
+/* The set in use, resolved: up to max ordinals into devices; returns how
+   many there are (0 where no device is usable; gt_error_text says why).  */
+int gt_get_devices (int *devices, int max);
+
+/* Seconds of one n x n x n product of type c by the caller's own host
+   product (the one it would run instead of this library's); negative on
+   failure.  */
+typedef double (*gt_host_timer) (gt_type c, size_t n, void *arg);
+
+/* The crossover between the host's product and the GPU, for products
+   given no tile: measured once per type of C (gt_runs_on_host), at two
+   square sizes on each side.  */
+typedef struct
+{
+  int measured;
+  double host_fixed_s, host_flops_per_s;   /* host: fixed + flops / rate */
+  double gpu_fixed_s, gpu_bytes_per_s;     /* GPU: fixed + bytes / rate */
+  double square_n;            /* n x n x n products below run on the host */
+  unsigned long long host_products;        /* sent to the host so far */
+} gt_crossover_info;
+
+/* Nonzero where C = A * B (m x k times k x n, types as in
+   gt_mtimes_host) is faster by the caller's host product than on the GPU:
+   the caller then runs it itself.  Products of more than 16 MiB are never
+   sent to the host.  The first small product of a type measures both
+   sides (timer for the host's); the option GPU_TILED_CROSSOVER=off, read
+   then, sends every product to the GPU.  */
+int gt_runs_on_host (gt_type c, gt_type a, gt_type b, size_t m, size_t n,
+                     size_t k, gt_host_timer timer, void *arg);
+
+/* What was measured for type c (zeros until measured).  */
+void gt_crossover_get (gt_type c, gt_crossover_info *info);
+
 /* Frees every cached buffer, stream, event and helper thread of every
-   device.  Safe to call at any time; the next call sets up again and reads
-   the GPU_TILED_* options anew.  */
+   device, and forgets the crossover and the devices' measured speeds.
+   Safe to call at any time; the next call sets up again and reads the
+   GPU_TILED_* options anew.  */
 void gt_reset (void);
 
 #ifdef __cplusplus

@@ -4,12 +4,14 @@
 
 # The Octave glue: C++, no CUDA types; pkg reads PKG_ADD lines from here.
 GT_GLUE_SRCS = __gpu_tiled_mtimes__.cc __gpu_tiled_info__.cc \
-               __gpu_tiled_reset__.cc
+               __gpu_tiled_reset__.cc __gpu_tiled_devices__.cc
 # The host layer: C, no kernels named.
 GT_HOST_SRCS = host/gt_context.c host/gt_options.c host/gt_copy.c \
-               host/gt_stage.c host/gt_host.c host/gt_device_call.c
+               host/gt_stage.c host/gt_host.c host/gt_blocks.c \
+               host/gt_multi.c host/gt_crossover.c host/gt_mtimes.c \
+               host/gt_device_call.c
 GT_HOST_HDRS = host/gt_context.h host/gt_options.h host/gt_copy.h \
-               host/gt_stage.h
+               host/gt_stage.h host/gt_product.h
 # The plan layer: dispatcher, cost models, registry, device facts.
 GT_PLAN_SRCS = plan/gt_dispatch.cu plan/gt_costs.cu plan/gt_registry.cu \
                plan/gt_facts.cu plan/gt_run.cu

@@ -74,7 +74,7 @@ cd "$scratch"
 "$octave" --no-gui --no-init-file --no-window-system --no-history --quiet --eval "
   $setup
   ifelse_str = @(ok) {'FAILED', 'passed'}{ok + 1};
-  names = {'gpu_tiled_mtimes', 'gpu_tiled_info', 'gpu_tiled_reset'};
+  names = {'gpu_tiled_mtimes', 'gpu_tiled_info', 'gpu_tiled_reset', 'gpu_tiled_devices'};
   info = gpu_tiled_info ();
   if (info.usable)
     printf ('GPU: %s (compute capability %s)\n', info.name, info.compute_capability);
@@ -91,7 +91,7 @@ cd "$scratch"
   endfor
   ## pkg unload gives the cached GPU memory back (PKG_DEL); package mode only
   if (info.usable && any (strcmp ('gpu_tiled', {pkg('list'){:}.name})))
-    gpu_tiled_mtimes (randn (500, 'single'), randn (500, 'single'));
+    gpu_tiled_mtimes (randn (1500, 'single'), randn (1500, 'single'));
     held = gpu_tiled_info ().cached_device_memory;
     pkg ('unload', 'gpu_tiled');  pkg ('load', 'gpu_tiled');
     ok = held > 0 && gpu_tiled_info ().cached_device_memory == 0;

@@ -8,12 +8,15 @@
 #include "gt_context.h"
 #include "gt_copy.h"
 #include "gt_plan.h"
+#include "gt_product.h"
 
 /* Indexed by device ordinal.  */
 static gt_context contexts[GT_MAX_DEVICES];
 /* GT_DEVICE_DEFAULT: the runtime's current device when first asked.  */
 static int default_device = -1;
-static char err_text[512] = "no error";
+/* Each host thread has its own: the threads of a split product fail
+   apart, and the caller reports theirs (gt_multi.c).  */
+static _Thread_local char err_text[512] = "no error";
 
 const char *
 gt_error_text (void)
@@ -148,8 +151,8 @@ gt_fail_cuda (cudaError_t err, const char *what)
   } while (0)
 
 /* The ordinal GT_DEVICE_DEFAULT stands for, or the error.  */
-static gt_status
-resolve_device (int *device)
+gt_status
+gt_resolve_device (int *device)
 {
   if (*device == GT_DEVICE_DEFAULT)
     {
@@ -203,7 +206,7 @@ gt_status
 gt_ctx_get (int device, gt_context **out)
 {
   *out = NULL;
-  gt_status st = resolve_device (&device);
+  gt_status st = gt_resolve_device (&device);
   if (st != GT_OK)
     return st;
   gt_context *c = &contexts[device];
@@ -246,6 +249,21 @@ gt_ctx_device_buffer (gt_context *c, void **buf, size_t *have, size_t bytes,
     }
   *have = bytes;
   return GT_OK;
+}
+
+void
+gt_ctx_release_buffers (gt_context *c)
+{
+  if (!c->ready || cudaSetDevice (c->device) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return;
+    }
+  cudaDeviceSynchronize ();
+  cudaFree (c->dev);
+  c->dev = NULL;
+  c->dev_bytes = 0;
+  cudaGetLastError ();
 }
 
 gt_status
@@ -304,6 +322,8 @@ gt_reset (void)
   for (int d = 0; d < GT_MAX_DEVICES; d++)
     if (contexts[d].ready || contexts[d].workers)
       ctx_release (&contexts[d]);
+  gt_crossover_forget ();
+  gt_multi_forget ();
   if (have_current)
     cudaSetDevice (current);
   cudaGetLastError ();

@@ -37,6 +37,14 @@ typedef struct
    use and made the calling thread's current device.  */
 gt_status gt_ctx_get (int device, gt_context **ctx);
 
+/* The ordinal that device (GT_DEVICE_DEFAULT or an ordinal) stands for,
+   or GT_ERR_ARG / GT_ERR_NO_DEVICE.  */
+gt_status gt_resolve_device (int *device);
+
+/* Frees the host calls' device buffer of ctx (after a failure elsewhere
+   in a split product: every device gives its memory back).  */
+void gt_ctx_release_buffers (gt_context *ctx);
+
 /* Grows *buf (device memory of ctx) to at least bytes; keeps it
    otherwise.  */
 gt_status gt_ctx_device_buffer (gt_context *ctx, void **buf, size_t *have,

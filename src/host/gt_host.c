@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "gt_plan.h"
+#include "gt_product.h"
 #include "gt_stage.h"
 
 /* What one call works with.  Lengths in elements, sizes in bytes.  */
@@ -32,7 +34,11 @@ typedef struct
   const char *A, *B;
   char *C;
   size_t m, n, k;
+  size_t hla, hlb, hlc;         /* leading dimensions on the host */
   int tile;
+  int share;                    /* devices working at once */
+  char *fault_from;             /* new output to fault in */
+  size_t fault_bytes;
   size_t lda, ldb;              /* on the device */
   size_t w, panels;             /* panel width, panels */
   gt_plan plan_full, plan_last; /* a whole panel, the last one */
@@ -57,6 +63,17 @@ larger (size_t a, size_t b)
   return a > b ? a : b;
 }
 
+/* Host threads for one of `share` devices working at once: the cores
+   divided between them, at most `want`.  */
+static int
+shared_threads (int want, int share)
+{
+  if (share <= 1)
+    return want;
+  const long per = sysconf (_SC_NPROCESSORS_ONLN) / share;
+  return per < 1 ? 1 : (per < want ? (int) per : want);
+}
+
 /* The first panel waits for all of A, which is most of the time before
    the GPU can start.  So it is computed in pieces of k instead: piece i
    needs only columns of A and rows of B in that piece, and the pieces
@@ -67,7 +84,7 @@ larger (size_t a, size_t b)
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
-  if (c->panels < 2 || ctx->opt.no_ksplit
+  if (c->panels < 2 || (ctx && ctx->opt.no_ksplit)
       || !gt_plan_has_pieces (&c->plan_full))
     return 0;
   size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
@@ -167,8 +184,8 @@ small_product (gt_context *ctx, const gt_call *c)
 {
   char *pa = (char *) ctx->pinned, *pb = pa + c->a_bytes;
   char *pc = (char *) ctx->pinned + GT_SLOT_BYTES;
-  copy_job ja = { pa, c->A, c->lda, c->m, c->m, c->k, c->es_a, c->hs_a };
-  copy_job jb = { pb, c->B, c->ldb, c->k, c->k, c->n, c->es_b, c->hs_b };
+  copy_job ja = { pa, c->A, c->lda, c->hla, c->m, c->k, c->es_a, c->hs_a };
+  copy_job jb = { pb, c->B, c->ldb, c->hlb, c->k, c->n, c->es_b, c->hs_b };
   gt_copy (ctx->workers, &ja, 1);
   gt_copy (ctx->workers, &jb, 1);
   gt_gemm_args g = { c->dA, c->lda, c->dB, c->ldb, c->dC, c->m,
@@ -198,7 +215,8 @@ small_product (gt_context *ctx, const gt_call *c)
     err = cudaStreamSynchronize (ctx->comp);
   if (err != cudaSuccess)
     return gt_fail_cuda (err, "running the product");
-  memcpy (c->C, pc, c->m * c->n * c->es);
+  copy_job jc = { c->C, pc, c->hlc, c->m, c->m, c->n, c->es, 0 };
+  gt_copy (ctx->workers, &jc, 1);
   return GT_OK;
 }
 
@@ -211,15 +229,16 @@ small_product (gt_context *ctx, const gt_call *c)
 static void
 prefault_output (gt_context *ctx, const gt_call *c, gt_stager *sg)
 {
-  const size_t bytes = c->m * c->n * c->es;
+  const size_t bytes = c->fault_bytes;
   if (sg->threads <= 1 || bytes < ((size_t) 4 << 20))
     return;
   const size_t huge = (size_t) 2 << 20;
-  const uintptr_t b = round_up ((uintptr_t) c->C, huge);
-  const uintptr_t e = ((uintptr_t) (c->C + bytes)) / huge * huge;
+  const uintptr_t b = round_up ((uintptr_t) c->fault_from, huge);
+  const uintptr_t e = ((uintptr_t) (c->fault_from + bytes)) / huge * huge;
   if (e > b)
     madvise ((void *) b, e - b, MADV_HUGEPAGE);
-  gt_prefault_start (ctx->workers, c->C, bytes, ctx->opt.prefault_threads);
+  gt_prefault_start (ctx->workers, c->fault_from, bytes,
+                     shared_threads (ctx->opt.prefault_threads, c->share));
   sg->prefaulting = 1;
 }
 
@@ -249,11 +268,11 @@ first_panel_in_pieces (gt_context *ctx, const gt_call *c, gt_stager *sg,
   for (size_t k0 = 0, i = 0; k0 < c->k; k0 += c->kc, i++)
     {
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
-      st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a, c->m,
-                            k0, k1, interrupted);
+      st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
+                            c->hla, c->m, k0, k1, interrupted);
       if (st == GT_OK)
         st = gt_stage_upload_rows (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                                   c->k, k0, k1, 0, c->w, interrupted);
+                                   c->hlb, k0, k1, 0, c->w, interrupted);
       if (st != GT_OK)
         return st;
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
@@ -281,8 +300,8 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
       const size_t j0 = p * c->w, j1 = j0 + c->w < c->n ? j0 + c->w : c->n;
-      st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b, c->k,
-                            j0, j1, interrupted);
+      st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
+                            c->hlb, c->k, j0, j1, interrupted);
       if (st != GT_OK)
         return st;
       const gt_plan *plan = j1 - j0 == c->w ? &c->plan_full : &c->plan_last;
@@ -297,11 +316,11 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "running the kernel");
       if (p > 0)
-        st = gt_stage_download (sg, c->C, c->dC, c->es, c->m, j0 - c->w, j0,
-                                ctx->panel_out[p - 1]);
+        st = gt_stage_download (sg, c->C, c->hlc, c->dC, c->es, c->m,
+                                j0 - c->w, j0, ctx->panel_out[p - 1]);
     }
   if (st == GT_OK)
-    st = gt_stage_download (sg, c->C, c->dC, c->es, c->m,
+    st = gt_stage_download (sg, c->C, c->hlc, c->dC, c->es, c->m,
                             (c->panels - 1) * c->w, c->n,
                             ctx->panel_out[c->panels - 1]);
   return st;
@@ -353,8 +372,8 @@ streamed_product (gt_context *ctx, const gt_call *c, gt_stager *sg,
     }
   else
     {
-      st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a, c->m,
-                            0, c->k, interrupted);
+      st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
+                            c->hla, c->m, 0, c->k, interrupted);
       if (st == GT_OK && c->planes_bytes)
         {
           /* A's planes once all of A is there (panel_in[0] is free: the
@@ -382,33 +401,6 @@ streamed_product (gt_context *ctx, const gt_call *c, gt_stager *sg,
   return st;
 }
 
-static int
-always_interrupted (void)
-{
-  return 1;
-}
-
-/* The checks that need no device; *done where nothing is left to do.  */
-static gt_status
-call_trivial (gt_type type, gt_type ta, gt_type tb, void *C, size_t m,
-              size_t n, size_t k, int tile, int *done)
-{
-  *done = 1;
-  if (!gt_types_combine (type, ta, tb))
-    return gt_fail (GT_ERR_ARG, "a %s product of %s and %s operands",
-                    gt_type_name (type), gt_type_name (ta), gt_type_name (tb));
-  gt_status st = gt_check_product (type, tile);
-  if (st != GT_OK || m == 0 || n == 0)
-    return st;
-  if (k == 0)
-    {
-      memset (C, 0, m * n * gt_type_size (type));
-      return GT_OK;
-    }
-  *done = 0;
-  return GT_OK;
-}
-
 /* The bytes of an element of an operand of type t in a product of type c,
    on the device: c's precision, real or complex as t is.  */
 static size_t
@@ -418,41 +410,54 @@ device_size (gt_type c, gt_type t)
   return gt_type_real (t) == t ? real : 2 * real;
 }
 
+static void
+call_init (gt_call *c, const gt_product *p)
+{
+  memset (c, 0, sizeof *c);
+  c->type = p->type;
+  c->es = gt_type_size (p->type);
+  c->es_a = device_size (p->type, p->A.type);
+  c->es_b = device_size (p->type, p->B.type);
+  c->hs_a = gt_type_size (p->A.type);
+  c->hs_b = gt_type_size (p->B.type);
+  c->A = (const char *) p->A.data;
+  c->B = (const char *) p->B.data;
+  c->C = (char *) p->C;
+  c->m = p->m;
+  c->n = p->n;
+  c->k = p->k;
+  c->hla = p->lda;
+  c->hlb = p->ldb;
+  c->hlc = p->ldc;
+  c->tile = p->tile;
+  c->share = p->share > 1 ? p->share : 1;
+  c->fault_from = p->fault_from;
+  c->fault_bytes = p->fault_bytes;
+}
+
+static size_t
+call_device_bytes (const gt_call *c)
+{
+  return c->a_bytes + c->planes_bytes + c->b_bytes + c->c_bytes + c->work;
+}
+
+size_t
+gt_product_device_bytes (const gt_product *p)
+{
+  gt_call c;
+  call_init (&c, p);
+  return call_layout (NULL, &c) == GT_OK ? call_device_bytes (&c)
+                                         : (size_t) -1;
+}
+
 gt_status
-gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
-                size_t n, size_t k, int tile, int device,
+gt_product_run (gt_context *ctx, const gt_product *p,
                 gt_interrupt_fn interrupted)
 {
   const double t_start = gt_now ();
-  int done;
-  gt_status st = call_trivial (type, A.type, B.type, C, m, n, k, tile, &done);
-  if (done)
-    return st;
-  gt_context *ctx;
-  if ((st = gt_ctx_get (device, &ctx)) != GT_OK
-      || (st = gt_ctx_pinned (ctx)) != GT_OK)
-    return st;
-  if (ctx->opt.test_interrupt)
-    {
-      interrupted = always_interrupted;
-      if (ctx->opt.test_interrupt > 0)
-        ctx->opt.test_interrupt--;
-    }
   gt_call c;
-  memset (&c, 0, sizeof c);
-  c.type = type;
-  c.es = gt_type_size (type);
-  c.es_a = device_size (type, A.type);
-  c.es_b = device_size (type, B.type);
-  c.hs_a = gt_type_size (A.type);
-  c.hs_b = gt_type_size (B.type);
-  c.A = (const char *) A.data;
-  c.B = (const char *) B.data;
-  c.C = (char *) C;
-  c.m = m;
-  c.n = n;
-  c.k = k;
-  c.tile = tile;
+  call_init (&c, p);
+  gt_status st;
   if ((st = call_layout (ctx, &c)) != GT_OK
       || (st = call_buffers (ctx, &c)) != GT_OK)
     return st;
@@ -465,13 +470,14 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
       st = small_product (ctx, &c);
       if (ctx->opt.trace)
         fprintf (stderr, "gpu_tiled: %s %zux%zux%zu: %.3f ms (one stream%s)\n",
-                 gt_type_name (type), m, k, n, 1e3 * (gt_now () - t_start),
+                 gt_type_name (c.type), c.m, c.k, c.n,
+                 1e3 * (gt_now () - t_start),
                  c.total <= ctx->opt.zerocopy_max ? ", zero-copy" : "");
     }
   else
     {
       sg.threads = c.total >= 4 * GT_COPY_PARALLEL_MIN_BYTES
-                   ? ctx->opt.copy_threads : 1;
+                   ? shared_threads (ctx->opt.copy_threads, c.share) : 1;
       prefault_output (ctx, &c, &sg);
       gt_copy_hot (ctx->workers, sg.threads, 1);
       const double t_setup = gt_now ();

@@ -27,14 +27,13 @@ slot_drain (gt_stager *st, int s)
   st->t_wait += t1 - t0;
   if (err != cudaSuccess)
     return gt_fail_cuda (err, "copying between host and device");
-  if (st->out_dst[s])
+  if (st->out[s].dst)
     {
-      copy_job j = { st->out_dst[s], slot_ptr (st, s), st->out_len[s],
-                     st->out_len[s], st->out_len[s], 1, 1, 0 };
-      gt_copy (st->ctx->workers, &j, st->threads);
-      st->out_dst[s] = NULL;
+      const copy_job *j = &st->out[s];
+      gt_copy (st->ctx->workers, j, st->threads);
       st->t_out += gt_now () - t1;
-      st->bytes_out += j.rows;
+      st->bytes_out += j->rows * j->cols * j->elem;
+      st->out[s].dst = NULL;
     }
   return GT_OK;
 }
@@ -119,12 +118,12 @@ slot_send (gt_stager *st, copy_job *job, char *dst, size_t dpitch,
   return GT_OK;
 }
 
-/* Host columns [c_begin, c_end) of src (rows x *, leading dimension rows)
+/* Host columns [c_begin, c_end) of src (rows x *, leading dimension hld)
    to device dst (leading dimension ld), through the slots on ctx->up.  */
 gt_status
 gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
-                 const char *src, size_t src_es, size_t rows, size_t c_begin,
-                 size_t c_end, gt_interrupt_fn interrupted)
+                 const char *src, size_t src_es, size_t hld, size_t rows,
+                 size_t c_begin, size_t c_end, gt_interrupt_fn interrupted)
 {
   piece p = { c_begin, 0, 0, 0 };
   while (next_piece (&p, rows, ld, c_end, es))
@@ -132,7 +131,7 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
       if (interrupted && interrupted ())
         return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
       const size_t nc = p.nc ? p.nc : 1;
-      copy_job j = { NULL, src + (p.c0 * rows + p.r0) * src_es, ld, rows,
+      copy_job j = { NULL, src + (p.c0 * hld + p.r0) * src_es, ld, hld,
                      p.nc ? rows : p.nr, nc, es, src_es };
       if (!p.nc)
         j.dld = j.sld = j.rows;
@@ -145,13 +144,13 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
   return GT_OK;
 }
 
-/* Rows [r0, r1) of host columns [c_begin, c_end) of src (rows x *) to the
-   same rows of device dst (leading dimension ld): a piece of k of a panel
-   of B.  Each slot takes whole columns of the block; the copy engine
-   spreads them to their columns.  */
+/* Rows [r0, r1) of host columns [c_begin, c_end) of src (leading
+   dimension hld) to the same rows of device dst (leading dimension ld): a
+   piece of k of a panel of B.  Each slot takes whole columns of the
+   block; the copy engine spreads them to their columns.  */
 gt_status
 gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
-                      const char *src, size_t src_es, size_t rows, size_t r0,
+                      const char *src, size_t src_es, size_t hld, size_t r0,
                       size_t r1, size_t c_begin, size_t c_end,
                       gt_interrupt_fn interrupted)
 {
@@ -162,7 +161,7 @@ gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
       if (interrupted && interrupted ())
         return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
       const size_t nc = c_end - c < per_slot ? c_end - c : per_slot;
-      copy_job j = { NULL, src + (c * rows + r0) * src_es, h, rows, h, nc, es,
+      copy_job j = { NULL, src + (c * hld + r0) * src_es, h, hld, h, nc, es,
                      src_es };
       gt_status stt = slot_send (st, &j, dst + (c * ld + r0) * es,
                                  ld * es, h * es,
@@ -174,12 +173,12 @@ gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
 }
 
 /* Device columns [c_begin, c_end) of src (leading dimension rows) back to
-   host dst (same layout), once `ready` has happened on ctx->down.  The
-   host side of each piece is copied when its slot is next needed, or by
-   drain_all.  */
+   host dst (leading dimension hld), once `ready` has happened on
+   ctx->down.  The host side of each piece is copied when its slot is next
+   needed, or by gt_stage_drain.  */
 gt_status
-gt_stage_download (gt_stager *st, char *dst, const char *src, size_t es,
-                   size_t rows, size_t c_begin, size_t c_end,
+gt_stage_download (gt_stager *st, char *dst, size_t hld, const char *src,
+                   size_t es, size_t rows, size_t c_begin, size_t c_end,
                    cudaEvent_t ready)
 {
   cudaError_t err = cudaStreamWaitEvent (st->ctx->down, ready, 0);
@@ -201,8 +200,13 @@ gt_stage_download (gt_stager *st, char *dst, const char *src, size_t es,
         err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->down);
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "copying from the device");
-      st->out_dst[s] = dst + off * es;
-      st->out_len[s] = elems * es;
+      /* whole columns: rows apart on the device, hld on the host; a
+         piece of one column: nr rows of it */
+      copy_job j = { dst + (p.c0 * hld + p.r0) * es, slot_ptr (st, s), hld,
+                     rows, p.nc ? rows : p.nr, p.nc ? p.nc : 1, es, 0 };
+      if (!p.nc)
+        j.dld = j.sld = j.rows;
+      st->out[s] = j;
     }
   return GT_OK;
 }

@@ -4,7 +4,8 @@
    back through the same slots.  Matrices are column-major; a leading
    dimension counts elements.  es: bytes of an element on the device;
    src_es: on the host, es or (doubles rounded to floats in the copy)
-   2 es.  */
+   2 es.  Host matrices have their own leading dimension (hld): a block
+   of a larger matrix has its rows hld elements apart.  */
 
 #ifndef GT_STAGE_H
 #define GT_STAGE_H
@@ -20,37 +21,38 @@ typedef struct
   /* seconds spent, for the trace */
   double t_in, t_out, t_wait, t_fault;   /* t_fault: at the end */
   size_t bytes_in, bytes_out;
-  /* a slot holding device results not yet copied out */
-  char *out_dst[GT_SLOTS];
-  size_t out_len[GT_SLOTS];   /* bytes */
+  /* a slot holding device results not yet copied out: the copy to make
+     (dst NULL: none) */
+  copy_job out[GT_SLOTS];
 } gt_stager;
 
 /* A monotonic clock in seconds.  */
 double gt_now (void);
 
-/* Host columns [c_begin, c_end) of src (rows x *, leading dimension rows)
+/* Host columns [c_begin, c_end) of src (rows x *, leading dimension hld)
    to device dst (leading dimension ld), through the slots on ctx->up.  */
 gt_status gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
-                           const char *src, size_t src_es, size_t rows,
-                           size_t c_begin, size_t c_end,
+                           const char *src, size_t src_es, size_t hld,
+                           size_t rows, size_t c_begin, size_t c_end,
                            gt_interrupt_fn interrupted);
 
-/* Rows [r0, r1) of host columns [c_begin, c_end) of src (rows x *) to the
-   same rows of device dst (leading dimension ld): a piece of k of a panel
-   of B.  */
+/* Rows [r0, r1) of host columns [c_begin, c_end) of src (leading
+   dimension hld) to the same rows of device dst (leading dimension ld): a
+   piece of k of a panel of B.  */
 gt_status gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld,
                                 size_t es, const char *src, size_t src_es,
-                                size_t rows, size_t r0, size_t r1,
+                                size_t hld, size_t r0, size_t r1,
                                 size_t c_begin, size_t c_end,
                                 gt_interrupt_fn interrupted);
 
 /* Device columns [c_begin, c_end) of src (leading dimension rows) back to
-   host dst (same layout), once `ready` has happened on ctx->down.  The
-   host side of each piece is copied when its slot is next needed, or by
-   gt_stage_drain.  */
-gt_status gt_stage_download (gt_stager *st, char *dst, const char *src,
-                             size_t es, size_t rows, size_t c_begin,
-                             size_t c_end, cudaEvent_t ready);
+   host dst (leading dimension hld), once `ready` has happened on
+   ctx->down.  The host side of each piece is copied when its slot is next
+   needed, or by gt_stage_drain.  */
+gt_status gt_stage_download (gt_stager *st, char *dst, size_t hld,
+                             const char *src, size_t es, size_t rows,
+                             size_t c_begin, size_t c_end,
+                             cudaEvent_t ready);
 
 /* Waits for every slot and copies out what they hold, oldest first.  */
 gt_status gt_stage_drain (gt_stager *st);

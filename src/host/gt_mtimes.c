@@ -1,0 +1,61 @@
+/* gt_mtimes.c -- gt_mtimes_host, the host layer's entry: the checks that
+   need no device, then the product on one device or over several
+   (gt_product.h names the drivers below it).  */
+
+#include <string.h>
+#include "gt_plan.h"
+#include "gt_product.h"
+
+gt_product
+gt_product_block (const gt_product *p, size_t i0, size_t j0, size_t m,
+                  size_t n)
+{
+  gt_product q = *p;
+  q.A.data = (const char *) p->A.data + i0 * gt_type_size (p->A.type);
+  q.B.data = (const char *) p->B.data
+             + j0 * p->ldb * gt_type_size (p->B.type);
+  q.C = (char *) p->C + (i0 + j0 * p->ldc) * gt_type_size (p->type);
+  q.m = m;
+  q.n = n;
+  q.fault_from = NULL;
+  q.fault_bytes = 0;
+  return q;
+}
+
+/* The checks that need no device; *done where nothing is left to do.  */
+static gt_status
+call_trivial (gt_type type, gt_type ta, gt_type tb, void *C, size_t m,
+              size_t n, size_t k, int tile, int *done)
+{
+  *done = 1;
+  if (!gt_types_combine (type, ta, tb))
+    return gt_fail (GT_ERR_ARG, "a %s product of %s and %s operands",
+                    gt_type_name (type), gt_type_name (ta), gt_type_name (tb));
+  gt_status st = gt_check_product (type, tile);
+  if (st != GT_OK || m == 0 || n == 0)
+    return st;
+  if (k == 0)
+    {
+      memset (C, 0, m * n * gt_type_size (type));
+      return GT_OK;
+    }
+  *done = 0;
+  return GT_OK;
+}
+
+gt_status
+gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
+                size_t n, size_t k, int tile, int device,
+                gt_interrupt_fn interrupted)
+{
+  int done;
+  gt_status st = call_trivial (type, A.type, B.type, C, m, n, k, tile, &done);
+  if (done)
+    return st;
+  /* C is new memory (the glue allocates it for the result) */
+  gt_product p = { type, A, B, C, m, n, k, m, k, m, tile, 1, (char *) C,
+                   m * n * gt_type_size (type) };
+  return device == GT_DEVICES_ALL ? gt_multi_product (&p, interrupted)
+                                  : gt_device_product (device, &p,
+                                                       interrupted);
+}

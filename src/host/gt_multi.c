@@ -1,0 +1,261 @@
+/* gt_multi.c -- a product split over several devices of the host.
+
+   C is cut into one band per device, by columns (B and C go in column
+   panels, so each device's band is contiguous on the host) or, where C
+   has more rows than columns, by rows; each device gets all of the other
+   operand.  One host thread per device runs its band through that
+   device's own context (streams, staging, helper threads), so the
+   devices' copies and kernels overlap.  Bands are sized by each device's
+   speed as measured on earlier split calls (flops per second of its band,
+   call to return), so a slower or busier device gets less.  */
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include "gt_plan.h"
+#include "gt_product.h"
+#include "gt_stage.h"
+
+/* Products below this many flops stay on one device: splitting costs a
+   thread start and a second set of copies of the shared operand.  */
+#define SPLIT_MIN_FLOPS 8e9
+/* Bands are cut on multiples of this (the widest kernel tile).  */
+#define BAND_STEP 256
+
+static int chosen[GT_MAX_DEVICES], chosen_count;   /* 0: the default set */
+static double speed[GT_MAX_DEVICES];   /* flop/s measured; 0: not yet */
+static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static gt_status
+device_count (int *count)
+{
+  cudaError_t err = cudaGetDeviceCount (count);
+  if (err != cudaSuccess)
+    {
+      *count = 0;
+      return gt_fail_cuda (err, "CUDA device query");
+    }
+  return GT_OK;
+}
+
+void
+gt_multi_forget (void)
+{
+  memset (speed, 0, sizeof speed);
+}
+
+gt_status
+gt_set_devices (const int *devices, int count)
+{
+  int have = 0;
+  if (count < 0 || count > GT_MAX_DEVICES)
+    return gt_fail (GT_ERR_ARG, "between 0 and %d devices", GT_MAX_DEVICES);
+  gt_status st = count ? device_count (&have) : GT_OK;
+  if (st != GT_OK)
+    return st;
+  for (int i = 0; i < count; i++)
+    {
+      if (devices[i] < 0 || devices[i] >= have)
+        return gt_fail (GT_ERR_ARG, "device %d is not one of the %d CUDA "
+                        "devices (0 to %d)", devices[i], have, have - 1);
+      for (int j = 0; j < i; j++)
+        if (devices[j] == devices[i])
+          return gt_fail (GT_ERR_ARG, "device %d is named twice",
+                          devices[i]);
+    }
+  pthread_mutex_lock (&set_lock);
+  memcpy (chosen, devices, count * sizeof *devices);
+  chosen_count = count;
+  pthread_mutex_unlock (&set_lock);
+  return GT_OK;
+}
+
+/* The default set: the default device first, then every other device of
+   its compute capability.  */
+static int
+default_set (int *out, int max)
+{
+  int first = GT_DEVICE_DEFAULT, count = 0;
+  if (gt_resolve_device (&first) != GT_OK || device_count (&count) != GT_OK)
+    return 0;
+  struct cudaDeviceProp p0, p;
+  if (cudaGetDeviceProperties (&p0, first) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  int n = 0, mode = 0;
+  out[n++] = first;
+  for (int d = 0; d < count && n < max; d++)
+    if (d != first && cudaGetDeviceProperties (&p, d) == cudaSuccess
+        && p.major == p0.major && p.minor == p0.minor
+        && cudaDeviceGetAttribute (&mode, cudaDevAttrComputeMode, d)
+           == cudaSuccess
+        && mode != cudaComputeModeProhibited)
+      out[n++] = d;
+  cudaGetLastError ();
+  return n;
+}
+
+int
+gt_get_devices (int *devices, int max)
+{
+  pthread_mutex_lock (&set_lock);
+  int n = chosen_count < max ? chosen_count : max;
+  memcpy (devices, chosen, n * sizeof *devices);
+  pthread_mutex_unlock (&set_lock);
+  return n ? n : default_set (devices, max);
+}
+
+/* One device's band of a split product.  */
+typedef struct
+{
+  int device;
+  gt_product part;
+  gt_interrupt_fn interrupted;
+  gt_status st;
+  double seconds;
+  char text[512];   /* the band's error text (its thread's own) */
+  pthread_t thread;
+  int threaded;
+} band;
+
+static void *
+band_run (void *arg)
+{
+  band *b = (band *) arg;
+  const double t0 = gt_now ();
+  b->st = gt_device_product (b->device, &b->part, b->interrupted);
+  b->seconds = gt_now () - t0;
+  if (b->st != GT_OK)
+    snprintf (b->text, sizeof b->text, "%s", gt_error_text ());
+  return NULL;
+}
+
+static double
+flops_of (const gt_product *p)
+{
+  const double f = 2.0 * p->m * p->n * p->k;
+  return gt_type_real (p->type) == p->type ? f : 4 * f;
+}
+
+/* Band lengths along total (columns or rows) in proportion to the
+   devices' measured speeds (equal shares until each has been measured),
+   cut on BAND_STEP; the last takes the rest.  */
+static void
+band_lengths (const int *devs, int count, size_t total, size_t *len)
+{
+  double w[GT_MAX_DEVICES], sum = 0;
+  int known = 1;
+  for (int d = 0; d < count; d++)
+    known &= speed[devs[d]] > 0;
+  for (int d = 0; d < count; d++)
+    sum += (w[d] = known ? speed[devs[d]] : 1.0);
+  size_t given = 0;
+  for (int d = 0; d < count; d++)
+    {
+      size_t l = (size_t) (total * (w[d] / sum) / BAND_STEP + 0.5)
+                 * BAND_STEP;
+      if (d == count - 1 || given + l > total)
+        l = total - given;
+      len[d] = l;
+      given += l;
+    }
+}
+
+/* The bands of p: C's columns (or rows) cut by len; each band faults in
+   its own share of C's bytes.  */
+static int
+make_bands (const gt_product *p, const int *devs, int count, int by_cols,
+            gt_interrupt_fn interrupted, band *b)
+{
+  size_t len[GT_MAX_DEVICES], at = 0, fault_at = 0;
+  const size_t total = by_cols ? p->n : p->m;
+  band_lengths (devs, count, total, len);
+  int used = 0;
+  for (int d = 0; d < count; d++)
+    {
+      if (len[d] == 0)
+        continue;
+      band *x = &b[used++];
+      memset (x, 0, sizeof *x);
+      x->device = devs[d];
+      x->interrupted = interrupted;
+      x->part = by_cols ? gt_product_block (p, 0, at, p->m, len[d])
+                        : gt_product_block (p, at, 0, len[d], p->n);
+      x->part.share = count;
+      const size_t fb = p->fault_bytes / total * len[d];
+      x->part.fault_from = p->fault_bytes ? p->fault_from + fault_at : NULL;
+      x->part.fault_bytes = fb;
+      fault_at += fb;
+      at += len[d];
+    }
+  if (used && p->fault_bytes)   /* the last band takes the rest */
+    b[used - 1].part.fault_bytes = p->fault_bytes
+                                   - (b[used - 1].part.fault_from
+                                      - p->fault_from);
+  return used;
+}
+
+/* After the bands ran: speeds measured, a band that ran out of memory
+   done again on a device that did not, and otherwise the first failure,
+   with every device's buffers freed.  */
+static gt_status
+bands_finish (band *b, int used, gt_interrupt_fn interrupted)
+{
+  int ok = -1;
+  for (int i = 0; i < used; i++)
+    if (b[i].st == GT_OK)
+      {
+        const double s = flops_of (&b[i].part) / b[i].seconds;
+        double *v = &speed[b[i].device];
+        *v = *v > 0 ? 0.5 * (*v + s) : s;
+        ok = ok < 0 ? i : ok;
+      }
+  gt_status st = GT_OK;
+  for (int i = 0; st == GT_OK && i < used; i++)
+    {
+      if (b[i].st == GT_ERR_NO_MEMORY && ok >= 0)
+        b[i].st = gt_device_product (b[ok].device, &b[i].part, interrupted);
+      else if (b[i].st != GT_OK)
+        gt_fail (b[i].st, "device %d: %s", b[i].device, b[i].text);
+      st = b[i].st;
+    }
+  if (st != GT_OK && st != GT_ERR_INTERRUPTED)
+    for (int i = 0; i < used; i++)
+      {
+        gt_context *ctx;
+        if (gt_ctx_get (b[i].device, &ctx) == GT_OK)
+          gt_ctx_release_buffers (ctx);
+      }
+  return st;
+}
+
+gt_status
+gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
+{
+  int devs[GT_MAX_DEVICES];
+  const int count = gt_get_devices (devs, GT_MAX_DEVICES);
+  const int by_cols = p->n >= p->m;
+  const size_t total = by_cols ? p->n : p->m;
+  if (count == 0)   /* says why there is no device */
+    return gt_device_product (GT_DEVICE_DEFAULT, p, interrupted);
+  if (count == 1 || flops_of (p) < SPLIT_MIN_FLOPS
+      || total < 2 * BAND_STEP)
+    return gt_device_product (devs[0], p, interrupted);
+  band b[GT_MAX_DEVICES];
+  const int used = make_bands (p, devs, count, by_cols, interrupted, b);
+  /* the first band on this thread, the others each on a thread of its
+     own (or after it, where a thread cannot be had) */
+  for (int i = 1; i < used; i++)
+    b[i].threaded = pthread_create (&b[i].thread, NULL, band_run, &b[i]) == 0;
+  band_run (&b[0]);
+  for (int i = 1; i < used; i++)
+    {
+      if (b[i].threaded)
+        pthread_join (b[i].thread, NULL);
+      else
+        band_run (&b[i]);
+    }
+  return bands_finish (b, used, interrupted);
+}

@@ -1,0 +1,56 @@
+/* gt_product.h -- a product of host matrices, or a block of one, as the
+   host layer's drivers hand it on (internal to the host layer):
+     gt_mtimes.c   the public entry: checks, then one device or several
+     gt_multi.c    a product split over several devices, one thread each
+     gt_blocks.c   one device; blocks of C where all of it does not fit
+     gt_host.c     one block, all of it in device memory: the pipeline
+   A block of a larger matrix keeps the larger matrix's leading dimension
+   on the host, so blocks need no copies of their own.  */
+
+#ifndef GT_PRODUCT_H
+#define GT_PRODUCT_H
+
+#include "gt_context.h"
+
+typedef struct
+{
+  gt_type type;              /* of C */
+  gt_operand A, B;           /* A m x k, B k x n, at the block's origin */
+  void *C;                   /* m x n */
+  size_t m, n, k;
+  size_t lda, ldb, ldc;      /* host leading dimensions, in elements */
+  int tile;
+  int share;                 /* devices working at once (host threads are
+                                shared between them) */
+  char *fault_from;          /* new output memory to fault in ahead of the */
+  size_t fault_bytes;        /* copies out (0: none) */
+} gt_product;
+
+/* The block q of p: rows [i0, i0 + m), columns [j0, j0 + n) of C.  */
+gt_product gt_product_block (const gt_product *p, size_t i0, size_t j0,
+                             size_t m, size_t n);
+
+/* Runs p on ctx's device with all of it in device memory at once.
+   GT_ERR_NO_MEMORY, with the context's buffer freed, where the device
+   cannot hold it.  */
+gt_status gt_product_run (gt_context *ctx, const gt_product *p,
+                          gt_interrupt_fn interrupted);
+
+/* The device bytes gt_product_run needs for p.  */
+size_t gt_product_device_bytes (const gt_product *p);
+
+/* Runs p on device (an ordinal or GT_DEVICE_DEFAULT), in blocks of C
+   where the device cannot hold all of it.  */
+gt_status gt_device_product (int device, const gt_product *p,
+                             gt_interrupt_fn interrupted);
+
+/* Runs p over the devices chosen (gt_set_devices), or on one device where
+   a split would not pay.  */
+gt_status gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted);
+
+/* Forget what was measured (gt_reset): the crossover of each type
+   (gt_crossover.c), the devices' speeds (gt_multi.c).  */
+void gt_crossover_forget (void);
+void gt_multi_forget (void);
+
+#endif
