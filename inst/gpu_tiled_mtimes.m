@@ -542,6 +542,7 @@ endfunction
 %! ## in scratch): the same bits as one pass over k (m and the last piece
 %! ## are not multiples of anything)
 %! A = randn (2047, 1999, "single");  B = randn (1999, 3001, "single");
+%! gpu_tiled_reset ();   # (bands over several devices as the second call's)
 %! C1 = gpu_tiled_mtimes (A, B);
 %! setenv ("GPU_TILED_NO_KSPLIT", "1");
 %! unwind_protect
@@ -806,16 +807,16 @@ endfunction
 %! ## larger than the device memory allowed: blocks of whole columns of C
 %! ## (A sent again for each), or where A itself does not fit, bands of
 %! ## rows too; every class
-%! setenv ("GPU_TILED_DEVICE_LIMIT", "20000000");
+%! setenv ("GPU_TILED_DEVICE_LIMIT", "40000000");
 %! unwind_protect
 %!   gpu_tiled_reset ();
 %!   for cls = {"single", "double", "csingle", "cdouble"}
-%!     A = make_operand (cls{1}, 1100, 1000);
-%!     B = make_operand (cls{1}, 1000, 1300);
+%!     A = make_operand (cls{1}, 2000, 1500);
+%!     B = make_operand (cls{1}, 1500, 2500);
 %!     check_default (A, B, cls{1});
-%!     assert (gpu_tiled_info ().cached_device_memory <= 20e6);
+%!     assert ([gpu_tiled_info().devices.cached_device_memory] <= 40e6);
 %!   endfor
-%!   check_default (randn (3000, 1800, "single"), randn (1800, 700, "single"),
+%!   check_default (randn (6000, 2000, "single"), randn (2000, 900, "single"),
 %!                  "rows cut");
 %!   check_default (randn (2000, 3000), single (randn (3000, 900)), "mixed");
 %! unwind_protect_cleanup

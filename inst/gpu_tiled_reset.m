@@ -52,7 +52,7 @@ endfunction
 %! setenv ("GPU_TILED_CROSSOVER", "off");
 %! unwind_protect
 %!   gpu_tiled_reset ();
-%!   X = {randn(64, "single"), randn(64), complex(randn(64, "single"), 1),
+%!   X = {randn(64, "single"), randn(64), complex(randn(64, "single"), 1), ...
 %!        complex(randn(64), 1), randn(64) > 0};
 %!   pairs = [1 1; 2 2; 3 3; 4 4; 1 2; 2 1; 2 4; 4 2; 3 4; 1 4; 5 2; 3 5];
 %!   for p = pairs'

@@ -14,8 +14,10 @@
 #include "gt_product.h"
 
 /* Blocks are cut on multiples of this (the widest kernel tile), so every
-   block but the last runs on whole tiles.  */
+   block but the last runs on whole tiles; where memory is so short that
+   even that does not fit, on multiples of BLOCK_MIN.  */
 #define BLOCK_STEP 256
+#define BLOCK_MIN 64
 /* Left free for the CUDA runtime, the kernels' scratch of device-pointer
    calls and other allocations of this process.  */
 #define MARGIN_BYTES ((size_t) 96 << 20)
@@ -23,7 +25,9 @@
 static size_t
 step_down (size_t x)
 {
-  return x > BLOCK_STEP ? x / BLOCK_STEP * BLOCK_STEP : x;
+  if (x > BLOCK_STEP)
+    return x / BLOCK_STEP * BLOCK_STEP;
+  return x > BLOCK_MIN ? x / BLOCK_MIN * BLOCK_MIN : x;
 }
 
 static size_t
@@ -56,8 +60,10 @@ block_budget (const gt_context *ctx)
 static size_t
 widest_fit (const gt_product *p, size_t mb, size_t budget)
 {
-  const size_t n1 = p->n < BLOCK_STEP ? p->n : BLOCK_STEP;
-  const size_t b1 = block_bytes (p, mb, n1);
+  size_t n1 = p->n < BLOCK_STEP ? p->n : BLOCK_STEP;
+  size_t b1 = block_bytes (p, mb, n1);
+  if (b1 > budget && n1 > BLOCK_MIN)
+    b1 = block_bytes (p, mb, n1 = BLOCK_MIN);
   if (b1 > budget)
     return 0;
   const size_t n2 = p->n < 2 * BLOCK_STEP ? p->n : 2 * BLOCK_STEP;
@@ -66,7 +72,7 @@ widest_fit (const gt_product *p, size_t mb, size_t budget)
   size_t nb = n1 + (budget - b1) / per;
   nb = step_down (nb < p->n ? nb : p->n);
   while (nb > n1 && block_bytes (p, mb, nb) > budget)
-    nb = step_down (nb - BLOCK_STEP);
+    nb = step_down (nb - (nb > BLOCK_STEP ? BLOCK_STEP : BLOCK_MIN));
   return nb < n1 ? n1 : nb;
 }
 
@@ -85,12 +91,13 @@ choose_blocks (const gt_product *p, size_t budget, size_t *mb, size_t *nb)
           /* the same number of blocks, as even as the steps allow */
           const size_t blocks = (p->n + cols - 1) / cols;
           size_t even = (p->n + blocks - 1) / blocks;
-          even = (even + BLOCK_STEP - 1) / BLOCK_STEP * BLOCK_STEP;
+          const size_t step = cols >= BLOCK_STEP ? BLOCK_STEP : BLOCK_MIN;
+          even = (even + step - 1) / step * step;
           *nb = even < cols ? even : cols;
           *mb = rows;
           return 0;
         }
-      if (rows <= BLOCK_STEP)
+      if (rows <= BLOCK_MIN)
         return 1;
       rows = step_down ((rows + 1) / 2);
     }

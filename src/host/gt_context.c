@@ -348,8 +348,22 @@ gt_device_info (int device, gt_info *info)
   if (cudaGetDeviceCount (&info->device_count) != cudaSuccess)
     info->device_count = 0;
   cudaGetLastError ();
-  gt_context *c;
-  gt_status st = gt_ctx_get (device, &c);
+  /* The default device is set up (its options read, as the tests'
+     hooks expect); another is only asked, its context left as it is.  */
+  gt_context *c = NULL;
+  gt_status st = device == GT_DEVICE_DEFAULT ? gt_ctx_get (device, &c)
+                                             : gt_resolve_device (&device);
+  if (st == GT_OK && !c)
+    {
+      c = &contexts[device];
+      cudaError_t e = cudaSetDevice (device);
+      if (e == cudaSuccess)
+        e = gt_check_kernel_image ();
+      if (e != cudaSuccess)
+        st = gt_fail_cuda (e, "CUDA device query");
+      else if (!c->ready)
+        c->device = device;
+    }
   if (st != GT_OK)
     {
       snprintf (info->reason, sizeof info->reason, "%s", gt_error_text ());

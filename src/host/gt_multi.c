@@ -21,6 +21,8 @@
 #define SPLIT_MIN_FLOPS 8e9
 /* Bands are cut on multiples of this (the widest kernel tile).  */
 #define BAND_STEP 256
+/* Devices whose speeds differ by less than this factor get equal bands.  */
+#define SPEED_SPREAD 1.25
 
 static int chosen[GT_MAX_DEVICES], chosen_count;   /* 0: the default set */
 static double speed[GT_MAX_DEVICES];   /* flop/s measured; 0: not yet */
@@ -140,17 +142,26 @@ flops_of (const gt_product *p)
 }
 
 /* Band lengths along total (columns or rows) in proportion to the
-   devices' measured speeds (equal shares until each has been measured),
-   cut on BAND_STEP; the last takes the rest.  */
+   devices' measured speeds, cut on BAND_STEP; the last takes the rest.
+   Equal shares until every device has been measured, and while the
+   speeds are within SPEED_SPREAD of each other: a band's plan (and so
+   the order of its sums) follows its width, so alike devices keep the
+   same bands, and the same bits, call after call.  */
 static void
 band_lengths (const int *devs, int count, size_t total, size_t *len)
 {
-  double w[GT_MAX_DEVICES], sum = 0;
+  double w[GT_MAX_DEVICES], sum = 0, lo = 0, hi = 0;
   int known = 1;
   for (int d = 0; d < count; d++)
-    known &= speed[devs[d]] > 0;
+    {
+      const double v = speed[devs[d]];
+      known &= v > 0;
+      lo = d == 0 || v < lo ? v : lo;
+      hi = d == 0 || v > hi ? v : hi;
+    }
+  const int equal = !known || hi <= SPEED_SPREAD * lo;
   for (int d = 0; d < count; d++)
-    sum += (w[d] = known ? speed[devs[d]] : 1.0);
+    sum += (w[d] = equal ? 1.0 : speed[devs[d]]);
   size_t given = 0;
   for (int d = 0; d < count; d++)
     {
