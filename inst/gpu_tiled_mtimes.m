@@ -588,7 +588,9 @@ endfunction
 %! ## out of device memory: a clear error, nothing kept, the next call works
 %! gpu_tiled_reset ();
 %! A = randn (600, 500, "single");  B = randn (500, 400, "single");
-%! setenv ("GPU_TILED_DEVICE_LIMIT", "1000000");   # fail requests over 1 MB
+%! ## (fail requests over 100 kB: not even a block of 64 rows and columns
+%! ## fits; GPU_TILED_DEVICE_LIMIT's blocks are tested below)
+%! setenv ("GPU_TILED_DEVICE_LIMIT", "100000");
 %! unwind_protect
 %!   gpu_tiled_reset ();
 %!   fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: out of device memory: .* needs .* does not fit the .* MiB free");

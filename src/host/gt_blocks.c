@@ -103,9 +103,14 @@ choose_blocks (const gt_product *p, size_t budget, size_t *mb, size_t *nb)
     }
 }
 
+static gt_status blocked (gt_context *ctx, const gt_product *p,
+                          gt_interrupt_fn interrupted, int depth);
+
+/* The blocks in turn.  A block whose plan needs more scratch than the
+   block chosen for the fit (the last, narrower ones) is cut again.  */
 static gt_status
 run_blocks (gt_context *ctx, const gt_product *p, size_t mb, size_t nb,
-            gt_interrupt_fn interrupted)
+            gt_interrupt_fn interrupted, int depth)
 {
   gt_status st = GT_OK;
   for (size_t i0 = 0; st == GT_OK && i0 < p->m; i0 += mb)
@@ -122,8 +127,29 @@ run_blocks (gt_context *ctx, const gt_product *p, size_t mb, size_t nb,
             q.fault_bytes = p->fault_bytes;
           }
         st = gt_product_run (ctx, &q, interrupted);
+        if (st == GT_ERR_NO_MEMORY && depth < 2)
+          st = blocked (ctx, &q, interrupted, depth + 1);
       }
   return st;
+}
+
+/* p in blocks that fit what the device has free now.  */
+static gt_status
+blocked (gt_context *ctx, const gt_product *p, gt_interrupt_fn interrupted,
+         int depth)
+{
+  const size_t whole = gt_product_device_bytes (p);
+  const size_t budget = block_budget (ctx);
+  size_t mb, nb;
+  if (choose_blocks (p, budget, &mb, &nb))
+    return gt_fail (GT_ERR_NO_MEMORY, "out of device memory: the product "
+                    "needs %.1f MiB, and even its smallest block does not "
+                    "fit the %.1f MiB free", whole / 1048576.0,
+                    budget / 1048576.0);
+  if (ctx->opt.trace)
+    fprintf (stderr, "gpu_tiled: %.1f MiB do not fit %.1f MiB: blocks of "
+             "%zux%zu\n", whole / 1048576.0, budget / 1048576.0, mb, nb);
+  return run_blocks (ctx, p, mb, nb, interrupted, depth);
 }
 
 static int
@@ -148,18 +174,5 @@ gt_device_product (int device, const gt_product *p,
         ctx->opt.test_interrupt--;
     }
   st = gt_product_run (ctx, p, interrupted);
-  if (st != GT_ERR_NO_MEMORY)
-    return st;
-  const size_t whole = gt_product_device_bytes (p);
-  const size_t budget = block_budget (ctx);
-  size_t mb, nb;
-  if (choose_blocks (p, budget, &mb, &nb))
-    return gt_fail (GT_ERR_NO_MEMORY, "out of device memory: the product "
-                    "needs %.1f MiB, and even its smallest block does not "
-                    "fit the %.1f MiB free", whole / 1048576.0,
-                    budget / 1048576.0);
-  if (ctx->opt.trace)
-    fprintf (stderr, "gpu_tiled: %.1f MiB do not fit %.1f MiB: blocks of "
-             "%zux%zu\n", whole / 1048576.0, budget / 1048576.0, mb, nb);
-  return run_blocks (ctx, p, mb, nb, interrupted);
+  return st == GT_ERR_NO_MEMORY ? blocked (ctx, p, interrupted, 0) : st;
 }
