@@ -43,7 +43,8 @@
 ## median/best; the CSV has the median.  Where gpu_tiled_devices reports
 ## several devices in use, each shape is timed on the first of them alone
 ## (gpus 1) and on all (gpus = their count), and the list is restored at the
-## end.  CLASS_SIZES is not used there.
+## end.  CLASS_SIZES, a cell array of class names
+## there, runs the suite for those classes only.
 ##
 ## With PNG (default: CSV with .png), plots GFLOP/s against n on log axes,
 ## one line per method, through plot_e2e.py (python3 with matplotlib); and
@@ -66,6 +67,9 @@ function bench_gpu_tiled_mtimes (csv = "e2e.csv", device = "", sizes = 2 .^ (6:1
 
   if (suite)
     plan = suite_plan ();
+    if (iscell (class_sizes))   # the suite for these classes only
+      plan = plan(ismember ({plan.cls}, class_sizes));
+    endif
   else
     plan = classic_plan (sizes, class_sizes);
   endif
@@ -233,6 +237,7 @@ function fl = write_row (out, method, m, n, k, sec, t_builtin, cls, gpus)
            out.device, out.date, method, m, n, k, sec,
            flops_of (cls, m, n, k) / sec / 1e9, t_builtin / sec, cls, fl,
            sec / fl, gpus);
+  fflush (out.fid);   # a run cut short keeps its rows
 endfunction
 
 ## The least time a call could take on g GPUs: the copy in, the copy out
