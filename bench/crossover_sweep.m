@@ -9,7 +9,7 @@
 
 function crossover_sweep (csv = "crossover.csv")
 
-  sizes = [2 4 8 16 24 32 48 64 96 128 192 256 384 512 768 1024];
+  sizes = [2 4 8 16 24 32 40 48 64 96 128 192 256 384 512];
   classes = {"single", "double", "single complex", "double complex"};
   fid = fopen (csv, "w");
   fprintf (fid, "class,n,builtin_s,default_s,ratio,on_host\n");

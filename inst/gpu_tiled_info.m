@@ -44,7 +44,7 @@
 ## one element per class of result (@code{class}: single, double, complex
 ## single, complex double): products given no @var{tile} that are too small
 ## to pay for the trip to the GPU run on Octave's own @code{*}.  The first
-## such product of a class measures both sides, each at 64 and 256 square:
+## such product of a class measures both sides, each at 4 and 256 square:
 ## the host as @code{host_fixed_seconds} + flops /
 ## @code{host_flops_per_second}, the GPU as @code{gpu_fixed_seconds} +
 ## bytes / @code{gpu_bytes_per_second}; a product runs where its line is

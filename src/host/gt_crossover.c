@@ -23,8 +23,12 @@
    that many bytes takes longer.  */
 #define HOST_MAX_BYTES ((size_t) 16 << 20)
 /* The two square sizes measured, and the calls timed at each (the
-   median, after one call not timed).  */
-#define SIZE_SMALL 64
+   median, after one call not timed): a tiny product gives each side's
+   fixed cost, the larger one its rate.  (A fixed cost fitted through 64
+   and 256 came out at 100 us for the host's complex double product, whose
+   rate at 64 is below its rate at 256, and sent 5 x 4 products to the
+   GPU.)  */
+#define SIZE_SMALL 4
 #define SIZE_LARGE 256
 #define TIMED_CALLS 3
 
@@ -128,14 +132,10 @@ measure (gt_type c, gt_host_timer timer, void *arg)
   gt_crossover_info *i = &x->info;
   const double f1 = flops_of (c, n1, n1, n1), f2 = flops_of (c, n2, n2, n2);
   const double b1 = 3 * n1 * n1 * es, b2 = 3 * n2 * n2 * es;
+  i->host_fixed_s = h1;
   i->host_flops_per_s = h2 > h1 ? (f2 - f1) / (h2 - h1) : f2 / h2;
-  i->host_fixed_s = h1 - f1 / i->host_flops_per_s;
-  if (i->host_fixed_s < 0)
-    i->host_fixed_s = 0;
+  i->gpu_fixed_s = g1;
   i->gpu_bytes_per_s = g2 > g1 ? (b2 - b1) / (g2 - g1) : b2 / g2;
-  i->gpu_fixed_s = g1 - b1 / i->gpu_bytes_per_s;
-  if (i->gpu_fixed_s < 0)
-    i->gpu_fixed_s = 0;
   i->measured = 1;
   x->state = 1;
   /* the square size where the lines cross, for the report */
