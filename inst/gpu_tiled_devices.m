@@ -15,7 +15,9 @@
 ## one band of columns (or of rows, where C has more rows than columns)
 ## per device, each device gets all of the other operand, and each band is
 ## as wide as that device's speed, measured on earlier calls, allows.
-## Products below about 8 GFLOP run on the first device of the list alone.
+## A product is split only where the kernel time saved is more than the
+## extra copy of the shared operand costs the host (8192^3 single and
+## smaller run on the first device of the list alone; 16384^3 splits).
 ##
 ## With @var{set}, a vector of distinct device ordinals, uses those devices
 ## from the next call on; @code{gpu_tiled_devices (0)} uses device 0 only.

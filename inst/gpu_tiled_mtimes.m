@@ -827,8 +827,11 @@ endfunction
 %! end_unwind_protect
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## split over two devices: by columns (n >= m) and by rows, every class;
-%! ## both devices hold buffers afterwards
+%! ## both devices hold buffers afterwards (GPU_TILED_SPLIT=always: these
+%! ## shapes are too small for a split to pay)
 %! devs = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_SPLIT", "always");
+%! gpu_tiled_reset ();
 %! for cls = {"single", "double", "csingle", "cdouble"}
 %!   check_default (make_operand (cls{1}, 2100, 1500),
 %!                  make_operand (cls{1}, 1500, 3100), ["columns ", cls{1}]);
@@ -842,20 +845,27 @@ endfunction
 %!   check_default (randn (2500, 2000, "single"), randn (2000, 4500, "single"),
 %!                  "measured bands");
 %! endfor
+%! unsetenv ("GPU_TILED_SPLIT");
+%! gpu_tiled_reset ();
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## each device alone, then both, give the same class and accuracy
 %! devs = gpu_tiled_devices ();
 %! A = complex (randn (1800, 1200), randn (1800, 1200));
 %! B = randn (1200, 2600);
+%! setenv ("GPU_TILED_SPLIT", "always");
 %! unwind_protect
 %!   for d = devs(1:2)
 %!     gpu_tiled_devices (d);
 %!     check_default (A, B, sprintf ("device %d", d));
 %!   endfor
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%!   check_default (A, B, "both");
 %! unwind_protect_cleanup
 %!   gpu_tiled_devices ([]);
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_reset ();
 %! end_unwind_protect
-%! check_default (A, B, "both");
 %!testif ; gpu
 %! ## the crossover: without a tile, tiny products run on Octave's own *
 %! ## (the same bits); a tile, or a product over 16 MiB or well past the

@@ -11,14 +11,22 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gt_plan.h"
 #include "gt_product.h"
 #include "gt_stage.h"
 
-/* Products below this many flops stay on one device: splitting costs a
-   thread start and a second set of copies of the shared operand.  */
-#define SPLIT_MIN_FLOPS 8e9
+/* A split pays where the kernel time it saves is more than what it adds:
+   each further device needs its own copy of the shared operand, staged
+   through the host as the other copies are (so counted twice: it takes
+   the host's copy bandwidth from them), and a pipeline of its own.  The
+   rates are those measured on Hopper hosts (bench/RESULTS.md, "Several
+   GPUs"); GPU_TILED_SPLIT=always (read at the first call, and after
+   gt_reset) splits every product wide enough, for the tests.  */
+#define SPLIT_KERNEL_RATE 45e12   /* flop/s of one GPU (double; single 55) */
+#define SPLIT_HOST_RATE 47e9      /* bytes/s through the pinned staging */
+#define SPLIT_FIXED_S 1e-3        /* a further device's own pipeline */
 /* Bands are cut on multiples of this (the widest kernel tile).  */
 #define BAND_STEP 256
 /* Devices whose speeds differ by less than this factor get equal bands.  */
@@ -26,6 +34,7 @@
 
 static int chosen[GT_MAX_DEVICES], chosen_count;   /* 0: the default set */
 static double speed[GT_MAX_DEVICES];   /* flop/s measured; 0: not yet */
+static int split_always = -1;          /* GPU_TILED_SPLIT; -1: not read */
 static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static gt_status
@@ -44,6 +53,7 @@ void
 gt_multi_forget (void)
 {
   memset (speed, 0, sizeof speed);
+  split_always = -1;
 }
 
 gt_status
@@ -242,6 +252,26 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
   return st;
 }
 
+/* Whether splitting p over count devices pays (see SPLIT_KERNEL_RATE).  */
+static int
+split_pays (const gt_product *p, int count, int by_cols)
+{
+  if (split_always < 0)
+    {
+      const char *v = getenv ("GPU_TILED_SPLIT");
+      split_always = v && !strcmp (v, "always");
+    }
+  if (split_always)
+    return 1;
+  const double shared = by_cols
+    ? (double) p->m * p->k * gt_type_size (p->A.type)
+    : (double) p->k * p->n * gt_type_size (p->B.type);
+  const double saved = flops_of (p) / SPLIT_KERNEL_RATE * (1 - 1.0 / count);
+  const double added = (count - 1) * (2 * shared / SPLIT_HOST_RATE
+                                      + SPLIT_FIXED_S);
+  return saved > added;
+}
+
 gt_status
 gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
 {
@@ -251,8 +281,7 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
   const size_t total = by_cols ? p->n : p->m;
   if (count == 0)   /* says why there is no device */
     return gt_device_product (GT_DEVICE_DEFAULT, p, interrupted);
-  if (count == 1 || flops_of (p) < SPLIT_MIN_FLOPS
-      || total < 2 * BAND_STEP)
+  if (count == 1 || total < 2 * BAND_STEP || !split_pays (p, count, by_cols))
     return gt_device_product (devs[0], p, interrupted);
   band b[GT_MAX_DEVICES];
   const int used = make_bands (p, devs, count, by_cols, interrupted, b);
