@@ -198,6 +198,8 @@ ctx_setup (gt_context *c)
     }
   TRY (cudaEventCreateWithFlags (&c->work_free, cudaEventDisableTiming),
        "creating events");
+  TRY (cudaEventCreateWithFlags (&c->a_done, cudaEventDisableTiming),
+       "creating events");
   c->ready = 1;
   return GT_OK;
 }
@@ -309,6 +311,7 @@ ctx_release (gt_context *c)
           cudaEventDestroy (c->panel_out[i]);
         }
       cudaEventDestroy (c->work_free);
+      cudaEventDestroy (c->a_done);
     }
   cudaGetLastError ();
   memset (c, 0, sizeof *c);

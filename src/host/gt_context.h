@@ -25,6 +25,7 @@ typedef struct
   cudaEvent_t slot_done[GT_SLOTS];  /* last copy through the slot ended */
   cudaEvent_t panel_in[GT_MAX_PANELS], panel_out[GT_MAX_PANELS];
   cudaEvent_t work_free;            /* device-pointer calls share scratch */
+  cudaEvent_t a_done;               /* A complete, for other devices' copies */
   void *dev;                        /* A | B | C | scratch of host calls */
   size_t dev_bytes;
   void *work;                       /* scratch of device-pointer calls */

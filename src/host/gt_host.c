@@ -39,6 +39,8 @@ typedef struct
   int share;                    /* devices working at once */
   char *fault_from;             /* new output to fault in */
   size_t fault_bytes;
+  gt_shared_a *shared_a;        /* A handed between devices, or NULL */
+  int a_source;                 /* 1: handed on from here; 0: to here */
   size_t lda, ldb;              /* on the device */
   size_t w, panels;             /* panel width, panels */
   gt_plan plan_full, plan_last; /* a whole panel, the last one */
@@ -112,7 +114,8 @@ call_layout (const gt_context *ctx, gt_call *c)
     return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",
                     gt_type_name (c->type));
   c->work = larger (c->plan_full.work_bytes, c->plan_last.work_bytes);
-  c->kc = first_panel_piece (ctx, c);
+  /* a band that gets A from another device gets all of it at once */
+  c->kc = c->shared_a && !c->a_source ? 0 : first_panel_piece (ctx, c);
   if (c->kc)
     {
       const size_t last = c->k - (c->k - 1) / c->kc * c->kc;
@@ -358,6 +361,43 @@ abort_call (gt_context *ctx)
   cudaGetLastError ();
 }
 
+/* Where this band's A is handed on to other devices: once all of it is
+   queued, an event after it, and the word to the others.  */
+static gt_status
+hand_a_on (gt_context *ctx, const gt_call *c)
+{
+  if (!c->shared_a || !c->a_source)
+    return GT_OK;
+  cudaError_t err = cudaEventRecord (ctx->a_done, ctx->up);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "handing A on");
+  gt_shared_a_publish (c->shared_a, ctx->device, c->dA, c->a_bytes,
+                       ctx->a_done);
+  return GT_OK;
+}
+
+/* All of A is queued on ctx->up (through the host, or where another
+   device hands it on, by a peer copy); the source of a handed A says so
+   to the others once its copies are queued.  */
+static gt_status
+whole_a (gt_context *ctx, const gt_call *c, gt_stager *sg,
+         gt_interrupt_fn interrupted)
+{
+  int fetched = 0;
+  gt_status st = GT_OK;
+  if (c->shared_a && !c->a_source)
+    {
+      cudaError_t err = gt_shared_a_fetch (c->shared_a, ctx->device, c->dA,
+                                           c->a_bytes, ctx->up, &fetched);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "copying A from another device");
+    }
+  if (!fetched)
+    st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a, c->hla,
+                          c->m, 0, c->k, interrupted);
+  return st == GT_OK ? hand_a_on (ctx, c) : st;
+}
+
 /* The streamed pipeline: first panel, other panels, results out.  */
 static gt_status
 streamed_product (gt_context *ctx, const gt_call *c, gt_stager *sg,
@@ -368,12 +408,13 @@ streamed_product (gt_context *ctx, const gt_call *c, gt_stager *sg,
   if (c->kc)
     {
       st = first_panel_in_pieces (ctx, c, sg, interrupted);
+      if (st == GT_OK)
+        st = hand_a_on (ctx, c);
       p_first = 1;
     }
   else
     {
-      st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
-                            c->hla, c->m, 0, c->k, interrupted);
+      st = whole_a (ctx, c, sg, interrupted);
       if (st == GT_OK && c->planes_bytes)
         {
           /* A's planes once all of A is there (panel_in[0] is free: the
@@ -433,6 +474,8 @@ call_init (gt_call *c, const gt_product *p)
   c->share = p->share > 1 ? p->share : 1;
   c->fault_from = p->fault_from;
   c->fault_bytes = p->fault_bytes;
+  c->shared_a = p->shared_a;
+  c->a_source = p->a_source;
 }
 
 static size_t
@@ -460,7 +503,11 @@ gt_product_run (gt_context *ctx, const gt_product *p,
   gt_status st;
   if ((st = call_layout (ctx, &c)) != GT_OK
       || (st = call_buffers (ctx, &c)) != GT_OK)
-    return st;
+    {
+      if (p->shared_a && p->a_source)   /* the others take A from the host */
+        gt_shared_a_publish (p->shared_a, ctx->device, NULL, 0, NULL);
+      return st;
+    }
   gt_stager sg;
   memset (&sg, 0, sizeof sg);
   sg.ctx = ctx;
@@ -488,5 +535,7 @@ gt_product_run (gt_context *ctx, const gt_product *p,
     }
   if (st != GT_OK)
     abort_call (ctx);
+  if (p->shared_a && p->a_source)   /* (a no-op where A was handed on) */
+    gt_shared_a_publish (p->shared_a, ctx->device, NULL, 0, NULL);
   return st;
 }

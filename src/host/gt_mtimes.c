@@ -19,6 +19,8 @@ gt_product_block (const gt_product *p, size_t i0, size_t j0, size_t m,
   q.n = n;
   q.fault_from = NULL;
   q.fault_bytes = 0;
+  q.shared_a = NULL;   /* a block's A is its own rows: through the host */
+  q.a_source = 0;
   return q;
 }
 
@@ -54,7 +56,7 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
     return st;
   /* C is new memory (the glue allocates it for the result) */
   gt_product p = { type, A, B, C, m, n, k, m, k, m, tile, 1, (char *) C,
-                   m * n * gt_type_size (type) };
+                   m * n * gt_type_size (type), NULL, 0 };
   return device == GT_DEVICES_ALL ? gt_multi_product (&p, interrupted)
                                   : gt_device_product (device, &p,
                                                        interrupted);

@@ -119,6 +119,93 @@ gt_get_devices (int *devices, int max)
   return n ? n : default_set (devices, max);
 }
 
+/* ---- A handed on between devices ----
+
+   In a split by columns every device needs all of A.  Through the host
+   that is a second trip of A through the staging slots for each further
+   device, and the host's copies are the slowest part of a large call.  So
+   the first band's device takes A through the host, and the others copy
+   it from there, device to device (NVLink or PCIe peer to peer), once it
+   is complete.  */
+
+struct gt_shared_a
+{
+  pthread_mutex_t lock;
+  pthread_cond_t said;
+  int state;               /* 0: not yet; 1: A at dA; 2: not handed on */
+  int device;
+  const void *dA;
+  size_t bytes;
+  cudaEvent_t done;        /* on the source device: A complete */
+};
+
+void
+gt_shared_a_publish (gt_shared_a *s, int device, const void *dA,
+                     size_t bytes, cudaEvent_t done)
+{
+  pthread_mutex_lock (&s->lock);
+  if (s->state == 0)
+    {
+      s->device = device;
+      s->dA = dA;
+      s->bytes = bytes;
+      s->done = done;
+      s->state = dA ? 1 : 2;
+      pthread_cond_broadcast (&s->said);
+    }
+  pthread_mutex_unlock (&s->lock);
+}
+
+cudaError_t
+gt_shared_a_fetch (gt_shared_a *s, int device, void *dA, size_t bytes,
+                   cudaStream_t stream, int *fetched)
+{
+  *fetched = 0;
+  pthread_mutex_lock (&s->lock);
+  while (s->state == 0)
+    pthread_cond_wait (&s->said, &s->lock);
+  const int ready = s->state == 1 && s->bytes == bytes;
+  pthread_mutex_unlock (&s->lock);
+  if (!ready)
+    return cudaSuccess;
+  cudaError_t err = cudaStreamWaitEvent (stream, s->done, 0);
+  if (err == cudaSuccess)
+    err = cudaMemcpyPeerAsync (dA, device, s->dA, s->device, bytes, stream);
+  *fetched = err == cudaSuccess;
+  return err;
+}
+
+/* Nonzero where device can copy from source directly (peer access, turned
+   on here once per pair).  */
+static int
+peer_ready (int device, int source)
+{
+  static signed char known[GT_MAX_DEVICES][GT_MAX_DEVICES];   /* 1 yes, -1 no */
+  if (!known[device][source])
+    {
+      int can = 0;
+      if (cudaDeviceCanAccessPeer (&can, device, source) == cudaSuccess && can
+          && cudaSetDevice (device) == cudaSuccess)
+        {
+          cudaError_t err = cudaDeviceEnablePeerAccess (source, 0);
+          can = err == cudaSuccess || err == cudaErrorPeerAccessAlreadyEnabled;
+        }
+      cudaGetLastError ();
+      known[device][source] = can ? 1 : -1;
+    }
+  return known[device][source] > 0;
+}
+
+/* Whether every device of devs can copy from the first.  */
+static int
+all_peers (const int *devs, int count)
+{
+  for (int d = 1; d < count; d++)
+    if (!peer_ready (devs[d], devs[0]))
+      return 0;
+  return 1;
+}
+
 /* One device's band of a split product.  */
 typedef struct
 {
@@ -139,6 +226,9 @@ band_run (void *arg)
   const double t0 = gt_now ();
   b->st = gt_device_product (b->device, &b->part, b->interrupted);
   b->seconds = gt_now () - t0;
+  if (b->part.shared_a && b->part.a_source)   /* never leave the others
+                                                 waiting */
+    gt_shared_a_publish (b->part.shared_a, b->device, NULL, 0, NULL);
   if (b->st != GT_OK)
     snprintf (b->text, sizeof b->text, "%s", gt_error_text ());
   return NULL;
@@ -237,7 +327,11 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
   for (int i = 0; st == GT_OK && i < used; i++)
     {
       if (b[i].st == GT_ERR_NO_MEMORY && ok >= 0)
-        b[i].st = gt_device_product (b[ok].device, &b[i].part, interrupted);
+        {
+          b[i].part.shared_a = NULL;
+          b[i].st = gt_device_product (b[ok].device, &b[i].part,
+                                       interrupted);
+        }
       else if (b[i].st != GT_OK)
         gt_fail (b[i].st, "device %d: %s", b[i].device, b[i].text);
       st = b[i].st;
@@ -252,9 +346,10 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
   return st;
 }
 
-/* Whether splitting p over count devices pays (see SPLIT_KERNEL_RATE).  */
+/* Whether splitting p over count devices pays (see SPLIT_KERNEL_RATE);
+   peers: A is handed on device to device, not through the host.  */
 static int
-split_pays (const gt_product *p, int count, int by_cols)
+split_pays (const gt_product *p, int count, int by_cols, int peers)
 {
   if (split_always < 0)
     {
@@ -267,7 +362,8 @@ split_pays (const gt_product *p, int count, int by_cols)
     ? (double) p->m * p->k * gt_type_size (p->A.type)
     : (double) p->k * p->n * gt_type_size (p->B.type);
   const double saved = flops_of (p) / SPLIT_KERNEL_RATE * (1 - 1.0 / count);
-  const double added = (count - 1) * (2 * shared / SPLIT_HOST_RATE
+  const double added = (count - 1) * ((peers ? 0 : 2 * shared
+                                                   / SPLIT_HOST_RATE)
                                       + SPLIT_FIXED_S);
   return saved > added;
 }
@@ -281,10 +377,20 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
   const size_t total = by_cols ? p->n : p->m;
   if (count == 0)   /* says why there is no device */
     return gt_device_product (GT_DEVICE_DEFAULT, p, interrupted);
-  if (count == 1 || total < 2 * BAND_STEP || !split_pays (p, count, by_cols))
+  if (count == 1 || total < 2 * BAND_STEP)
+    return gt_device_product (devs[0], p, interrupted);
+  const int peers = by_cols && all_peers (devs, count);
+  if (!split_pays (p, count, by_cols, peers))
     return gt_device_product (devs[0], p, interrupted);
   band b[GT_MAX_DEVICES];
   const int used = make_bands (p, devs, count, by_cols, interrupted, b);
+  gt_shared_a shared = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                         0, 0, NULL, 0, NULL };
+  for (int i = 0; peers && used > 1 && i < used; i++)
+    {
+      b[i].part.shared_a = &shared;
+      b[i].part.a_source = i == 0;
+    }
   /* the first band on this thread, the others each on a thread of its
      own (or after it, where a thread cannot be had) */
   for (int i = 1; i < used; i++)

@@ -12,6 +12,10 @@
 
 #include "gt_context.h"
 
+/* A handed from one device to the others of a split by columns
+   (gt_multi.c).  */
+typedef struct gt_shared_a gt_shared_a;
+
 typedef struct
 {
   gt_type type;              /* of C */
@@ -24,6 +28,8 @@ typedef struct
                                 shared between them) */
   char *fault_from;          /* new output memory to fault in ahead of the */
   size_t fault_bytes;        /* copies out (0: none) */
+  gt_shared_a *shared_a;     /* NULL: A comes through the host staging */
+  int a_source;              /* 1: this band's device hands its A on */
 } gt_product;
 
 /* The block q of p: rows [i0, i0 + m), columns [j0, j0 + n) of C.  */
@@ -47,6 +53,20 @@ gt_status gt_device_product (int device, const gt_product *p,
 /* Runs p over the devices chosen (gt_set_devices), or on one device where
    a split would not pay.  */
 gt_status gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted);
+
+/* The source band: A of its device (bytes at dA, device layout) is
+   complete once `done` has happened on that device; dA NULL: A will not
+   be handed on (the band took another path, or failed).  Only the first
+   call counts.  */
+void gt_shared_a_publish (gt_shared_a *s, int device, const void *dA,
+                          size_t bytes, cudaEvent_t done);
+
+/* A band of another device: waits until the source has published; 1
+   where A is then queued on stream to come into dA (bytes) by a peer
+   copy, 0 where it must come through the host, or a CUDA error.  */
+cudaError_t gt_shared_a_fetch (gt_shared_a *s, int device, void *dA,
+                               size_t bytes, cudaStream_t stream,
+                               int *fetched);
 
 /* Forget what was measured (gt_reset): the crossover of each type
    (gt_crossover.c), the devices' speeds (gt_multi.c).  */
