@@ -35,6 +35,10 @@
 static int chosen[GT_MAX_DEVICES], chosen_count;   /* 0: the default set */
 static double speed[GT_MAX_DEVICES];   /* flop/s measured; 0: not yet */
 static int split_always = -1;          /* GPU_TILED_SPLIT; -1: not read */
+/* Split calls since the last reset: the first sets up every further
+   device's context (16 ms on an H200 host) inside its band's time, so its
+   times are no measure of speed.  */
+static int splits_done;
 static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static gt_status
@@ -54,6 +58,7 @@ gt_multi_forget (void)
 {
   memset (speed, 0, sizeof speed);
   split_always = -1;
+  splits_done = 0;
 }
 
 gt_status
@@ -320,9 +325,11 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
       {
         const double s = flops_of (&b[i].part) / b[i].seconds;
         double *v = &speed[b[i].device];
-        *v = *v > 0 ? 0.5 * (*v + s) : s;
+        if (splits_done > 0)
+          *v = *v > 0 ? 0.5 * (*v + s) : s;
         ok = ok < 0 ? i : ok;
       }
+  splits_done++;
   gt_status st = GT_OK;
   for (int i = 0; st == GT_OK && i < used; i++)
     {
@@ -347,7 +354,8 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
 }
 
 /* Whether splitting p over count devices pays (see SPLIT_KERNEL_RATE);
-   peers: A is handed on device to device, not through the host.  */
+   peers: A is handed on device to device, not through the host a second
+   time, but the further devices still wait for all of it to arrive.  */
 static int
 split_pays (const gt_product *p, int count, int by_cols, int peers)
 {
@@ -362,9 +370,8 @@ split_pays (const gt_product *p, int count, int by_cols, int peers)
     ? (double) p->m * p->k * gt_type_size (p->A.type)
     : (double) p->k * p->n * gt_type_size (p->B.type);
   const double saved = flops_of (p) / SPLIT_KERNEL_RATE * (1 - 1.0 / count);
-  const double added = (count - 1) * ((peers ? 0 : 2 * shared
-                                                   / SPLIT_HOST_RATE)
-                                      + SPLIT_FIXED_S);
+  const double added = (count - 1) * ((peers ? 1 : 2) * shared
+                                      / SPLIT_HOST_RATE + SPLIT_FIXED_S);
   return saved > added;
 }
 
