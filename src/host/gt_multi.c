@@ -26,7 +26,7 @@
    gt_reset) splits every product wide enough, for the tests.  */
 #define SPLIT_KERNEL_RATE 45e12   /* flop/s of one GPU (double; single 55) */
 #define SPLIT_HOST_RATE 47e9      /* bytes/s through the pinned staging */
-#define SPLIT_FIXED_S 1e-3        /* a further device's own pipeline */
+#define SPLIT_FIXED_S 2e-3        /* a further device's own pipeline */
 /* Bands are cut on multiples of this (the widest kernel tile).  */
 #define BAND_STEP 256
 /* Devices whose speeds differ by less than this factor get equal bands.  */
