@@ -15,9 +15,11 @@
 ## one band of columns (or of rows, where C has more rows than columns)
 ## per device, each device gets all of the other operand, and each band is
 ## as wide as that device's speed, measured on earlier calls, allows.
-## A product is split only where the kernel time saved is more than the
-## extra copy of the shared operand costs the host (8192^3 single and
-## smaller run on the first device of the list alone; 16384^3 splits).
+## A product is split only where the kernel time saved is more than what
+## a further device costs (on two H200s, 4096^3 single runs on the first
+## device of the list alone; 8192^3 and 16384^3 split).  In a split by
+## columns the first device hands A on to the others device to device
+## where they can reach each other (NVLink, PCIe peer to peer).
 ##
 ## With @var{set}, a vector of distinct device ordinals, uses those devices
 ## from the next call on; @code{gpu_tiled_devices (0)} uses device 0 only.
