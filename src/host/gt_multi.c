@@ -33,6 +33,9 @@
 #define SPEED_SPREAD 1.25
 
 static int chosen[GT_MAX_DEVICES], chosen_count;   /* 0: the default set */
+/* The default set, found once (every call asks for the set, and finding
+   it asks the driver for each device's properties); 0: not yet.  */
+static int dflt[GT_MAX_DEVICES], dflt_count;
 static double speed[GT_MAX_DEVICES];   /* flop/s measured; 0: not yet */
 static int split_always = -1;          /* GPU_TILED_SPLIT; -1: not read */
 /* Split calls since the last reset: the first sets up every further
@@ -57,6 +60,7 @@ void
 gt_multi_forget (void)
 {
   memset (speed, 0, sizeof speed);
+  dflt_count = 0;
   split_always = -1;
   splits_done = 0;
 }
@@ -118,10 +122,13 @@ int
 gt_get_devices (int *devices, int max)
 {
   pthread_mutex_lock (&set_lock);
-  int n = chosen_count < max ? chosen_count : max;
-  memcpy (devices, chosen, n * sizeof *devices);
+  if (!chosen_count && !dflt_count)   /* (none usable: asked again) */
+    dflt_count = default_set (dflt, GT_MAX_DEVICES);
+  const int have = chosen_count ? chosen_count : dflt_count;
+  const int n = have < max ? have : max;
+  memcpy (devices, chosen_count ? chosen : dflt, n * sizeof *devices);
   pthread_mutex_unlock (&set_lock);
-  return n ? n : default_set (devices, max);
+  return n;
 }
 
 /* ---- A handed on between devices ----
