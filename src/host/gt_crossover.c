@@ -49,13 +49,6 @@ product_bytes (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
 }
 
 static double
-flops_of (gt_type c, size_t m, size_t n, size_t k)
-{
-  const double f = 2.0 * m * n * k;
-  return c == GT_COMPLEX_SINGLE || c == GT_COMPLEX_DOUBLE ? 4 * f : f;
-}
-
-static double
 median3 (double *t)
 {
   double a = t[0], b = t[1], c = t[2];
@@ -130,7 +123,7 @@ measure (gt_type c, gt_host_timer timer, void *arg)
       return;
     }
   gt_crossover_info *i = &x->info;
-  const double f1 = flops_of (c, n1, n1, n1), f2 = flops_of (c, n2, n2, n2);
+  const double f1 = gt_flops (c, n1, n1, n1), f2 = gt_flops (c, n2, n2, n2);
   const double b1 = 3 * n1 * n1 * es, b2 = 3 * n2 * n2 * es;
   i->host_fixed_s = h1;
   i->host_flops_per_s = h2 > h1 ? (f2 - f1) / (h2 - h1) : f2 / h2;
@@ -143,7 +136,7 @@ measure (gt_type c, gt_host_timer timer, void *arg)
   for (int it = 0; it < 60; it++)
     {
       const double mid = 0.5 * (lo + hi);
-      const double h = i->host_fixed_s + flops_of (c, mid, mid, mid)
+      const double h = i->host_fixed_s + gt_flops (c, mid, mid, mid)
                                          / i->host_flops_per_s;
       const double g = i->gpu_fixed_s + 3 * mid * mid * es
                                         / i->gpu_bytes_per_s;
@@ -178,7 +171,7 @@ gt_runs_on_host (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
         return 0;
     }
   const gt_crossover_info *i = &x->info;
-  const double host = i->host_fixed_s + flops_of (c, m, n, k)
+  const double host = i->host_fixed_s + gt_flops (c, m, n, k)
                                         / i->host_flops_per_s;
   const double gpu = i->gpu_fixed_s + bytes / i->gpu_bytes_per_s;
   if (host >= gpu)

@@ -6,6 +6,13 @@
 #include "gt_plan.h"
 #include "gt_product.h"
 
+double
+gt_flops (gt_type c, size_t m, size_t n, size_t k)
+{
+  const double f = 2.0 * m * n * k;
+  return c == GT_COMPLEX_SINGLE || c == GT_COMPLEX_DOUBLE ? 4 * f : f;
+}
+
 gt_product
 gt_product_block (const gt_product *p, size_t i0, size_t j0, size_t m,
                   size_t n)

@@ -246,13 +246,6 @@ band_run (void *arg)
   return NULL;
 }
 
-static double
-flops_of (const gt_product *p)
-{
-  const double f = 2.0 * p->m * p->n * p->k;
-  return gt_type_real (p->type) == p->type ? f : 4 * f;
-}
-
 /* Band lengths along total (columns or rows) in proportion to the
    devices' measured speeds, cut on BAND_STEP; the last takes the rest.
    Equal shares until every device has been measured, and while the
@@ -330,7 +323,8 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
   for (int i = 0; i < used; i++)
     if (b[i].st == GT_OK)
       {
-        const double s = flops_of (&b[i].part) / b[i].seconds;
+        const gt_product *q = &b[i].part;
+        const double s = gt_flops (q->type, q->m, q->n, q->k) / b[i].seconds;
         double *v = &speed[b[i].device];
         if (splits_done > 0)
           *v = *v > 0 ? 0.5 * (*v + s) : s;
@@ -376,7 +370,8 @@ split_pays (const gt_product *p, int count, int by_cols, int peers)
   const double shared = by_cols
     ? (double) p->m * p->k * gt_type_size (p->A.type)
     : (double) p->k * p->n * gt_type_size (p->B.type);
-  const double saved = flops_of (p) / SPLIT_KERNEL_RATE * (1 - 1.0 / count);
+  const double saved = gt_flops (p->type, p->m, p->n, p->k)
+                       / SPLIT_KERNEL_RATE * (1 - 1.0 / count);
   const double added = (count - 1) * ((peers ? 1 : 2) * shared
                                       / SPLIT_HOST_RATE + SPLIT_FIXED_S);
   return saved > added;

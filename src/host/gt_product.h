@@ -32,6 +32,10 @@ typedef struct
   int a_source;              /* 1: this band's device hands its A on */
 } gt_product;
 
+/* Real flops of an m x n x k product of type c (a complex one counts
+   four real products).  */
+double gt_flops (gt_type c, size_t m, size_t n, size_t k);
+
 /* The block q of p: rows [i0, i0 + m), columns [j0, j0 + n) of C.  */
 gt_product gt_product_block (const gt_product *p, size_t i0, size_t j0,
                              size_t m, size_t n);
