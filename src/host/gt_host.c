@@ -493,9 +493,10 @@ gt_product_device_bytes (const gt_product *p)
                                          : (size_t) -1;
 }
 
-gt_status
-gt_product_run (gt_context *ctx, const gt_product *p,
-                gt_interrupt_fn interrupted)
+/* gt_product_run's work (see there).  */
+static gt_status
+product_run (gt_context *ctx, const gt_product *p,
+             gt_interrupt_fn interrupted)
 {
   const double t_start = gt_now ();
   gt_call c;
@@ -503,11 +504,7 @@ gt_product_run (gt_context *ctx, const gt_product *p,
   gt_status st;
   if ((st = call_layout (ctx, &c)) != GT_OK
       || (st = call_buffers (ctx, &c)) != GT_OK)
-    {
-      if (p->shared_a && p->a_source)   /* the others take A from the host */
-        gt_shared_a_publish (p->shared_a, ctx->device, NULL, 0, NULL);
-      return st;
-    }
+    return st;
   gt_stager sg;
   memset (&sg, 0, sizeof sg);
   sg.ctx = ctx;
@@ -535,7 +532,18 @@ gt_product_run (gt_context *ctx, const gt_product *p,
     }
   if (st != GT_OK)
     abort_call (ctx);
-  if (p->shared_a && p->a_source)   /* (a no-op where A was handed on) */
+  return st;
+}
+
+gt_status
+gt_product_run (gt_context *ctx, const gt_product *p,
+                gt_interrupt_fn interrupted)
+{
+  const gt_status st = product_run (ctx, p, interrupted);
+  /* A source band whose A was not handed on (another path, a failure):
+     the other devices take A from the host, without waiting for this
+     band to end (a no-op where A was handed on).  */
+  if (p->shared_a && p->a_source)
     gt_shared_a_publish (p->shared_a, ctx->device, NULL, 0, NULL);
   return st;
 }
