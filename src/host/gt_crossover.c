@@ -160,8 +160,7 @@ gt_runs_on_host (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
     return 0;
   if (x->state == 0)
     {
-      const char *v = getenv ("GPU_TILED_CROSSOVER");
-      if (v && !strcmp (v, "off"))
+      if (gt_option_crossover_off ())
         {
           x->state = -1;
           return 0;

@@ -11,7 +11,6 @@
 
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "gt_plan.h"
 #include "gt_product.h"
@@ -361,10 +360,7 @@ static int
 split_pays (const gt_product *p, int count, int by_cols, int peers)
 {
   if (split_always < 0)
-    {
-      const char *v = getenv ("GPU_TILED_SPLIT");
-      split_always = v && !strcmp (v, "always");
-    }
+    split_always = gt_option_split_always ();
   if (split_always)
     return 1;
   const double shared = by_cols

@@ -1,6 +1,7 @@
 /* gt_options.c -- reads the GPU_TILED_* options (see gt_options.h).  */
 
 #include <stdlib.h>
+#include <string.h>
 #include "gt_copy.h"
 #include "gt_options.h"
 
@@ -22,6 +23,26 @@ env_size (const char *name, size_t otherwise)
 {
   const char *v = getenv (name);
   return v && *v ? (size_t) strtoull (v, NULL, 10) : otherwise;
+}
+
+/* Nonzero where the option name is set to word.  */
+static int
+env_is (const char *name, const char *word)
+{
+  const char *v = getenv (name);
+  return v && !strcmp (v, word);
+}
+
+int
+gt_option_crossover_off (void)
+{
+  return env_is ("GPU_TILED_CROSSOVER", "off");
+}
+
+int
+gt_option_split_always (void)
+{
+  return env_is ("GPU_TILED_SPLIT", "always");
 }
 
 void

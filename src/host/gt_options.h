@@ -36,4 +36,12 @@ typedef struct
 
 void gt_options_read (gt_options *o);
 
+/* The options that steer no one device, asked by the code they steer at
+   its first use after gt_reset.  GPU_TILED_CROSSOVER=off: every product
+   runs on the GPU, none on the caller's host product (gt_crossover.c).
+   GPU_TILED_SPLIT=always: every product wide enough is split over the
+   devices, whether or not it pays (gt_multi.c; for the tests).  */
+int gt_option_crossover_off (void);
+int gt_option_split_always (void);
+
 #endif
