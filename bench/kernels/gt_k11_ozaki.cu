@@ -1,0 +1,685 @@
+/* gt_k11_ozaki.cu -- kernel 11 (experiment): single products on the INT8
+   tensor cores by residues (see gt_k11_ozaki.h for the scheme).  Four
+   stages: scan (row and column norms), slice (scaled integers' residues,
+   A transposed), products (one INT8 wgmma GEMM per modulus, reduced mod p
+   in its epilogue), combine (CRT in double, scaled back).  sm_90a only:
+   wgmma and TMA.  */
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <math.h>
+#include "gt_k11_ozaki.h"
+
+/* Pairwise coprime; N moduli are the first N.  */
+static const int oz_moduli[GT_OZ_MAX_MODULI] =
+  { 256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217 };
+
+#define OZ_STAGES 4
+#define OZ_THREADS 384   /* one producer warpgroup, two consumers */
+#define OZ_STAGE_BYTES ((GT_OZ_TILE_M + GT_OZ_TILE_N) * GT_OZ_TILE_K)
+#define OZ_SMEM_BYTES (OZ_STAGES * OZ_STAGE_BYTES + 1024 + 2 * OZ_STAGES * 8)
+static_assert (GT_OZ_TILE_K == 128, "one 128-byte swizzle row per stage");
+static_assert (GT_OZ_TILE_N == 128, "two consumer warpgroups of 64 rows");
+static_assert (GT_OZ_TILE_M == 256, "wgmma m64n256k32");
+
+static size_t
+round_up (size_t x, size_t to)
+{
+  return (x + to - 1) / to * to;
+}
+
+static size_t
+carve (size_t *at, size_t bytes)
+{
+  const size_t here = *at;
+  *at = round_up (here + bytes, 1024);
+  return here;
+}
+
+extern "C" void
+gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
+              void *base)
+{
+  w->moduli = moduli;
+  w->m = m;  w->n = n;  w->k = k;
+  w->mp = round_up (m, GT_OZ_TILE_M);
+  w->np = round_up (n, GT_OZ_TILE_N);
+  w->kp = round_up (k, GT_OZ_TILE_K);
+  w->ldr = round_up (m, 16);
+  size_t at = 0;
+  const size_t a = carve (&at, moduli * w->mp * w->kp);
+  const size_t b = carve (&at, moduli * w->np * w->kp);
+  const size_t c = carve (&at, moduli * w->ldr * n);
+  const size_t as = carve (&at, m * sizeof (double));
+  const size_t bs = carve (&at, n * sizeof (double));
+  const size_t ae = carve (&at, m * sizeof (int));
+  const size_t be = carve (&at, n * sizeof (int));
+  const size_t bad = carve (&at, sizeof (unsigned));
+  w->bytes = at;
+  char *p = (char *) base;
+  w->a_planes = (int8_t *) (p ? p + a : NULL);
+  w->b_planes = (int8_t *) (p ? p + b : NULL);
+  w->c_planes = (uint8_t *) (p ? p + c : NULL);
+  w->a_sumsq = (double *) (p ? p + as : NULL);
+  w->b_sumsq = (double *) (p ? p + bs : NULL);
+  w->a_exp = (int *) (p ? p + ae : NULL);
+  w->b_exp = (int *) (p ? p + be : NULL);
+  w->bad = (unsigned *) (p ? p + bad : NULL);
+}
+
+/* log2 of the product of the first N moduli.  */
+static double
+log2_modulus (int moduli)
+{
+  double l = 0;
+  for (int i = 0; i < moduli; i++)
+    l += log2 ((double) oz_moduli[i]);
+  return l;
+}
+
+/* |A'B'(i,j)| <= ||A'(i,:)|| ||B'(:,j)|| <= 2^(2 gamma) must stay below
+   M/2; the 2^-0.01 keeps the rounding of log2 on the safe side.  */
+extern "C" double
+gt_oz_gamma (int moduli)
+{
+  return 0.5 * (log2_modulus (moduli) - 1.0) - 0.01;
+}
+
+/* ---- scan: sums of squares of A's rows and B's columns ---------------- */
+
+#define SCAN_COLS 64
+
+__global__ void
+oz_scan_rows (const float *A, size_t lda, size_t m, size_t k, double *sumsq,
+              unsigned *bad)
+{
+  const size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+  if (i >= m)
+    return;
+  const size_t h0 = blockIdx.y * (size_t) SCAN_COLS;
+  const size_t h1 = min (k, h0 + SCAN_COLS);
+  double s = 0;
+  unsigned nonfinite = 0;
+  for (size_t h = h0; h < h1; h++)
+    {
+      const float a = A[i + h * lda];
+      nonfinite |= !isfinite (a);
+      s += (double) a * a;
+    }
+  if (nonfinite)
+    atomicOr (bad, 1u);
+  atomicAdd (&sumsq[i], s);
+}
+
+__global__ void
+oz_scan_cols (const float *B, size_t ldb, size_t k, double *sumsq,
+              unsigned *bad)
+{
+  __shared__ double part[256];
+  const size_t j = blockIdx.x;
+  double s = 0;
+  unsigned nonfinite = 0;
+  for (size_t h = threadIdx.x; h < k; h += blockDim.x)
+    {
+      const float b = B[h + j * ldb];
+      nonfinite |= !isfinite (b);
+      s += (double) b * b;
+    }
+  if (nonfinite)
+    atomicOr (bad, 1u);
+  part[threadIdx.x] = s;
+  __syncthreads ();
+  for (int w = blockDim.x / 2; w > 0; w /= 2)
+    {
+      if ((int) threadIdx.x < w)
+        part[threadIdx.x] += part[threadIdx.x + w];
+      __syncthreads ();
+    }
+  if (threadIdx.x == 0)
+    sumsq[j] = part[0];
+}
+
+extern "C" cudaError_t
+gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda, const float *B,
+            size_t ldb, cudaStream_t s)
+{
+  cudaMemsetAsync (w->a_sumsq, 0, w->m * sizeof (double), s);
+  cudaMemsetAsync (w->bad, 0, sizeof (unsigned), s);
+  const dim3 rows ((unsigned) ((w->m + 255) / 256),
+                   (unsigned) ((w->k + SCAN_COLS - 1) / SCAN_COLS));
+  oz_scan_rows<<<rows, 256, 0, s>>> (A, lda, w->m, w->k, w->a_sumsq, w->bad);
+  oz_scan_cols<<<(unsigned) w->n, 256, 0, s>>> (B, ldb, w->k, w->b_sumsq,
+                                                 w->bad);
+  return cudaGetLastError ();
+}
+
+/* ---- slice: residues of the scaled integers --------------------------- */
+
+typedef struct
+{
+  int moduli;
+  float p[GT_OZ_MAX_MODULI];
+  double inv_p[GT_OZ_MAX_MODULI];
+  double gamma_room;   /* 2^gamma - sqrt(k)/2: room for the norm before
+                          rounding each entry to an integer */
+} oz_slice_consts;
+
+/* The scale of a row (column) with this sum of squares: the largest e with
+   2^e ||x|| <= room, so that rounding adds at most sqrt(k)/2 to the norm.
+   0 for a zero row.  */
+__device__ int
+oz_exponent (double sumsq, double room)
+{
+  if (!(sumsq > 0))
+    return 0;
+  const double norm = sqrt (sumsq);
+  int e = (int) floor (log2 (room / norm));
+  while (ldexp (norm, e) > room)
+    e--;
+  return e;
+}
+
+/* x mod p in [-p/2, p/2] as int8 (p/2 = 128 for p = 256 wraps to -128,
+   the same residue).  */
+__device__ __forceinline__ int8_t
+oz_residue (double v, double p, double inv_p)
+{
+  return (int8_t) (int) fma (-p, rint (v * inv_p), v);
+}
+
+#define SLICE_I 32
+#define SLICE_H 64
+#define SLICE_ROW 68   /* bytes per row in shared memory: 17 words, so that
+                          32 rows' words fall in 32 banks */
+
+/* A (m x k, column-major) to planes of rows (i at i * kp), through shared
+   memory so that reads run along i and writes along k.  Each thread packs
+   four residues of one row into a word.  */
+__global__ void __launch_bounds__ (256)
+oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
+{
+  __shared__ __align__ (16) int8_t t[GT_OZ_MAX_MODULI][SLICE_I][SLICE_ROW];
+  const size_t i0 = blockIdx.x * (size_t) SLICE_I;
+  const size_t h0 = blockIdx.y * (size_t) SLICE_H;
+  const int ti = threadIdx.x % SLICE_I, th = threadIdx.x / SLICE_I;
+  const size_t i = i0 + ti;
+  int e = 0;
+  if (i < w.m)
+    {
+      e = oz_exponent (w.a_sumsq[i], c.gamma_room);
+      if (h0 == 0 && th == 0)
+        w.a_exp[i] = e;
+    }
+  for (int g = 0; g < SLICE_H / 32; g++)
+    {
+      const int hh = th * 4 + g * 32;
+      double v[4];
+      for (int q = 0; q < 4; q++)
+        {
+          const size_t h = h0 + hh + q;
+          const float a = (i < w.m && h < w.k) ? A[i + h * lda] : 0.0f;
+          v[q] = rint (ldexp ((double) a, e));
+        }
+      for (int l = 0; l < c.moduli; l++)
+        {
+          char4 r;
+          r.x = oz_residue (v[0], c.p[l], c.inv_p[l]);
+          r.y = oz_residue (v[1], c.p[l], c.inv_p[l]);
+          r.z = oz_residue (v[2], c.p[l], c.inv_p[l]);
+          r.w = oz_residue (v[3], c.p[l], c.inv_p[l]);
+          *(char4 *) &t[l][ti][hh] = r;
+        }
+    }
+  __syncthreads ();
+  for (int l = 0; l < c.moduli; l++)
+    {
+      int8_t *plane = w.a_planes + l * w.mp * w.kp;
+      for (int q = threadIdx.x; q < SLICE_I * SLICE_H / 4; q += blockDim.x)
+        {
+          const int row = q / (SLICE_H / 4), col = q % (SLICE_H / 4) * 4;
+          *(int *) (plane + (i0 + row) * w.kp + h0 + col)
+            = *(const int *) &t[l][row][col];
+        }
+    }
+}
+
+/* B (k x n) to planes of columns (j at j * kp): four of k per thread.  */
+__global__ void __launch_bounds__ (256)
+oz_slice_b (const float *B, size_t ldb, gt_oz_work w, oz_slice_consts c)
+{
+  const size_t h = 4 * (blockIdx.x * (size_t) blockDim.x + threadIdx.x);
+  const size_t j = blockIdx.y;
+  if (h >= w.kp)
+    return;
+  int e = 0;
+  if (j < w.n)
+    {
+      e = oz_exponent (w.b_sumsq[j], c.gamma_room);
+      if (h == 0)
+        w.b_exp[j] = e;
+    }
+  double v[4];
+  for (int q = 0; q < 4; q++)
+    {
+      const float b = (j < w.n && h + q < w.k) ? B[h + q + j * ldb] : 0.0f;
+      v[q] = rint (ldexp ((double) b, e));
+    }
+  for (int l = 0; l < c.moduli; l++)
+    {
+      char4 r;
+      r.x = oz_residue (v[0], c.p[l], c.inv_p[l]);
+      r.y = oz_residue (v[1], c.p[l], c.inv_p[l]);
+      r.z = oz_residue (v[2], c.p[l], c.inv_p[l]);
+      r.w = oz_residue (v[3], c.p[l], c.inv_p[l]);
+      *(char4 *) (w.b_planes + l * w.np * w.kp + j * w.kp + h) = r;
+    }
+}
+
+extern "C" cudaError_t
+gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda, const float *B,
+             size_t ldb, cudaStream_t s)
+{
+  oz_slice_consts c;
+  c.moduli = w->moduli;
+  for (int l = 0; l < w->moduli; l++)
+    {
+      c.p[l] = (float) oz_moduli[l];
+      c.inv_p[l] = 1.0 / oz_moduli[l];
+    }
+  c.gamma_room = exp2 (gt_oz_gamma (w->moduli)) - 0.5 * sqrt ((double) w->k);
+  const dim3 ga ((unsigned) (w->mp / SLICE_I), (unsigned) (w->kp / SLICE_H));
+  oz_slice_a<<<ga, 256, 0, s>>> (A, lda, *w, c);
+  const dim3 gb ((unsigned) ((w->kp / 4 + 255) / 256), (unsigned) w->np);
+  oz_slice_b<<<gb, 256, 0, s>>> (B, ldb, *w, c);
+  return cudaGetLastError ();
+}
+
+/* ---- combine: the CRT, scaled back ------------------------------------ */
+
+typedef struct
+{
+  int moduli;
+  double q[GT_OZ_MAX_MODULI];  /* (M/p) ((M/p)^-1 mod p), rounded */
+  double M, inv_M;
+} oz_crt_consts;
+
+__global__ void __launch_bounds__ (256)
+oz_combine (gt_oz_work w, oz_crt_consts c, float *C, size_t ldc)
+{
+  const size_t total = w.m * w.n;
+  const size_t plane = w.ldr * w.n;
+  for (size_t e = blockIdx.x * (size_t) blockDim.x + threadIdx.x; e < total;
+       e += (size_t) gridDim.x * blockDim.x)
+    {
+      const size_t i = e % w.m, j = e / w.m;
+      const uint8_t *r = w.c_planes + i + j * w.ldr;
+      double acc = 0;
+      for (int l = 0; l < c.moduli; l++)
+        acc = fma (c.q[l], (double) r[l * plane], acc);
+      const double v = fma (-c.M, rint (acc * c.inv_M), acc);
+      C[i + j * ldc] = (float) ldexp (v, -(w.a_exp[i] + w.b_exp[j]));
+    }
+}
+
+extern "C" cudaError_t
+gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc, cudaStream_t s)
+{
+  typedef unsigned __int128 u128;
+  oz_crt_consts c;
+  c.moduli = w->moduli;
+  u128 M = 1;
+  for (int l = 0; l < w->moduli; l++)
+    M *= (u128) oz_moduli[l];
+  for (int l = 0; l < w->moduli; l++)
+    {
+      const unsigned p = (unsigned) oz_moduli[l];
+      const u128 Mp = M / p;
+      const unsigned r = (unsigned) (Mp % p);
+      unsigned inv = 1;
+      while ((r * inv) % p != 1)
+        inv++;
+      c.q[l] = (double) ((Mp * inv) % M);
+    }
+  c.M = (double) M;
+  c.inv_M = 1.0 / c.M;
+  oz_combine<<<132 * 16, 256, 0, s>>> (*w, c, C, ldc);
+  return cudaGetLastError ();
+}
+
+/* ---- products: INT8 wgmma, TMA, one producer and two consumers -------- */
+
+__device__ __forceinline__ uint32_t
+oz_smem (const void *p)
+{
+  return (uint32_t) __cvta_generic_to_shared (p);
+}
+
+/* wgmma's view of a K-major tile of 128-byte rows, swizzled by 128 bytes
+   as TMA wrote it: 8-row groups 1024 bytes apart.  */
+__device__ __forceinline__ uint64_t
+oz_desc (const void *p)
+{
+  return (uint64_t) ((oz_smem (p) & 0x3FFFF) >> 4) | (1ull << 16)
+         | ((uint64_t) (1024 >> 4) << 32) | (1ull << 62);
+}
+
+__device__ __forceinline__ void
+oz_mbar_init (uint64_t *b, unsigned count)
+{
+  asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;"
+                :: "r" (oz_smem (b)), "r" (count) : "memory");
+}
+
+__device__ __forceinline__ void
+oz_mbar_expect (uint64_t *b, unsigned bytes)
+{
+  asm volatile ("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                :: "r" (oz_smem (b)), "r" (bytes) : "memory");
+}
+
+__device__ __forceinline__ void
+oz_mbar_arrive (uint64_t *b)
+{
+  asm volatile ("mbarrier.arrive.shared::cta.b64 _, [%0];"
+                :: "r" (oz_smem (b)) : "memory");
+}
+
+__device__ __forceinline__ void
+oz_mbar_wait (uint64_t *b, unsigned parity)
+{
+  asm volatile ("{\n.reg .pred P1;\nWAIT_%=:\n"
+                "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
+                "@P1 bra.uni DONE_%=;\nbra.uni WAIT_%=;\nDONE_%=:\n}"
+                :: "r" (oz_smem (b)), "r" (parity) : "memory");
+}
+
+__device__ __forceinline__ void
+oz_tma_load (void *dst, const CUtensorMap *map, uint64_t *bar, int k,
+             int row)
+{
+  asm volatile ("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier"
+                "::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];"
+                :: "r" (oz_smem (dst)), "l" ((uint64_t) map),
+                   "r" (oz_smem (bar)), "r" (k), "r" (row) : "memory");
+}
+
+#define OZ_R8(i) "+r" (d[i]), "+r" (d[i + 1]), "+r" (d[i + 2]), \
+  "+r" (d[i + 3]), "+r" (d[i + 4]), "+r" (d[i + 5]), "+r" (d[i + 6]), \
+  "+r" (d[i + 7])
+
+/* d (64 x 256 of int32 over the warpgroup) += a (64 x 32) b (32 x 256)^T,
+   or = where accumulate is 0.  */
+__device__ __forceinline__ void
+oz_wgmma (int (&d)[128], uint64_t a, uint64_t b, int accumulate)
+{
+  asm volatile (
+    "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+    "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {"
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
+    "%30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "
+    "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, "
+    "%58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, "
+    "%72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "
+    "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, "
+    "%100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, "
+    "%111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, "
+    "%122, %123, %124, %125, %126, %127}, %128, %129, p;\n}"
+    : OZ_R8 (0), OZ_R8 (8), OZ_R8 (16), OZ_R8 (24), OZ_R8 (32), OZ_R8 (40),
+      OZ_R8 (48), OZ_R8 (56), OZ_R8 (64), OZ_R8 (72), OZ_R8 (80),
+      OZ_R8 (88), OZ_R8 (96), OZ_R8 (104), OZ_R8 (112), OZ_R8 (120)
+    : "l" (a), "l" (b), "r" (accumulate));
+}
+
+typedef struct
+{
+  uint8_t *r;          /* residue planes (c_planes), or NULL */
+  size_t ldr, plane;
+  int32_t *c;          /* the int32 product itself (benchmark) */
+  size_t ldc;
+  size_t m, n, mp, np;
+  int k_tiles;
+} oz_gemm_out;
+
+/* Residues in [0, P) of one thread's 64 x 256 share, stored two
+   neighbouring rows of C at a time.  The modulus is a constant so that %
+   is a multiply.  */
+template <int P>
+__device__ __forceinline__ void
+oz_store_residues (const int (&d)[128], const oz_gemm_out &o, size_t i0,
+                   size_t j0, uint8_t *plane)
+{
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int r = 0; r < 128; r += 2)
+    {
+      const size_t j = j0 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
+      const size_t i = i0 + 8 * (r >> 2) + 2 * (lane & 3);
+      if (j >= o.n || i >= o.m)
+        continue;
+      int x0 = d[r] % P, x1 = d[r + 1] % P;
+      x0 += x0 < 0 ? P : 0;
+      x1 += x1 < 0 ? P : 0;
+      *(uchar2 *) (plane + i + j * o.ldr)
+        = make_uchar2 ((unsigned char) x0, (unsigned char) x1);
+    }
+}
+
+__device__ __forceinline__ void
+oz_store_int32 (const int (&d)[128], const oz_gemm_out &o, size_t i0,
+                size_t j0)
+{
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int r = 0; r < 128; r += 2)
+    {
+      const size_t j = j0 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
+      const size_t i = i0 + 8 * (r >> 2) + 2 * (lane & 3);
+      if (j < o.n && i < o.m)
+        *(int2 *) (o.c + i + j * o.ldc) = make_int2 (d[r], d[r + 1]);
+    }
+}
+
+__device__ __forceinline__ void
+oz_epilogue (const int (&d)[128], const oz_gemm_out &o, size_t i0, size_t j0)
+{
+  if (!o.r)
+    {
+      oz_store_int32 (d, o, i0, j0);
+      return;
+    }
+  uint8_t *plane = o.r + blockIdx.z * o.plane;
+  switch (blockIdx.z)
+    {
+    case 0: oz_store_residues<256> (d, o, i0, j0, plane); break;
+    case 1: oz_store_residues<255> (d, o, i0, j0, plane); break;
+    case 2: oz_store_residues<253> (d, o, i0, j0, plane); break;
+    case 3: oz_store_residues<251> (d, o, i0, j0, plane); break;
+    case 4: oz_store_residues<247> (d, o, i0, j0, plane); break;
+    case 5: oz_store_residues<241> (d, o, i0, j0, plane); break;
+    case 6: oz_store_residues<239> (d, o, i0, j0, plane); break;
+    case 7: oz_store_residues<233> (d, o, i0, j0, plane); break;
+    case 8: oz_store_residues<229> (d, o, i0, j0, plane); break;
+    case 9: oz_store_residues<227> (d, o, i0, j0, plane); break;
+    case 10: oz_store_residues<223> (d, o, i0, j0, plane); break;
+    case 11: oz_store_residues<217> (d, o, i0, j0, plane); break;
+    }
+}
+static_assert (GT_OZ_MAX_MODULI == 12, "one epilogue case per modulus");
+
+/* One 256 x 128 tile of C for modulus blockIdx.z.  In wgmma's terms the
+   planes of B (128 rows j, two consumers of 64) are its A operand and the
+   planes of A (256 rows i) its B operand, so a thread's neighbouring
+   accumulators are neighbouring rows of column-major C.  */
+__global__ void __launch_bounds__ (OZ_THREADS, 1)
+oz_gemm (const __grid_constant__ CUtensorMap map_a,
+         const __grid_constant__ CUtensorMap map_b, oz_gemm_out o)
+{
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t *smem = (uint8_t *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
+  uint8_t *s_a = smem;                                   /* 256 x 128 */
+  uint8_t *s_b = smem + OZ_STAGES * GT_OZ_TILE_M * GT_OZ_TILE_K; /* 128 x 128 */
+  uint64_t *full = (uint64_t *) (smem + OZ_STAGES * OZ_STAGE_BYTES);
+  uint64_t *empty = full + OZ_STAGES;
+  const int wg = threadIdx.x / 128;
+  const size_t i0 = blockIdx.x * (size_t) GT_OZ_TILE_M;
+  const size_t j0 = blockIdx.y * (size_t) GT_OZ_TILE_N;
+  if (threadIdx.x == 0)
+    {
+      for (int s = 0; s < OZ_STAGES; s++)
+        {
+          oz_mbar_init (&full[s], 1);
+          oz_mbar_init (&empty[s], 2);
+        }
+      asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+  __syncthreads ();
+  if (wg == 0)
+    {
+      asm volatile ("setmaxnreg.dec.sync.aligned.u32 40;");
+      if (threadIdx.x != 0)
+        return;
+      const int row_a = (int) (blockIdx.z * o.mp + i0);
+      const int row_b = (int) (blockIdx.z * o.np + j0);
+      for (int kt = 0, s = 0, phase = 0; kt < o.k_tiles; kt++)
+        {
+          oz_mbar_wait (&empty[s], phase ^ 1);
+          oz_mbar_expect (&full[s], OZ_STAGE_BYTES);
+          oz_tma_load (s_a + s * GT_OZ_TILE_M * GT_OZ_TILE_K, &map_a, &full[s],
+                       kt * GT_OZ_TILE_K, row_a);
+          oz_tma_load (s_b + s * GT_OZ_TILE_N * GT_OZ_TILE_K, &map_b, &full[s],
+                       kt * GT_OZ_TILE_K, row_b);
+          if (++s == OZ_STAGES)
+            {
+              s = 0;
+              phase ^= 1;
+            }
+        }
+      return;
+    }
+  asm volatile ("setmaxnreg.inc.sync.aligned.u32 232;");
+  const int cw = wg - 1;
+  int d[128];
+  for (int kt = 0, s = 0, phase = 0; kt < o.k_tiles; kt++)
+    {
+      oz_mbar_wait (&full[s], phase);
+      const uint64_t da = oz_desc (s_b + s * GT_OZ_TILE_N * GT_OZ_TILE_K
+                                   + cw * 64 * GT_OZ_TILE_K);
+      const uint64_t db = oz_desc (s_a + s * GT_OZ_TILE_M * GT_OZ_TILE_K);
+#pragma unroll
+      for (int r = 0; r < 128; r++)
+        asm volatile ("" : "+r" (d[r]) :: "memory");
+      asm volatile ("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+      for (int kk = 0; kk < GT_OZ_TILE_K / 32; kk++)
+        oz_wgmma (d, da + 2 * kk, db + 2 * kk, kt > 0 || kk > 0);
+      asm volatile ("wgmma.commit_group.sync.aligned;" ::: "memory");
+#pragma unroll
+      for (int r = 0; r < 128; r++)
+        asm volatile ("" : "+r" (d[r]) :: "memory");
+      asm volatile ("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+      if (threadIdx.x % 128 == 0)
+        oz_mbar_arrive (&empty[s]);
+      if (++s == OZ_STAGES)
+        {
+          s = 0;
+          phase ^= 1;
+        }
+    }
+  oz_epilogue (d, o, i0, j0 + cw * 64);
+}
+
+static PFN_cuTensorMapEncodeTiled_v12000
+oz_encoder (void)
+{
+  static PFN_cuTensorMapEncodeTiled_v12000 fn;
+  if (!fn)
+    {
+      void *p = NULL;
+      cudaDriverEntryPointQueryResult q;
+      if (cudaGetDriverEntryPointByVersion ("cuTensorMapEncodeTiled", &p,
+                                            12000, cudaEnableDefault, &q)
+            == cudaSuccess && q == cudaDriverEntryPointSuccess)
+        fn = (PFN_cuTensorMapEncodeTiled_v12000) p;
+    }
+  return fn;
+}
+
+/* rows x kp int8, K contiguous, read in boxes of 128 bytes by box_rows.  */
+static int
+oz_map (CUtensorMap *map, const void *p, size_t rows, size_t kp,
+        unsigned box_rows)
+{
+  PFN_cuTensorMapEncodeTiled_v12000 enc = oz_encoder ();
+  if (!enc)
+    return 0;
+  cuuint64_t dim[2] = { kp, rows };
+  cuuint64_t stride[1] = { kp };
+  cuuint32_t box[2] = { GT_OZ_TILE_K, box_rows };
+  cuuint32_t estride[2] = { 1, 1 };
+  return enc (map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, (void *) p, dim, stride,
+              box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
+              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+static cudaError_t
+oz_gemm_launch (const int8_t *a_planes, size_t mp, const int8_t *b_planes,
+                size_t np, size_t kp, int planes, const oz_gemm_out *o,
+                cudaStream_t s)
+{
+  static int ready;
+  if (!ready)
+    {
+      cudaError_t e = cudaFuncSetAttribute (
+        oz_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, OZ_SMEM_BYTES);
+      if (e != cudaSuccess)
+        return e;
+      ready = 1;
+    }
+  CUtensorMap ma, mb;
+  if (!oz_map (&ma, a_planes, planes * mp, kp, GT_OZ_TILE_M)
+      || !oz_map (&mb, b_planes, planes * np, kp, GT_OZ_TILE_N))
+    return cudaErrorInvalidValue;
+  const dim3 grid ((unsigned) (mp / GT_OZ_TILE_M),
+                   (unsigned) (np / GT_OZ_TILE_N), (unsigned) planes);
+  oz_gemm<<<grid, OZ_THREADS, OZ_SMEM_BYTES, s>>> (ma, mb, *o);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+gt_oz_products (const gt_oz_work *w, cudaStream_t s)
+{
+  oz_gemm_out o = {};
+  o.r = w->c_planes;
+  o.ldr = w->ldr;
+  o.plane = w->ldr * w->n;
+  o.m = w->m;  o.n = w->n;  o.mp = w->mp;  o.np = w->np;
+  o.k_tiles = (int) (w->kp / GT_OZ_TILE_K);
+  return oz_gemm_launch (w->a_planes, w->mp, w->b_planes, w->np, w->kp,
+                         w->moduli, &o, s);
+}
+
+extern "C" cudaError_t
+gt_oz_int8_gemm (const int8_t *At, const int8_t *Bt, int32_t *C, size_t ldc,
+                 size_t m, size_t n, size_t kp, cudaStream_t s)
+{
+  oz_gemm_out o = {};
+  o.c = C;
+  o.ldc = ldc;
+  o.m = m;  o.n = n;  o.mp = m;  o.np = n;
+  o.k_tiles = (int) (kp / GT_OZ_TILE_K);
+  return oz_gemm_launch (At, m, Bt, n, kp, 1, &o, s);
+}
+
+extern "C" cudaError_t
+gt_oz_run (const gt_oz_work *w, const float *A, size_t lda, const float *B,
+           size_t ldb, float *C, size_t ldc, cudaStream_t s)
+{
+  cudaError_t e;
+  if ((e = gt_oz_scan (w, A, lda, B, ldb, s)) != cudaSuccess
+      || (e = gt_oz_slice (w, A, lda, B, ldb, s)) != cudaSuccess
+      || (e = gt_oz_products (w, s)) != cudaSuccess)
+    return e;
+  return gt_oz_combine (w, C, ldc, s);
+}

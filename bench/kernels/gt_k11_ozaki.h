@@ -1,0 +1,92 @@
+/* gt_k11_ozaki.h -- kernel 11 (experiment): single products emulated on
+   the INT8 tensor cores by the Chinese remainder theorem (Ozaki scheme II).
+
+   Each row i of A is scaled by 2^ea[i] and each column j of B by 2^eb[j]
+   and rounded to integers A', B', with ||A'(i,:)||_2 and ||B'(:,j)||_2 at
+   most 2^gamma, so every |A'B'(i,j)| < M/2 (Cauchy-Schwarz) where M is the
+   product of the moduli.  A'B' is found from its residues mod each modulus
+   p: the residues of A' and B' (int8, |r| <= 128) are multiplied exactly
+   on the tensor cores (int32 sums; k <= GT_OZ_MAX_K keeps them exact),
+   reduced mod p, and the residues of all moduli put together by the CRT in
+   double.  C = A'B' scaled back, rounded once to single.
+
+   Column-major as everywhere: A m x k (lda), B k x n (ldb), C m x n (ldc).
+   The planes of A are A' mod p transposed (row i of A contiguous along k),
+   those of B are B' mod p (columns as they are): both K-major, as the INT8
+   tensor cores read them.  */
+
+#ifndef GT_K11_OZAKI_H
+#define GT_K11_OZAKI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GT_OZ_MAX_MODULI 12
+/* k at most this: 128 * 128 * k stays below 2^31 with k padded to 128.  */
+#define GT_OZ_MAX_K 130944
+/* Tile of the INT8 product: 256 rows of C (A's planes) by 128 columns (B's
+   planes), 128 of k per pipeline stage.  */
+#define GT_OZ_TILE_M 256
+#define GT_OZ_TILE_N 128
+#define GT_OZ_TILE_K 128
+
+/* The scratch of one product, carved from one allocation by
+   gt_oz_layout.  */
+typedef struct
+{
+  int moduli;          /* N, the first N of the table */
+  size_t m, n, k;
+  size_t mp, np, kp;   /* padded to the tiles */
+  size_t ldr;          /* leading dimension of the residue planes of C */
+  int8_t *a_planes;    /* N planes mp x kp, row i at i * kp */
+  int8_t *b_planes;    /* N planes np x kp, column j at j * kp */
+  uint8_t *c_planes;   /* N planes of C's residues, ldr x n, in [0, p) */
+  double *a_sumsq;     /* m: sum of squares of each row of A */
+  double *b_sumsq;     /* n: of each column of B */
+  int *a_exp;          /* m: row i of A is scaled by 2^a_exp[i] */
+  int *b_exp;          /* n: column j of B by 2^b_exp[j] */
+  unsigned *bad;       /* nonzero where A or B holds Inf or NaN */
+  size_t bytes;        /* all of it */
+} gt_oz_work;
+
+/* Fill w's sizes and pointers for a product into `base` (NULL: sizes only,
+   w->bytes then says what to allocate).  */
+void gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
+                   void *base);
+
+/* gamma of N moduli for inner dimension k: the bits of each operand's
+   scaled rows and columns (log2 of their 2-norm bound).  */
+double gt_oz_gamma (int moduli);
+
+/* The stages, each queued on s.  */
+cudaError_t gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda,
+                        const float *B, size_t ldb, cudaStream_t s);
+cudaError_t gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda,
+                         const float *B, size_t ldb, cudaStream_t s);
+cudaError_t gt_oz_products (const gt_oz_work *w, cudaStream_t s);
+cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
+                           cudaStream_t s);
+
+/* All four.  */
+cudaError_t gt_oz_run (const gt_oz_work *w, const float *A, size_t lda,
+                       const float *B, size_t ldb, float *C, size_t ldc,
+                       cudaStream_t s);
+
+/* The INT8 product alone, for the benchmark against cuBLAS: C (int32,
+   ldc, column-major m x n) = A^T B with A k x m and B k x n, both K-major
+   int8 with leading dimension kp (a multiple of 128, zero past k), m a
+   multiple of 256 and n of 128.  */
+cudaError_t gt_oz_int8_gemm (const int8_t *At, const int8_t *Bt, int32_t *C,
+                             size_t ldc, size_t m, size_t n, size_t kp,
+                             cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
