@@ -16,6 +16,7 @@ static const int oz_moduli[GT_OZ_MAX_MODULI] =
 
 #define OZ_STAGES 4
 #define OZ_THREADS 384   /* one producer warpgroup, two consumers */
+#define OZ_GROUP 8       /* columns of tiles per band (rasterization) */
 #define OZ_STAGE_BYTES ((GT_OZ_TILE_M + GT_OZ_TILE_N) * GT_OZ_TILE_K)
 #define OZ_SMEM_BYTES (OZ_STAGES * OZ_STAGE_BYTES + 1024 + 2 * OZ_STAGES * 8)
 static_assert (GT_OZ_TILE_K == 128, "one 128-byte swizzle row per stage");
@@ -55,6 +56,7 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   const size_t ae = carve (&at, m * sizeof (int));
   const size_t be = carve (&at, n * sizeof (int));
   const size_t bad = carve (&at, sizeof (unsigned));
+  const size_t cs = carve (&at, 2 * sizeof (double));
   w->bytes = at;
   char *p = (char *) base;
   w->a_planes = (int8_t *) (p ? p + a : NULL);
@@ -65,6 +67,8 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   w->a_exp = (int *) (p ? p + ae : NULL);
   w->b_exp = (int *) (p ? p + be : NULL);
   w->bad = (unsigned *) (p ? p + bad : NULL);
+  w->c_sumsq = (double *) (p ? p + cs : NULL);
+  w->verdict = w->c_sumsq ? w->c_sumsq + 1 : NULL;
 }
 
 /* log2 of the product of the first N moduli.  */
@@ -170,7 +174,7 @@ typedef struct
 __device__ int
 oz_exponent (double sumsq, double room)
 {
-  if (!(sumsq > 0))
+  if (!(sumsq > 0) || isinf (sumsq))   /* zero, NaN, Inf: never used */
     return 0;
   const double norm = sqrt (sumsq);
   int e = (int) floor (log2 (room / norm));
@@ -247,8 +251,8 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
 __global__ void __launch_bounds__ (256)
 oz_slice_b (const float *B, size_t ldb, gt_oz_work w, oz_slice_consts c)
 {
-  const size_t h = 4 * (blockIdx.x * (size_t) blockDim.x + threadIdx.x);
-  const size_t j = blockIdx.y;
+  const size_t h = 4 * (blockIdx.y * (size_t) blockDim.x + threadIdx.x);
+  const size_t j = blockIdx.x;
   if (h >= w.kp)
     return;
   int e = 0;
@@ -289,7 +293,7 @@ gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda, const float *B,
   c.gamma_room = exp2 (gt_oz_gamma (w->moduli)) - 0.5 * sqrt ((double) w->k);
   const dim3 ga ((unsigned) (w->mp / SLICE_I), (unsigned) (w->kp / SLICE_H));
   oz_slice_a<<<ga, 256, 0, s>>> (A, lda, *w, c);
-  const dim3 gb ((unsigned) ((w->kp / 4 + 255) / 256), (unsigned) w->np);
+  const dim3 gb ((unsigned) w->np, (unsigned) ((w->kp / 4 + 255) / 256));
   oz_slice_b<<<gb, 256, 0, s>>> (B, ldb, *w, c);
   return cudaGetLastError ();
 }
@@ -303,22 +307,50 @@ typedef struct
   double M, inv_M;
 } oz_crt_consts;
 
+/* 2^e as a double, for -1022 <= e <= 1023 (row and column scales stay
+   within a few hundred).  */
+__device__ __forceinline__ double
+oz_pow2 (int e)
+{
+  return __longlong_as_double ((long long) (1023 + e) << 52);
+}
+
+/* One thread per element; also the sum of squares of C (c_sumsq), which
+   the check of the error estimate needs.  */
 __global__ void __launch_bounds__ (256)
 oz_combine (gt_oz_work w, oz_crt_consts c, float *C, size_t ldc)
 {
-  const size_t total = w.m * w.n;
+  __shared__ double part[256];
   const size_t plane = w.ldr * w.n;
-  for (size_t e = blockIdx.x * (size_t) blockDim.x + threadIdx.x; e < total;
-       e += (size_t) gridDim.x * blockDim.x)
+  const size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+  double sq = 0;
+  if (i < w.m)
     {
-      const size_t i = e % w.m, j = e / w.m;
-      const uint8_t *r = w.c_planes + i + j * w.ldr;
-      double acc = 0;
-      for (int l = 0; l < c.moduli; l++)
-        acc = fma (c.q[l], (double) r[l * plane], acc);
-      const double v = fma (-c.M, rint (acc * c.inv_M), acc);
-      C[i + j * ldc] = (float) ldexp (v, -(w.a_exp[i] + w.b_exp[j]));
+      const int ea = w.a_exp[i];
+      for (size_t j = blockIdx.y; j < w.n; j += gridDim.y)
+        {
+          const uint8_t *r = w.c_planes + i + j * w.ldr;
+          double acc = 0;
+#pragma unroll
+          for (int l = 0; l < GT_OZ_MAX_MODULI; l++)
+            if (l < c.moduli)
+              acc = fma (c.q[l], (double) r[l * plane], acc);
+          const double v = fma (-c.M, rint (acc * c.inv_M), acc);
+          const float x = (float) (v * oz_pow2 (-(ea + w.b_exp[j])));
+          C[i + j * ldc] = x;
+          sq += (double) x * x;
+        }
     }
+  part[threadIdx.x] = sq;
+  __syncthreads ();
+  for (int h = blockDim.x / 2; h > 0; h /= 2)
+    {
+      if ((int) threadIdx.x < h)
+        part[threadIdx.x] += part[threadIdx.x + h];
+      __syncthreads ();
+    }
+  if (threadIdx.x == 0)
+    atomicAdd (w.c_sumsq, part[0]);
 }
 
 extern "C" cudaError_t
@@ -342,7 +374,10 @@ gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc, cudaStream_t s)
     }
   c.M = (double) M;
   c.inv_M = 1.0 / c.M;
-  oz_combine<<<132 * 16, 256, 0, s>>> (*w, c, C, ldc);
+  cudaMemsetAsync (w->c_sumsq, 0, sizeof (double), s);
+  const dim3 grid ((unsigned) ((w->m + 255) / 256),
+                   (unsigned) (w->n < 4096 ? w->n : 4096));
+  oz_combine<<<grid, 256, 0, s>>> (*w, c, C, ldc);
   return cudaGetLastError ();
 }
 
@@ -522,8 +557,16 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
   uint64_t *full = (uint64_t *) (smem + OZ_STAGES * OZ_STAGE_BYTES);
   uint64_t *empty = full + OZ_STAGES;
   const int wg = threadIdx.x / 128;
-  const size_t i0 = blockIdx.x * (size_t) GT_OZ_TILE_M;
-  const size_t j0 = blockIdx.y * (size_t) GT_OZ_TILE_N;
+  /* Tiles in bands of OZ_GROUP columns of tiles, down the rows within a
+     band: a wave of CTAs then reads a few rows of A's tiles and a few
+     columns of B's, which stay in L2, not all of A.  */
+  const int tiles_i = (int) (o.mp / GT_OZ_TILE_M);
+  const int tiles_j = (int) (o.np / GT_OZ_TILE_N);
+  const int band = blockIdx.x / (OZ_GROUP * tiles_i);
+  const int width = min (OZ_GROUP, tiles_j - band * OZ_GROUP);
+  const int in_band = blockIdx.x - band * OZ_GROUP * tiles_i;
+  const size_t i0 = (size_t) (in_band / width) * GT_OZ_TILE_M;
+  const size_t j0 = (size_t) (band * OZ_GROUP + in_band % width) * GT_OZ_TILE_N;
   if (threadIdx.x == 0)
     {
       for (int s = 0; s < OZ_STAGES; s++)
@@ -560,6 +603,8 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
   asm volatile ("setmaxnreg.inc.sync.aligned.u32 232;");
   const int cw = wg - 1;
   int d[128];
+  /* One group of wgmmas in flight: a stage is released once the group
+     after it has been issued and it has completed.  */
   for (int kt = 0, s = 0, phase = 0; kt < o.k_tiles; kt++)
     {
       oz_mbar_wait (&full[s], phase);
@@ -577,15 +622,19 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
 #pragma unroll
       for (int r = 0; r < 128; r++)
         asm volatile ("" : "+r" (d[r]) :: "memory");
-      asm volatile ("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-      if (threadIdx.x % 128 == 0)
-        oz_mbar_arrive (&empty[s]);
+      asm volatile ("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+      if (kt > 0 && threadIdx.x % 128 == 0)
+        oz_mbar_arrive (&empty[s == 0 ? OZ_STAGES - 1 : s - 1]);
       if (++s == OZ_STAGES)
         {
           s = 0;
           phase ^= 1;
         }
     }
+  asm volatile ("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+#pragma unroll
+  for (int r = 0; r < 128; r++)
+    asm volatile ("" : "+r" (d[r]) :: "memory");
   oz_epilogue (d, o, i0, j0 + cw * 64);
 }
 
@@ -641,8 +690,8 @@ oz_gemm_launch (const int8_t *a_planes, size_t mp, const int8_t *b_planes,
   if (!oz_map (&ma, a_planes, planes * mp, kp, GT_OZ_TILE_M)
       || !oz_map (&mb, b_planes, planes * np, kp, GT_OZ_TILE_N))
     return cudaErrorInvalidValue;
-  const dim3 grid ((unsigned) (mp / GT_OZ_TILE_M),
-                   (unsigned) (np / GT_OZ_TILE_N), (unsigned) planes);
+  const dim3 grid ((unsigned) (mp / GT_OZ_TILE_M * (np / GT_OZ_TILE_N)), 1,
+                   (unsigned) planes);
   oz_gemm<<<grid, OZ_THREADS, OZ_SMEM_BYTES, s>>> (ma, mb, *o);
   return cudaGetLastError ();
 }
@@ -679,7 +728,54 @@ gt_oz_run (const gt_oz_work *w, const float *A, size_t lda, const float *B,
   cudaError_t e;
   if ((e = gt_oz_scan (w, A, lda, B, ldb, s)) != cudaSuccess
       || (e = gt_oz_slice (w, A, lda, B, ldb, s)) != cudaSuccess
-      || (e = gt_oz_products (w, s)) != cudaSuccess)
+      || (e = gt_oz_products (w, s)) != cudaSuccess
+      || (e = gt_oz_combine (w, C, ldc, s)) != cudaSuccess)
     return e;
-  return gt_oz_combine (w, C, ldc, s);
+  return gt_oz_verdict (w, s);
+}
+
+/* ---- verdict: keep the emulated product or not ------------------------ */
+
+/* Rounding each scaled entry to an integer errs by at most 1/2 in units
+   where a row's (column's) norm is 2^gamma; as independent uniform errors
+   they give ||E||_F ~ sqrt(2/12) 2^-gamma ||A||_F ||B||_F.  cuBLAS SGEMM's
+   error on the same products, measured, is ~0.3 u sqrt(k) ||C||_F (u =
+   2^-24).  The verdict is the first over the second; Inf where A or B
+   holds Inf or NaN.  */
+__global__ void
+oz_verdict (gt_oz_work w, double gamma)
+{
+  __shared__ double pa[256], pb[256];
+  double a = 0, b = 0;
+  for (size_t i = threadIdx.x; i < w.m; i += blockDim.x)
+    a += w.a_sumsq[i];
+  for (size_t j = threadIdx.x; j < w.n; j += blockDim.x)
+    b += w.b_sumsq[j];
+  pa[threadIdx.x] = a;  pb[threadIdx.x] = b;
+  __syncthreads ();
+  for (int h = blockDim.x / 2; h > 0; h /= 2)
+    {
+      if ((int) threadIdx.x < h)
+        {
+          pa[threadIdx.x] += pa[threadIdx.x + h];
+          pb[threadIdx.x] += pb[threadIdx.x + h];
+        }
+      __syncthreads ();
+    }
+  if (threadIdx.x != 0)
+    return;
+  const double est = 0.41 * exp2 (-gamma) * sqrt (pa[0]) * sqrt (pb[0]);
+  const double sgemm = 0.3 * exp2 (-24.0) * sqrt ((double) w.k)
+                       * sqrt (*w.c_sumsq);
+  double v = est == 0 ? 0 : est / sgemm;
+  if (*w.bad || !(v == v))
+    v = INFINITY;
+  *w.verdict = v;
+}
+
+extern "C" cudaError_t
+gt_oz_verdict (const gt_oz_work *w, cudaStream_t s)
+{
+  oz_verdict<<<1, 256, 0, s>>> (*w, gt_oz_gamma (w->moduli));
+  return cudaGetLastError ();
 }

@@ -51,6 +51,8 @@ typedef struct
   int *a_exp;          /* m: row i of A is scaled by 2^a_exp[i] */
   int *b_exp;          /* n: column j of B by 2^b_exp[j] */
   unsigned *bad;       /* nonzero where A or B holds Inf or NaN */
+  double *c_sumsq;     /* sum of squares of C, from the combine stage */
+  double *verdict;     /* gt_oz_verdict's ratio */
   size_t bytes;        /* all of it */
 } gt_oz_work;
 
@@ -72,7 +74,13 @@ cudaError_t gt_oz_products (const gt_oz_work *w, cudaStream_t s);
 cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
                            cudaStream_t s);
 
-/* All four.  */
+/* The emulation's estimated error over cuBLAS SGEMM's typical error on
+   the same product, into w->verdict (Inf where an operand holds Inf or
+   NaN): the emulated C is kept where it is at most GT_OZ_MAX_VERDICT.  */
+#define GT_OZ_MAX_VERDICT 0.5
+cudaError_t gt_oz_verdict (const gt_oz_work *w, cudaStream_t s);
+
+/* All four, then the verdict.  */
 cudaError_t gt_oz_run (const gt_oz_work *w, const float *A, size_t lda,
                        const float *B, size_t ldb, float *C, size_t ldc,
                        cudaStream_t s);
