@@ -13,6 +13,16 @@
 /* Pairwise coprime; N moduli are the first N.  */
 static const int oz_moduli[GT_OZ_MAX_MODULI] =
   { 256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217 };
+__constant__ int oz_moduli_dev[GT_OZ_MAX_MODULI] =
+  { 256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217 };
+
+/* 2^e as a double, for -1022 <= e <= 1023 (row and column scales stay
+   within a few hundred).  */
+__device__ __forceinline__ double
+oz_pow2 (int e)
+{
+  return __longlong_as_double ((long long) (1023 + e) << 52);
+}
 
 #define OZ_STAGES 4
 #define OZ_THREADS 384   /* one producer warpgroup, two consumers */
@@ -48,27 +58,33 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   w->kp = round_up (k, GT_OZ_TILE_K);
   w->ldr = round_up (m, 16);
   size_t at = 0;
+  /* the sums, zeroed together by one memset */
+  const size_t sums = carve (&at, (2 * (m + n + k) + 1) * sizeof (double));
+  const size_t ae = carve (&at, m * sizeof (int));
+  const size_t be = carve (&at, n * sizeof (int));
+  const size_t ch = carve (&at, 2 * sizeof (int) + sizeof (double));
+  /* the planes last: the scan's results stay where they are when the
+     layout is made again for the number of moduli the scan chose */
   const size_t a = carve (&at, moduli * w->mp * w->kp);
   const size_t b = carve (&at, moduli * w->np * w->kp);
   const size_t c = carve (&at, moduli * w->ldr * n);
-  const size_t as = carve (&at, m * sizeof (double));
-  const size_t bs = carve (&at, n * sizeof (double));
-  const size_t ae = carve (&at, m * sizeof (int));
-  const size_t be = carve (&at, n * sizeof (int));
-  const size_t bad = carve (&at, sizeof (unsigned));
-  const size_t cs = carve (&at, 2 * sizeof (double));
   w->bytes = at;
   char *p = (char *) base;
   w->a_planes = (int8_t *) (p ? p + a : NULL);
   w->b_planes = (int8_t *) (p ? p + b : NULL);
   w->c_planes = (uint8_t *) (p ? p + c : NULL);
-  w->a_sumsq = (double *) (p ? p + as : NULL);
-  w->b_sumsq = (double *) (p ? p + bs : NULL);
+  double *d = (double *) (p ? p + sums : NULL);
+  w->sums = d;
+  w->sums_bytes = (2 * (m + n + k) + 1) * sizeof (double);
+  w->a_sumsq = d;
+  w->a_col_sumsq = d ? d + m : NULL;
+  w->b_sumsq = d ? d + m + k : NULL;
+  w->b_row_sumsq = d ? d + m + k + n : NULL;
+  w->bad = (unsigned *) (d ? d + 2 * (m + n + k) : NULL);
   w->a_exp = (int *) (p ? p + ae : NULL);
   w->b_exp = (int *) (p ? p + be : NULL);
-  w->bad = (unsigned *) (p ? p + bad : NULL);
-  w->c_sumsq = (double *) (p ? p + cs : NULL);
-  w->verdict = w->c_sumsq ? w->c_sumsq + 1 : NULL;
+  w->choice = (int *) (p ? p + ch : NULL);
+  w->ratio = (double *) (p ? p + ch + 8 : NULL);
 }
 
 /* log2 of the product of the first N moduli.  */
@@ -89,71 +105,114 @@ gt_oz_gamma (int moduli)
   return 0.5 * (log2_modulus (moduli) - 1.0) - 0.01;
 }
 
-/* ---- scan: sums of squares of A's rows and B's columns ---------------- */
+/* ---- scan: sums of squares of every row and column of A and B -------- */
 
 #define SCAN_COLS 64
 
-__global__ void
-oz_scan_rows (const float *A, size_t lda, size_t m, size_t k, double *sumsq,
-              unsigned *bad)
+/* X (rows x cols, column-major): each thread one row over SCAN_COLS
+   columns; the columns' sums gathered by warp shuffles, then one atomic
+   per column per block.  */
+__global__ void __launch_bounds__ (256)
+oz_scan (const float *X, size_t ld, size_t rows, size_t cols,
+         double *row_sumsq, double *col_sumsq, unsigned *bad)
 {
-  const size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
-  if (i >= m)
-    return;
-  const size_t h0 = blockIdx.y * (size_t) SCAN_COLS;
-  const size_t h1 = min (k, h0 + SCAN_COLS);
+  __shared__ double col_part[SCAN_COLS];
+  if (threadIdx.x < SCAN_COLS)
+    col_part[threadIdx.x] = 0;
+  __syncthreads ();
+  const size_t r = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+  const size_t c0 = blockIdx.y * (size_t) SCAN_COLS;
+  const int nc = (int) min ((size_t) SCAN_COLS, cols - c0);
   double s = 0;
   unsigned nonfinite = 0;
-  for (size_t h = h0; h < h1; h++)
+  for (int c = 0; c < nc; c++)
     {
-      const float a = A[i + h * lda];
-      nonfinite |= !isfinite (a);
-      s += (double) a * a;
+      const float x = r < rows ? X[r + (c0 + c) * ld] : 0.0f;
+      nonfinite |= !isfinite (x);
+      double q = (double) x * x;
+      s += q;
+      for (int o = 16; o > 0; o /= 2)
+        q += __shfl_down_sync (0xffffffffu, q, o);
+      if (threadIdx.x % 32 == 0)
+        atomicAdd (&col_part[c], q);
     }
   if (nonfinite)
     atomicOr (bad, 1u);
-  atomicAdd (&sumsq[i], s);
+  if (r < rows)
+    atomicAdd (&row_sumsq[r], s);
+  __syncthreads ();
+  if ((int) threadIdx.x < nc)
+    atomicAdd (&col_sumsq[c0 + threadIdx.x], col_part[threadIdx.x]);
 }
 
-__global__ void
-oz_scan_cols (const float *B, size_t ldb, size_t k, double *sumsq,
-              unsigned *bad)
+static void
+oz_scan_launch (const float *X, size_t ld, size_t rows, size_t cols,
+                double *row_sumsq, double *col_sumsq, unsigned *bad,
+                cudaStream_t s)
 {
-  __shared__ double part[256];
-  const size_t j = blockIdx.x;
-  double s = 0;
-  unsigned nonfinite = 0;
-  for (size_t h = threadIdx.x; h < k; h += blockDim.x)
-    {
-      const float b = B[h + j * ldb];
-      nonfinite |= !isfinite (b);
-      s += (double) b * b;
-    }
-  if (nonfinite)
-    atomicOr (bad, 1u);
-  part[threadIdx.x] = s;
+  const dim3 grid ((unsigned) ((rows + 255) / 256),
+                   (unsigned) ((cols + SCAN_COLS - 1) / SCAN_COLS));
+  oz_scan<<<grid, 256, 0, s>>> (X, ld, rows, cols, row_sumsq, col_sumsq, bad);
+}
+
+/* Rounding each scaled entry to an integer errs by at most 1/2 in units
+   where its row's (column's) norm is 2^gamma; as independent uniform
+   errors they give ||E||_F ~ sqrt(2/12) 2^-gamma ||A||_F ||B||_F.  SGEMM
+   rounds at least each product a(i,h) b(h,j) (its sums only add), so its
+   error is at least ~ u/sqrt(3) sqrt(sum_h ||A(:,h)||^2 ||B(h,:)||^2)
+   with u = 2^-24.  N moduli are enough where the first is at most half
+   the second; the fewest such N from GT_OZ_MIN_MODULI to GT_OZ_MAX_USED
+   is chosen, 0 where none is (or where A or B holds Inf or NaN).  */
+__global__ void
+oz_choose (gt_oz_work w, double g7)
+{
+  __shared__ double pa[256], pb[256], ps[256];
+  double a = 0, b = 0, x = 0;
+  for (size_t i = threadIdx.x; i < w.m; i += blockDim.x)
+    a += w.a_sumsq[i];
+  for (size_t j = threadIdx.x; j < w.n; j += blockDim.x)
+    b += w.b_sumsq[j];
+  for (size_t h = threadIdx.x; h < w.k; h += blockDim.x)
+    x += w.a_col_sumsq[h] * w.b_row_sumsq[h];
+  pa[threadIdx.x] = a;  pb[threadIdx.x] = b;  ps[threadIdx.x] = x;
   __syncthreads ();
-  for (int w = blockDim.x / 2; w > 0; w /= 2)
+  for (int h = blockDim.x / 2; h > 0; h /= 2)
     {
-      if ((int) threadIdx.x < w)
-        part[threadIdx.x] += part[threadIdx.x + w];
+      if ((int) threadIdx.x < h)
+        {
+          pa[threadIdx.x] += pa[threadIdx.x + h];
+          pb[threadIdx.x] += pb[threadIdx.x + h];
+          ps[threadIdx.x] += ps[threadIdx.x + h];
+        }
       __syncthreads ();
     }
-  if (threadIdx.x == 0)
-    sumsq[j] = part[0];
+  if (threadIdx.x != 0)
+    return;
+  const double floor_sgemm = exp2 (-24.0) / sqrt (3.0) * sqrt (ps[0]);
+  const double est7 = 0.41 * exp2 (-g7) * sqrt (pa[0]) * sqrt (pb[0]);
+  /* each modulus past 7 adds about log2(p)/2 bits to gamma */
+  int n = 0;
+  for (int c = GT_OZ_MIN_MODULI; c <= GT_OZ_MAX_USED && !n; c++)
+    {
+      double est = est7;
+      for (int l = GT_OZ_MIN_MODULI; l < c; l++)
+        est *= rsqrt ((double) oz_moduli_dev[l]);
+      if (est <= 0.5 * floor_sgemm)
+        n = c;
+    }
+  w.choice[0] = *w.bad ? 0 : n;
+  w.choice[1] = 0;
+  w.ratio[0] = floor_sgemm > 0 ? est7 / floor_sgemm : 0;
 }
 
 extern "C" cudaError_t
 gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda, const float *B,
             size_t ldb, cudaStream_t s)
 {
-  cudaMemsetAsync (w->a_sumsq, 0, w->m * sizeof (double), s);
-  cudaMemsetAsync (w->bad, 0, sizeof (unsigned), s);
-  const dim3 rows ((unsigned) ((w->m + 255) / 256),
-                   (unsigned) ((w->k + SCAN_COLS - 1) / SCAN_COLS));
-  oz_scan_rows<<<rows, 256, 0, s>>> (A, lda, w->m, w->k, w->a_sumsq, w->bad);
-  oz_scan_cols<<<(unsigned) w->n, 256, 0, s>>> (B, ldb, w->k, w->b_sumsq,
-                                                 w->bad);
+  cudaMemsetAsync (w->sums, 0, w->sums_bytes, s);
+  oz_scan_launch (A, lda, w->m, w->k, w->a_sumsq, w->a_col_sumsq, w->bad, s);
+  oz_scan_launch (B, ldb, w->k, w->n, w->b_row_sumsq, w->b_sumsq, w->bad, s);
+  oz_choose<<<1, 256, 0, s>>> (*w, gt_oz_gamma (GT_OZ_MIN_MODULI));
   return cudaGetLastError ();
 }
 
@@ -214,6 +273,7 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
       if (h0 == 0 && th == 0)
         w.a_exp[i] = e;
     }
+  const double scale = oz_pow2 (e);
   for (int g = 0; g < SLICE_H / 32; g++)
     {
       const int hh = th * 4 + g * 32;
@@ -222,7 +282,7 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
         {
           const size_t h = h0 + hh + q;
           const float a = (i < w.m && h < w.k) ? A[i + h * lda] : 0.0f;
-          v[q] = rint (ldexp ((double) a, e));
+          v[q] = rint ((double) a * scale);
         }
       for (int l = 0; l < c.moduli; l++)
         {
@@ -262,11 +322,12 @@ oz_slice_b (const float *B, size_t ldb, gt_oz_work w, oz_slice_consts c)
       if (h == 0)
         w.b_exp[j] = e;
     }
+  const double scale = oz_pow2 (e);
   double v[4];
   for (int q = 0; q < 4; q++)
     {
       const float b = (j < w.n && h + q < w.k) ? B[h + q + j * ldb] : 0.0f;
-      v[q] = rint (ldexp ((double) b, e));
+      v[q] = rint ((double) b * scale);
     }
   for (int l = 0; l < c.moduli; l++)
     {
@@ -307,50 +368,41 @@ typedef struct
   double M, inv_M;
 } oz_crt_consts;
 
-/* 2^e as a double, for -1022 <= e <= 1023 (row and column scales stay
-   within a few hundred).  */
-__device__ __forceinline__ double
-oz_pow2 (int e)
-{
-  return __longlong_as_double ((long long) (1023 + e) << 52);
-}
 
-/* One thread per element; also the sum of squares of C (c_sumsq), which
-   the check of the error estimate needs.  */
+/* Four neighbouring rows of one column per thread (ldr is a multiple of
+   16, so their residues are one 4-byte word per plane).  */
 __global__ void __launch_bounds__ (256)
 oz_combine (gt_oz_work w, oz_crt_consts c, float *C, size_t ldc)
 {
-  __shared__ double part[256];
   const size_t plane = w.ldr * w.n;
-  const size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
-  double sq = 0;
-  if (i < w.m)
+  const size_t i = 4 * (blockIdx.x * (size_t) blockDim.x + threadIdx.x);
+  if (i >= w.m)
+    return;
+  const int rows = (int) min ((size_t) 4, w.m - i);
+  double ea[4];
+  for (int q = 0; q < 4; q++)
+    ea[q] = oz_pow2 (q < rows ? -w.a_exp[i + q] : 0);
+  for (size_t j = blockIdx.y; j < w.n; j += gridDim.y)
     {
-      const int ea = w.a_exp[i];
-      for (size_t j = blockIdx.y; j < w.n; j += gridDim.y)
-        {
-          const uint8_t *r = w.c_planes + i + j * w.ldr;
-          double acc = 0;
+      const uint8_t *r = w.c_planes + i + j * w.ldr;
+      double acc[4] = { 0, 0, 0, 0 };
 #pragma unroll
-          for (int l = 0; l < GT_OZ_MAX_MODULI; l++)
-            if (l < c.moduli)
-              acc = fma (c.q[l], (double) r[l * plane], acc);
-          const double v = fma (-c.M, rint (acc * c.inv_M), acc);
-          const float x = (float) (v * oz_pow2 (-(ea + w.b_exp[j])));
-          C[i + j * ldc] = x;
-          sq += (double) x * x;
+      for (int l = 0; l < GT_OZ_MAX_MODULI; l++)
+        if (l < c.moduli)
+          {
+            const uchar4 x = *(const uchar4 *) (r + l * plane);
+            acc[0] = fma (c.q[l], (double) x.x, acc[0]);
+            acc[1] = fma (c.q[l], (double) x.y, acc[1]);
+            acc[2] = fma (c.q[l], (double) x.z, acc[2]);
+            acc[3] = fma (c.q[l], (double) x.w, acc[3]);
+          }
+      const double eb = oz_pow2 (-w.b_exp[j]);
+      for (int q = 0; q < rows; q++)
+        {
+          const double v = fma (-c.M, rint (acc[q] * c.inv_M), acc[q]);
+          C[i + q + j * ldc] = (float) (v * ea[q] * eb);
         }
     }
-  part[threadIdx.x] = sq;
-  __syncthreads ();
-  for (int h = blockDim.x / 2; h > 0; h /= 2)
-    {
-      if ((int) threadIdx.x < h)
-        part[threadIdx.x] += part[threadIdx.x + h];
-      __syncthreads ();
-    }
-  if (threadIdx.x == 0)
-    atomicAdd (w.c_sumsq, part[0]);
 }
 
 extern "C" cudaError_t
@@ -374,9 +426,8 @@ gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc, cudaStream_t s)
     }
   c.M = (double) M;
   c.inv_M = 1.0 / c.M;
-  cudaMemsetAsync (w->c_sumsq, 0, sizeof (double), s);
-  const dim3 grid ((unsigned) ((w->m + 255) / 256),
-                   (unsigned) (w->n < 4096 ? w->n : 4096));
+  const dim3 grid ((unsigned) ((w->m + 1023) / 1024),
+                   (unsigned) (w->n < 8192 ? w->n : 8192));
   oz_combine<<<grid, 256, 0, s>>> (*w, c, C, ldc);
   return cudaGetLastError ();
 }
@@ -731,51 +782,6 @@ gt_oz_run (const gt_oz_work *w, const float *A, size_t lda, const float *B,
       || (e = gt_oz_products (w, s)) != cudaSuccess
       || (e = gt_oz_combine (w, C, ldc, s)) != cudaSuccess)
     return e;
-  return gt_oz_verdict (w, s);
+  return cudaSuccess;
 }
 
-/* ---- verdict: keep the emulated product or not ------------------------ */
-
-/* Rounding each scaled entry to an integer errs by at most 1/2 in units
-   where a row's (column's) norm is 2^gamma; as independent uniform errors
-   they give ||E||_F ~ sqrt(2/12) 2^-gamma ||A||_F ||B||_F.  cuBLAS SGEMM's
-   error on the same products, measured, is ~0.3 u sqrt(k) ||C||_F (u =
-   2^-24).  The verdict is the first over the second; Inf where A or B
-   holds Inf or NaN.  */
-__global__ void
-oz_verdict (gt_oz_work w, double gamma)
-{
-  __shared__ double pa[256], pb[256];
-  double a = 0, b = 0;
-  for (size_t i = threadIdx.x; i < w.m; i += blockDim.x)
-    a += w.a_sumsq[i];
-  for (size_t j = threadIdx.x; j < w.n; j += blockDim.x)
-    b += w.b_sumsq[j];
-  pa[threadIdx.x] = a;  pb[threadIdx.x] = b;
-  __syncthreads ();
-  for (int h = blockDim.x / 2; h > 0; h /= 2)
-    {
-      if ((int) threadIdx.x < h)
-        {
-          pa[threadIdx.x] += pa[threadIdx.x + h];
-          pb[threadIdx.x] += pb[threadIdx.x + h];
-        }
-      __syncthreads ();
-    }
-  if (threadIdx.x != 0)
-    return;
-  const double est = 0.41 * exp2 (-gamma) * sqrt (pa[0]) * sqrt (pb[0]);
-  const double sgemm = 0.3 * exp2 (-24.0) * sqrt ((double) w.k)
-                       * sqrt (*w.c_sumsq);
-  double v = est == 0 ? 0 : est / sgemm;
-  if (*w.bad || !(v == v))
-    v = INFINITY;
-  *w.verdict = v;
-}
-
-extern "C" cudaError_t
-gt_oz_verdict (const gt_oz_work *w, cudaStream_t s)
-{
-  oz_verdict<<<1, 256, 0, s>>> (*w, gt_oz_gamma (w->moduli));
-  return cudaGetLastError ();
-}

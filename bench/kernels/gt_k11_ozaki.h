@@ -27,6 +27,9 @@ extern "C" {
 #endif
 
 #define GT_OZ_MAX_MODULI 12
+/* The scan chooses from these (gt_oz_scan).  */
+#define GT_OZ_MIN_MODULI 7
+#define GT_OZ_MAX_USED 10
 /* k at most this: 128 * 128 * k stays below 2^31 with k padded to 128.  */
 #define GT_OZ_MAX_K 130944
 /* Tile of the INT8 product: 256 rows of C (A's planes) by 128 columns (B's
@@ -46,13 +49,17 @@ typedef struct
   int8_t *a_planes;    /* N planes mp x kp, row i at i * kp */
   int8_t *b_planes;    /* N planes np x kp, column j at j * kp */
   uint8_t *c_planes;   /* N planes of C's residues, ldr x n, in [0, p) */
+  double *sums;        /* the sums below, sums_bytes together */
+  size_t sums_bytes;
   double *a_sumsq;     /* m: sum of squares of each row of A */
+  double *a_col_sumsq; /* k: of each column of A */
   double *b_sumsq;     /* n: of each column of B */
+  double *b_row_sumsq; /* k: of each row of B */
+  unsigned *bad;       /* nonzero where A or B holds Inf or NaN */
   int *a_exp;          /* m: row i of A is scaled by 2^a_exp[i] */
   int *b_exp;          /* n: column j of B by 2^b_exp[j] */
-  unsigned *bad;       /* nonzero where A or B holds Inf or NaN */
-  double *c_sumsq;     /* sum of squares of C, from the combine stage */
-  double *verdict;     /* gt_oz_verdict's ratio */
+  int *choice;         /* the scan's choice of moduli, 0: none will do */
+  double *ratio;       /* its estimate for 7 moduli over SGEMM's floor */
   size_t bytes;        /* all of it */
 } gt_oz_work;
 
@@ -65,7 +72,9 @@ void gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
    scaled rows and columns (log2 of their 2-norm bound).  */
 double gt_oz_gamma (int moduli);
 
-/* The stages, each queued on s.  */
+/* The stages, each queued on s.  The scan also chooses the number of
+   moduli into w->choice (device memory): the caller reads it, sets
+   w->moduli (gt_oz_layout again) or runs another kernel where it is 0.  */
 cudaError_t gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda,
                         const float *B, size_t ldb, cudaStream_t s);
 cudaError_t gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda,
@@ -74,13 +83,7 @@ cudaError_t gt_oz_products (const gt_oz_work *w, cudaStream_t s);
 cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
                            cudaStream_t s);
 
-/* The emulation's estimated error over cuBLAS SGEMM's typical error on
-   the same product, into w->verdict (Inf where an operand holds Inf or
-   NaN): the emulated C is kept where it is at most GT_OZ_MAX_VERDICT.  */
-#define GT_OZ_MAX_VERDICT 0.5
-cudaError_t gt_oz_verdict (const gt_oz_work *w, cudaStream_t s);
-
-/* All four, then the verdict.  */
+/* Slice, products and combine (after gt_oz_scan and a choice).  */
 cudaError_t gt_oz_run (const gt_oz_work *w, const float *A, size_t lda,
                        const float *B, size_t ldb, float *C, size_t ldc,
                        cudaStream_t s);
