@@ -53,6 +53,16 @@
 ## false until the first.  Products of over 16 MiB always run on the GPU.
 ## The option @env{GPU_TILED_CROSSOVER}=off, read at the first product
 ## (and after @code{gpu_tiled_reset}), sends every product to the GPU.
+## @item emulation
+## single products on the integer tensor cores (kernel 11: Hopper, built
+## for sm_90a; see @file{doc/gpu_tiled.md}).  @code{usable}: the current
+## device runs it; @code{mode}: @qcode{"cost"} (where it is predicted
+## faster), @qcode{"off"} or @qcode{"always"} (the option
+## @env{GPU_TILED_EMULATE}); @code{products}: products emulated since
+## @code{gpu_tiled_reset}; @code{declined}: products whose operands'
+## scan found that no affordable number of moduli keeps single precision
+## (they ran on kernel 9); @code{last_moduli}: of the last emulated
+## product.
 ## @end table
 ##
 ## Example:
@@ -123,12 +133,16 @@ endfunction
 %!          "multiprocessors", "total_memory", "free_memory", ...
 %!          "cached_device_memory", "cached_pinned_memory", ...
 %!          "driver_version", "runtime_version", "build_archs", ...
-%!          "device_count", "devices", "devices_used", "crossover"}
+%!          "device_count", "devices", "devices_used", "crossover", ...
+%!          "emulation"}
 %!   assert (isfield (s, f{1}), true, f{1});
 %! endfor
 %! assert (islogical (s.usable));
 %! assert (! isempty (s.build_archs));
 %! assert (size (s.crossover), [1, 4]);
+%! assert (isfield (s.emulation, {"usable", "mode", "products", "declined", ...
+%!                                "last_moduli"}), true (1, 5));
+%! assert (any (strcmp (s.emulation.mode, {"cost", "off", "always"})));
 %! assert ({s.crossover.class}, {"single", "double", "complex single", ...
 %!                              "complex double"});
 %! if (s.usable)

@@ -423,7 +423,7 @@ endfunction
 %!  endif
 %!endfunction
 
-%!shared gpu
+%!shared gpu, emu
 %! ## unwritten elements come back NaN (options are read when the device is
 %! ## set up: at the first call, and the first after gpu_tiled_reset)
 %! setenv ("GPU_TILED_POISON", "1");
@@ -432,6 +432,8 @@ endfunction
 %! setenv ("GPU_TILED_CROSSOVER", "off");
 %! gpu_tiled_reset ();
 %! gpu = gpu_tiled_info ().usable;
+%! ## kernel 11, the INT8 tensor cores: Hopper built for sm_90a
+%! emu = gpu && gpu_tiled_info ().emulation.usable;
 
 %!testif ; gpu
 %! for tile = [8, 16, 32, 0]
@@ -889,6 +891,125 @@ endfunction
 %!   setenv ("GPU_TILED_CROSSOVER", "off");
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
+## ---- Kernel 11: single products on the INT8 tensor cores ----
+%!## An operand of one of the accuracy table's input classes; the scaled
+%!## class scales rows (A) or columns (B, by_col) by up to 2^+-40.
+%!function X = emulation_operand (cls, r, c, by_col)
+%!  X = randn (r, c);
+%!  switch (cls)
+%!    case "uniform"
+%!      X = rand (r, c);
+%!    case "logunif"
+%!      X = 2 .^ (60 * rand (r, c) - 30) .* sign (randn (r, c));
+%!    case "scaled"
+%!      if (by_col)
+%!        X = X .* 2 .^ randi ([-40, 40], 1, c);
+%!      else
+%!        X = X .* 2 .^ randi ([-40, 40], r, 1);
+%!      endif
+%!    case "fewhuge"
+%!      i = randperm (numel (X), ceil (numel (X) / 1024));
+%!      X(i) *= 2^24;
+%!  endswitch
+%!  X = single (X);
+%!endfunction
+
+%!## C = A * B emulated (the count of emulated products goes up by one),
+%!## no worse than Octave's own single product against a double one (to
+%!## 5%: where both sit at the floor of rounding C to single the two
+%!## differ by chance), and norm-wise
+%!function check_emulated (A, B, what)
+%!  before = gpu_tiled_info ().emulation.products;
+%!  C = gpu_tiled_mtimes (A, B);
+%!  e = gpu_tiled_info ().emulation;
+%!  assert (e.products, before + 1, what);
+%!  assert (e.last_moduli >= 7 && e.last_moduli <= 10, what);
+%!  R = double (A) * double (B);
+%!  err = norm (double (C) - R, "fro");
+%!  err_host = norm (double (A * B) - R, "fro");
+%!  assert (err <= 1.05 * err_host, "%s: error %g, Octave's single * %g",
+%!          what, err, err_host);
+%!  bound = 4 * columns (A) * eps ("single") * norm (double (A), "fro") ...
+%!          * norm (double (B), "fro");
+%!  assert (err <= bound, "%s: error %g above %g", what, err, bound);
+%!endfunction
+
+%!testif ; emu
+%! ## every input class, on shapes no tile divides (GPU_TILED_EMULATE=always:
+%! ## wherever kernel 11 can run, fast or not)
+%! setenv ("GPU_TILED_EMULATE", "always");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   for cls = {"randn", "uniform", "logunif", "scaled", "fewhuge"}
+%!     for s = [300 517 433; 129 1000 257; 513 2100 97]'
+%!       A = emulation_operand (cls{1}, s(1), s(2), false);
+%!       B = emulation_operand (cls{1}, s(2), s(3), true);
+%!       check_emulated (A, B, sprintf ("%s %dx%dx%d", cls{1}, s));
+%!     endfor
+%!   endfor
+%!   ## a row of subnormals is scaled like any other: C's row to one unit
+%!   A = randn (200, 300, "single");  B = randn (300, 150, "single");
+%!   A(4, :) *= 1e-40;
+%!   check_emulated (A, B, "subnormal row");
+%!   C = gpu_tiled_mtimes (A, B);
+%!   R = double (A) * double (B);
+%!   assert (max (abs (double (C(4, :)) - R(4, :))) <= realmin ("single") * eps ("single"));
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
+%!testif ; emu
+%! ## where the scan declines, kernel 9 runs: Inf and NaN in the operands
+%! ## (placed as * places them), and columns of A and rows of B scaled
+%! ## apart, which no affordable number of moduli keeps in single precision
+%! setenv ("GPU_TILED_EMULATE", "always");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   A = randn (200, 300, "single");  B = randn (300, 150, "single");
+%!   A(3, 7) = NaN;  A(5, 9) = Inf;  B(11, 4) = -Inf;
+%!   C = gpu_tiled_mtimes (A, B);
+%!   R = A * B;
+%!   assert (isnan (C), isnan (R));
+%!   assert (C(isinf (R)), R(isinf (R)));
+%!   f = isfinite (R);
+%!   assert (norm (double (C(f)) - double (R(f))) <= 1e-5 * norm (double (R(f))));
+%!   assert (gpu_tiled_info ().emulation.declined, 1);
+%!   A = randn (300, 400, "single");  B = randn (400, 200, "single");
+%!   A(:, 1) *= 2^40;  B(2, :) *= 2^40;
+%!   C = gpu_tiled_mtimes (A, B);
+%!   e = gpu_tiled_info ().emulation;
+%!   assert ([e.products, e.declined], [0, 2]);
+%!   R = double (A) * double (B);
+%!   assert (norm (double (C) - R, "fro") <= norm (double (A * B) - R, "fro"));
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
+%!testif ; emu
+%! ## by default kernel 11 takes the products it is predicted faster on
+%! ## (one device, so that the product is not split into smaller ones),
+%! ## and GPU_TILED_EMULATE=off none
+%! d = gpu_tiled_devices ();
+%! unwind_protect
+%!   gpu_tiled_devices (d(1));
+%!   gpu_tiled_reset ();
+%!   A = randn (2048, 8192, "single");  B = randn (8192, 2048, "single");
+%!   check_default (A, B, "2048x8192x2048");
+%!   assert (gpu_tiled_info ().emulation.products, 1);
+%!   check_default (randn (500, "single"), randn (500, "single"), "500^3");
+%!   assert (gpu_tiled_info ().emulation.products, 1);
+%!   setenv ("GPU_TILED_EMULATE", "off");
+%!   gpu_tiled_reset ();
+%!   check_default (A, B, "2048x8192x2048, off");
+%!   assert (gpu_tiled_info ().emulation.products, 0);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
 %!test
 %! ## texinfo help, rendered where makeinfo is installed
 %! [txt, fmt] = get_help_text ("gpu_tiled_mtimes");

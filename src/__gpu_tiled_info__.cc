@@ -46,6 +46,23 @@ all_devices (int count)
   return all;
 }
 
+// Kernel 11's counts: single products emulated on the INT8 tensor cores.
+static octave_scalar_map
+emulation ()
+{
+  gt_emulation_info e;
+  gt_emulation_get (&e);
+  octave_scalar_map s;
+  s.assign ("usable", e.usable != 0);
+  s.assign ("mode", std::string (e.mode == GT_EMULATE_OFF ? "off"
+                                 : e.mode == GT_EMULATE_ALWAYS ? "always"
+                                 : "cost"));
+  s.assign ("products", static_cast<double> (e.products));
+  s.assign ("declined", static_cast<double> (e.declined));
+  s.assign ("last_moduli", e.last_moduli);
+  return s;
+}
+
 // The crossover of each class of C: what was measured, and where.
 static octave_map
 crossovers ()
@@ -97,5 +114,6 @@ Private: use @code{gpu_tiled_info}.\n\
   s.assign ("devices_used", u);
   s.assign ("devices", all_devices (info.usable ? info.device_count : 0));
   s.assign ("crossover", crossovers ());
+  s.assign ("emulation", emulation ());
   return ovl (s);
 }

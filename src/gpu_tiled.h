@@ -162,6 +162,23 @@ int gt_runs_on_host (gt_type c, gt_type a, gt_type b, size_t m, size_t n,
 /* What was measured for type c (zeros until measured).  */
 void gt_crossover_get (gt_type c, gt_crossover_info *info);
 
+/* Kernel 11: single products emulated on the INT8 tensor cores (Hopper).
+   Counts since the last gt_reset.  */
+typedef struct
+{
+  unsigned long long products;  /* emulated */
+  unsigned long long declined;  /* the scan found no affordable number of
+                                   moduli; kernel 9 ran instead */
+  int last_moduli;              /* of the last emulated product */
+  int mode;                     /* GT_EMULATE_* */
+  int usable;                   /* the current device runs kernel 11 */
+} gt_emulation_info;
+#define GT_EMULATE_COST 0     /* where predicted faster (the default) */
+#define GT_EMULATE_OFF 1      /* GPU_TILED_EMULATE=off: never */
+#define GT_EMULATE_ALWAYS 2   /* GPU_TILED_EMULATE=always: wherever it can
+                                 run (tests) */
+void gt_emulation_get (gt_emulation_info *info);
+
 /* Frees every cached buffer, stream, event and helper thread of every
    device, and forgets the crossover and the devices' measured speeds.
    Safe to call at any time; the next call sets up again and reads the

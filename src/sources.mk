@@ -14,15 +14,16 @@ GT_HOST_HDRS = host/gt_context.h host/gt_options.h host/gt_copy.h \
                host/gt_stage.h host/gt_product.h
 # The plan layer: dispatcher, cost models, registry, device facts.
 GT_PLAN_SRCS = plan/gt_dispatch.cu plan/gt_costs.cu plan/gt_registry.cu \
-               plan/gt_facts.cu plan/gt_run.cu
+               plan/gt_facts.cu plan/gt_run.cu plan/gt_emulate.cu
 GT_PLAN_HDRS = plan/gt_plan.h plan/gt_costs.h plan/gt_facts.h
 # The kernels, one file each (kernels 2, 3 and 7: bench/kernels).
 GT_KERNEL_SRCS = kernels/gt_k1_classic.cu kernels/gt_k4_async.cu \
                  kernels/gt_k10_generic.cu kernels/gt_planes.cu \
                  kernels/gt_k5_reduce.cu kernels/gt_k6_gemv.cu \
-                 kernels/gt_k8_wide.cu kernels/gt_k9_dmma.cu
+                 kernels/gt_k8_wide.cu kernels/gt_k9_dmma.cu \
+                 kernels/gt_k11_ozaki.cu
 GT_KERNEL_HDRS = kernels/gt_kernels.h kernels/gt_launch.cuh \
-                 kernels/gt_tile.cuh
+                 kernels/gt_tile.cuh kernels/gt_k11_ozaki.h
 
 GT_CU_SRCS = $(GT_PLAN_SRCS) $(GT_KERNEL_SRCS)
 GT_ALL_FILES = gpu_tiled.h sources.mk Makefile.in $(GT_GLUE_SRCS) \

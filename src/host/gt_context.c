@@ -327,6 +327,7 @@ gt_reset (void)
       ctx_release (&contexts[d]);
   gt_crossover_forget ();
   gt_multi_forget ();
+  gt_emulation_forget ();
   if (have_current)
     cudaSetDevice (current);
   cudaGetLastError ();

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "gt_copy.h"
 #include "gt_options.h"
+#include "gt_plan.h"
 
 /* Products up to this many bytes (A, B and C together) run on the staging
    memory itself: the kernel reads A and B from pinned host memory over
@@ -49,6 +50,11 @@ void
 gt_options_read (gt_options *o)
 {
   o->trace = getenv ("GPU_TILED_TRACE") != NULL;
+  /* the plan layer's, for every device alike */
+  gt_plan_set_emulation (env_is ("GPU_TILED_EMULATE", "off")
+                         ? GT_EMULATE_OFF
+                         : env_is ("GPU_TILED_EMULATE", "always")
+                           ? GT_EMULATE_ALWAYS : GT_EMULATE_COST);
   long n = env_long ("GPU_TILED_PREFAULT_THREADS", 0);
   o->prefault_threads = n > 0 ? (n > 8 ? 8 : (int) n)
                               : gt_prefault_default_threads ();

@@ -22,6 +22,10 @@ typedef struct
   /* GPU_TILED_ZEROCOPY_MAX (bytes of A, B and C together): products up to
      this run on the pinned staging memory itself; 0 never */
   size_t zerocopy_max;
+  /* GPU_TILED_EMULATE: "off", single products never on kernel 11 (the
+     INT8 tensor cores); "always", wherever it can run (tests); otherwise
+     where it is predicted faster.  Handed to the plan layer
+     (gt_plan_set_emulation), not kept here.  */
   /* Test hooks.  GPU_TILED_DEVICE_LIMIT (bytes): device allocations above
      it fail as if the device were full.  GPU_TILED_NO_KSPLIT: the first
      panel is not computed in pieces of k.  GPU_TILED_POISON: device

@@ -185,6 +185,13 @@ cudaError_t gt_k9_row_launch (const gt_plan *p, const gt_gemm_args *a,
 cudaError_t gt_k9_row_piece (const gt_plan *p, const gt_gemm_args *a,
                              const double *pin, double *pout,
                              cudaStream_t s);
+/* kernel 11 (the policy: plan/gt_emulate.cu) */
+int gt_k11_usable (void);
+size_t gt_k11_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
+                        int repack);
+cudaError_t gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a,
+                               cudaStream_t s);
+void gt_k11_forget (void);
 /* kernel 10: any real type, any shape and alignment */
 size_t gt_k10_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
                         int repack);

@@ -39,7 +39,10 @@ typedef enum
                          FP64 tensor cores */
   GT_K10_GENERIC = 10,/* any real type, any shape: 64x64 tiles, 4x4 per
                          thread (the double path beside kernel 9) */
-  GT_KERNEL_ID_END = 11
+  GT_K11_OZAKI = 11, /* Hopper (sm_90a): singles emulated on the INT8
+                         tensor cores by residues, the number of moduli
+                         from a scan of the operands (plan/gt_emulate.cu) */
+  GT_KERNEL_ID_END = 12
 } gt_kernel_id;
 
 /* A field of a wanted plan that the dispatcher is to choose.  */
@@ -170,6 +173,12 @@ typedef struct
 
 /* The current device's, NULL where there is no current device.  */
 const gt_device_props *gt_device_props_current (void);
+
+/* Where the dispatcher may choose kernel 11 (set by the host layer from
+   GPU_TILED_EMULATE when it reads its options).  */
+void gt_plan_set_emulation (int mode);
+/* gt_reset: kernel 11's counts (gt_emulation_get) start again.  */
+void gt_emulation_forget (void);
 
 /* After a device reset: every kernel forgets what it cached per device.  */
 void gt_kernels_forget (void);

@@ -21,6 +21,9 @@ static const gt_kernel_row rows[] = {
     gt_k8_row_launch, gt_k8_forget, gt_cost_k8 },
   { GT_K9_DMMA, "k9_dmma", SINGLE | DOUBLE, GT_SHAPE_MATRIX, gt_k9_usable,
     gt_k9_row_work, gt_k9_row_launch, gt_k9_forget, gt_cost_k9 },
+  /* after kernel 9, which it runs where its scan declines */
+  { GT_K11_OZAKI, "k11_ozaki", SINGLE, GT_SHAPE_MATRIX, gt_k11_usable,
+    gt_k11_row_work, gt_k11_row_launch, gt_k11_forget, gt_cost_k11 },
   { GT_K6_GEMV, "k6_gemv", SINGLE, GT_SHAPE_VECTOR, NULL, gt_k6_row_work,
     gt_k6_row_launch, NULL, gt_cost_k6 },
   /* double beside kernel 9, and everywhere without it */

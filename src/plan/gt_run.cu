@@ -102,7 +102,8 @@ gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 extern "C" int
 gt_plan_has_pieces (const gt_plan *whole)
 {
-  if (whole->complex_a || whole->complex_b)
+  if (whole->complex_a || whole->complex_b
+      || whole->kernel == GT_K11_OZAKI)   /* its scan needs all of k */
     return 0;
   return whole->kernel == GT_K9_DMMA || whole->type == GT_SINGLE;
 }

@@ -83,6 +83,11 @@ cudaError_t gt_oz_products (const gt_oz_work *w, cudaStream_t s);
 cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
                            cudaStream_t s);
 
+/* Shared memory the products ask for per block; gt_oz_forget: after a
+   device reset (the kernel's attribute is set again).  */
+size_t gt_oz_smem_bytes (void);
+void gt_oz_forget (void);
+
 /* Slice, products and combine (after gt_oz_scan and a choice).  */
 cudaError_t gt_oz_run (const gt_oz_work *w, const float *A, size_t lda,
                        const float *B, size_t ldb, float *C, size_t ldc,

@@ -434,6 +434,15 @@ gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc, cudaStream_t s)
 
 /* ---- products: INT8 wgmma, TMA, one producer and two consumers -------- */
 
+/* wgmma, setmaxnreg and TMA exist on sm_90a only: other targets build the
+   kernel empty, and gt_k11_usable keeps it from being run there.  */
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define OZ_WGMMA 1
+#else
+#define OZ_WGMMA 0
+#endif
+
+#if OZ_WGMMA
 __device__ __forceinline__ uint32_t
 oz_smem (const void *p)
 {
@@ -517,6 +526,8 @@ oz_wgmma (int (&d)[128], uint64_t a, uint64_t b, int accumulate)
     : "l" (a), "l" (b), "r" (accumulate));
 }
 
+#endif
+
 typedef struct
 {
   uint8_t *r;          /* residue planes (c_planes), or NULL */
@@ -527,6 +538,7 @@ typedef struct
   int k_tiles;
 } oz_gemm_out;
 
+#if OZ_WGMMA
 /* Residues in [0, P) of one thread's 64 x 256 share, stored two
    neighbouring rows of C at a time.  The modulus is a constant so that %
    is a multiply.  */
@@ -593,6 +605,8 @@ oz_epilogue (const int (&d)[128], const oz_gemm_out &o, size_t i0, size_t j0)
 }
 static_assert (GT_OZ_MAX_MODULI == 12, "one epilogue case per modulus");
 
+#endif
+
 /* One 256 x 128 tile of C for modulus blockIdx.z.  In wgmma's terms the
    planes of B (128 rows j, two consumers of 64) are its A operand and the
    planes of A (256 rows i) its B operand, so a thread's neighbouring
@@ -601,6 +615,7 @@ __global__ void __launch_bounds__ (OZ_THREADS, 1)
 oz_gemm (const __grid_constant__ CUtensorMap map_a,
          const __grid_constant__ CUtensorMap map_b, oz_gemm_out o)
 {
+#if OZ_WGMMA
   extern __shared__ uint8_t smem_raw[];
   uint8_t *smem = (uint8_t *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
   uint8_t *s_a = smem;                                   /* 256 x 128 */
@@ -687,6 +702,11 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
   for (int r = 0; r < 128; r++)
     asm volatile ("" : "+r" (d[r]) :: "memory");
   oz_epilogue (d, o, i0, j0 + cw * 64);
+#else
+  (void) map_a;
+  (void) map_b;
+  (void) o;
+#endif
 }
 
 static PFN_cuTensorMapEncodeTiled_v12000
@@ -723,19 +743,37 @@ oz_map (CUtensorMap *map, const void *p, size_t rows, size_t kp,
               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+/* Devices whose oz_gemm may ask for OZ_SMEM_BYTES (bit per ordinal; past
+   63 it is set on every launch).  */
+static unsigned long long oz_ready;
+
+extern "C" size_t
+gt_oz_smem_bytes (void)
+{
+  return OZ_SMEM_BYTES;
+}
+
+extern "C" void
+gt_oz_forget (void)
+{
+  oz_ready = 0;
+}
+
 static cudaError_t
 oz_gemm_launch (const int8_t *a_planes, size_t mp, const int8_t *b_planes,
                 size_t np, size_t kp, int planes, const oz_gemm_out *o,
                 cudaStream_t s)
 {
-  static int ready;
-  if (!ready)
+  int dev = 0;
+  cudaGetDevice (&dev);
+  const unsigned long long bit = dev < 64 ? 1ull << dev : 0;
+  if (!(__atomic_load_n (&oz_ready, __ATOMIC_RELAXED) & bit))
     {
       cudaError_t e = cudaFuncSetAttribute (
         oz_gemm, cudaFuncAttributeMaxDynamicSharedMemorySize, OZ_SMEM_BYTES);
       if (e != cudaSuccess)
         return e;
-      ready = 1;
+      __atomic_fetch_or (&oz_ready, bit, __ATOMIC_RELAXED);
     }
   CUtensorMap ma, mb;
   if (!oz_map (&ma, a_planes, planes * mp, kp, GT_OZ_TILE_M)
