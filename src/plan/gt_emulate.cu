@@ -81,9 +81,12 @@ gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
   p->work_bytes = gt_k11_row_work (p, m, n, k, repack);
   if (emulation == GT_EMULATE_ALWAYS)
     return 0;
-  const double t9 = 2.0 * m * n * k / K9_FLOPS;
-  const double t11 = k11_seconds (m, n, k, gt_facts_current ()->sms);
-  return t11 * MARGIN < t9 ? c9 * t11 / t9 : HUGE_VAL;
+  /* costs are flops of one SM: kernel 9's in seconds at its rate */
+  const int sms = gt_facts_current ()->sms;
+  const double per_sm = K9_FLOPS / sms;
+  const double t9 = c9 / per_sm;
+  const double t11 = k11_seconds (m, n, k, sms);
+  return t11 * MARGIN < t9 ? t11 * per_sm : HUGE_VAL;
 }
 
 extern "C" size_t
