@@ -1060,6 +1060,10 @@ main (int argc, char **argv)
   options o;
   if (parse_args (argc, argv, &o))
     return 2;
+  /* as the plug-in reads it: the default path without kernel 11 */
+  const char *emulate = getenv ("GPU_TILED_EMULATE");
+  if (emulate && !strcmp (emulate, "off"))
+    gt_plan_set_emulation (GT_EMULATE_OFF);
   size_t shapes[64][3];
   const int nshapes = parse_shapes (o.spec, shapes, 64);
   bench_env b;
