@@ -222,6 +222,117 @@ int8_rows (cublasHandle_t blas, const shape &s, int reps, const gt_oz_work *w,
   cudaFree (c2);
 }
 
+/* Every row of one shape: accuracy per input class, and for randn the
+   times of each variant, stage and INT8 product.  One piece (about 100
+   lines): each class's rows share its operands, its DGEMM reference, the
+   scratch and the timing lambdas, which pieces would pass by the dozen.  */
+static void
+bench_shape (cublasHandle_t blas, const shape &s,
+             const std::vector<int> &moduli, int reps, int accuracy_only,
+             double *sums)
+{
+  const size_t an = s.m * s.k, bn = s.k * s.n, cn = s.m * s.n;
+  float *A, *B, *C;
+  double *Ad, *Bd, *ref;
+  CK (cudaMalloc (&A, an * 4));
+  CK (cudaMalloc (&B, bn * 4));
+  CK (cudaMalloc (&C, cn * 4));
+  CK (cudaMalloc (&Ad, an * 8));
+  CK (cudaMalloc (&Bd, bn * 8));
+  CK (cudaMalloc (&ref, cn * 8));
+  int maxn = std::max (GT_OZ_MAX_USED,
+                       *std::max_element (moduli.begin (), moduli.end ()));
+  gt_oz_work w;
+  gt_oz_layout (&w, maxn, s.m, s.n, s.k, NULL);
+  void *work;
+  CK (cudaMalloc (&work, w.bytes));
+  const gt_plan dplan = gt_plan_for (GT_SINGLE, s.m, s.n, s.k, 0,
+                                     gt_needs_repack (GT_SINGLE, A, s.m, B, s.k));
+  void *dwork = NULL;
+  if (dplan.work_bytes)
+    CK (cudaMalloc (&dwork, dplan.work_bytes));
+  gt_gemm_args g = { A, s.m, B, s.k, C, s.m, s.m, s.n, s.k, dwork };
+  const float f1 = 1, f0 = 0;
+  const double d1 = 1, d0 = 0;
+  const double flops = 2.0 * s.m * s.n * s.k;
+  for (int cls = 0; cls < CLASSES; cls++)
+    {
+      if (!accuracy_only && cls > RANDN)
+        break;
+      fill<<<1024, 256>>> (A, s.m, s.k, cls, 11 + cls, 0);
+      fill<<<1024, 256>>> (B, s.k, s.n, cls, 23 + cls, 1);
+      widen<<<1024, 256>>> (A, Ad, an);
+      widen<<<1024, 256>>> (B, Bd, bn);
+      CB (cublasDgemm (blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) s.m, (int) s.n,
+                       (int) s.k, &d1, Ad, (int) s.m, Bd, (int) s.k, &d0,
+                       ref, (int) s.m));
+      auto sgemm = [&] {
+        CB (cublasSgemm (blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) s.m,
+                         (int) s.n, (int) s.k, &f1, A, (int) s.m, B,
+                         (int) s.k, &f0, C, (int) s.m));
+      };
+      auto dflt = [&] { CK (gt_gemm_run (&dplan, &g, 0)); };
+      const char *in = class_name[cls];
+      sgemm ();
+      const double e_s = rel_error (C, ref, cn, sums);
+      dflt ();
+      const double e_d = rel_error (C, ref, cn, sums);
+      const int timed = cls == RANDN && !accuracy_only;
+      row (s, "cublas_sgemm", in, timed ? time_ms (reps, sgemm) : 0, flops, e_s);
+      char name[64];
+      snprintf (name, sizeof name, "default_k%d", dplan.kernel);
+      row (s, name, in, timed ? time_ms (reps, dflt) : 0, flops, e_d);
+      /* the scan's own choice, then each number of moduli asked for */
+      gt_oz_layout (&w, GT_OZ_MAX_USED, s.m, s.n, s.k, work);
+      int choice;
+      double ratio;
+      auto automatic = [&] {
+        CK (gt_oz_scan (&w, A, s.m, B, s.k, 0));
+        CK (cudaMemcpy (&choice, w.choice, sizeof choice, cudaMemcpyDeviceToHost));
+        if (!choice)
+          {
+            CK (gt_gemm_run (&dplan, &g, 0));
+            return;
+          }
+        gt_oz_layout (&w, choice, s.m, s.n, s.k, work);
+        CK (gt_oz_slice (&w, A, s.m, B, s.k, 0));
+        CK (gt_oz_products (&w, 0));
+        CK (gt_oz_combine (&w, C, s.m, 0));
+        gt_oz_layout (&w, GT_OZ_MAX_USED, s.m, s.n, s.k, work);
+      };
+      automatic ();
+      CK (cudaMemcpy (&ratio, w.ratio, sizeof ratio, cudaMemcpyDeviceToHost));
+      const double e_a = rel_error (C, ref, cn, sums);
+      snprintf (name, sizeof name, "k11_auto_n%d_r%.2g", choice, ratio);
+      row (s, name, in, timed ? time_ms (reps, automatic) : 0, flops, e_a);
+      for (int nm : moduli)
+        {
+          gt_oz_layout (&w, nm, s.m, s.n, s.k, work);
+          auto run = [&] { CK (gt_oz_run (&w, A, s.m, B, s.k, C, s.m, 0)); };
+          run ();
+          const double e_o = rel_error (C, ref, cn, sums);
+          snprintf (name, sizeof name, "k11_ozaki_n%d", nm);
+          row (s, name, in, timed ? time_ms (reps, run) : 0, flops, e_o);
+          if (!timed)
+            continue;
+          snprintf (name, sizeof name, "k11_n%d_scan", nm);
+          row (s, name, in, time_ms (reps, [&] { CK (gt_oz_scan (&w, A, s.m, B, s.k, 0)); }), 0, 0);
+          snprintf (name, sizeof name, "k11_n%d_slice", nm);
+          row (s, name, in, time_ms (reps, [&] { CK (gt_oz_slice (&w, A, s.m, B, s.k, 0)); }), 0, 0);
+          snprintf (name, sizeof name, "k11_n%d_products", nm);
+          row (s, name, in, time_ms (reps, [&] { CK (gt_oz_products (&w, 0)); }),
+               2.0 * nm * w.mp * w.np * w.kp, 0);
+          snprintf (name, sizeof name, "k11_n%d_combine", nm);
+          row (s, name, in, time_ms (reps, [&] { CK (gt_oz_combine (&w, C, s.m, 0)); }), 0, 0);
+        }
+      if (timed)
+        int8_rows (blas, s, reps, &w, moduli);
+    }
+  CK (cudaDeviceSynchronize ());
+  cudaFree (A); cudaFree (B); cudaFree (C); cudaFree (Ad); cudaFree (Bd);
+  cudaFree (ref); cudaFree (work); cudaFree (dwork);
+}
+
 static std::vector<shape>
 parse_shapes (const char *arg)
 {
@@ -276,108 +387,7 @@ main (int argc, char **argv)
   double *sums;
   CK (cudaMalloc (&sums, 2 * sizeof (double)));
   for (const shape &s : shapes)
-    {
-      const size_t an = s.m * s.k, bn = s.k * s.n, cn = s.m * s.n;
-      float *A, *B, *C;
-      double *Ad, *Bd, *ref;
-      CK (cudaMalloc (&A, an * 4));
-      CK (cudaMalloc (&B, bn * 4));
-      CK (cudaMalloc (&C, cn * 4));
-      CK (cudaMalloc (&Ad, an * 8));
-      CK (cudaMalloc (&Bd, bn * 8));
-      CK (cudaMalloc (&ref, cn * 8));
-      int maxn = std::max (GT_OZ_MAX_USED,
-                           *std::max_element (moduli.begin (), moduli.end ()));
-      gt_oz_work w;
-      gt_oz_layout (&w, maxn, s.m, s.n, s.k, NULL);
-      void *work;
-      CK (cudaMalloc (&work, w.bytes));
-      const gt_plan dplan = gt_plan_for (GT_SINGLE, s.m, s.n, s.k, 0,
-                                         gt_needs_repack (GT_SINGLE, A, s.m, B, s.k));
-      void *dwork = NULL;
-      if (dplan.work_bytes)
-        CK (cudaMalloc (&dwork, dplan.work_bytes));
-      gt_gemm_args g = { A, s.m, B, s.k, C, s.m, s.m, s.n, s.k, dwork };
-      const float f1 = 1, f0 = 0;
-      const double d1 = 1, d0 = 0;
-      const double flops = 2.0 * s.m * s.n * s.k;
-      for (int cls = 0; cls < CLASSES; cls++)
-        {
-          if (!accuracy_only && cls > RANDN)
-            break;
-          fill<<<1024, 256>>> (A, s.m, s.k, cls, 11 + cls, 0);
-          fill<<<1024, 256>>> (B, s.k, s.n, cls, 23 + cls, 1);
-          widen<<<1024, 256>>> (A, Ad, an);
-          widen<<<1024, 256>>> (B, Bd, bn);
-          CB (cublasDgemm (blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) s.m, (int) s.n,
-                           (int) s.k, &d1, Ad, (int) s.m, Bd, (int) s.k, &d0,
-                           ref, (int) s.m));
-          auto sgemm = [&] {
-            CB (cublasSgemm (blas, CUBLAS_OP_N, CUBLAS_OP_N, (int) s.m,
-                             (int) s.n, (int) s.k, &f1, A, (int) s.m, B,
-                             (int) s.k, &f0, C, (int) s.m));
-          };
-          auto dflt = [&] { CK (gt_gemm_run (&dplan, &g, 0)); };
-          const char *in = class_name[cls];
-          sgemm ();
-          const double e_s = rel_error (C, ref, cn, sums);
-          dflt ();
-          const double e_d = rel_error (C, ref, cn, sums);
-          const int timed = cls == RANDN && !accuracy_only;
-          row (s, "cublas_sgemm", in, timed ? time_ms (reps, sgemm) : 0, flops, e_s);
-          char name[64];
-          snprintf (name, sizeof name, "default_k%d", dplan.kernel);
-          row (s, name, in, timed ? time_ms (reps, dflt) : 0, flops, e_d);
-          /* the scan's own choice, then each number of moduli asked for */
-          gt_oz_layout (&w, GT_OZ_MAX_USED, s.m, s.n, s.k, work);
-          int choice;
-          double ratio;
-          auto automatic = [&] {
-            CK (gt_oz_scan (&w, A, s.m, B, s.k, 0));
-            CK (cudaMemcpy (&choice, w.choice, sizeof choice, cudaMemcpyDeviceToHost));
-            if (!choice)
-              {
-                CK (gt_gemm_run (&dplan, &g, 0));
-                return;
-              }
-            gt_oz_layout (&w, choice, s.m, s.n, s.k, work);
-            CK (gt_oz_slice (&w, A, s.m, B, s.k, 0));
-            CK (gt_oz_products (&w, 0));
-            CK (gt_oz_combine (&w, C, s.m, 0));
-            gt_oz_layout (&w, GT_OZ_MAX_USED, s.m, s.n, s.k, work);
-          };
-          automatic ();
-          CK (cudaMemcpy (&ratio, w.ratio, sizeof ratio, cudaMemcpyDeviceToHost));
-          const double e_a = rel_error (C, ref, cn, sums);
-          snprintf (name, sizeof name, "k11_auto_n%d_r%.2g", choice, ratio);
-          row (s, name, in, timed ? time_ms (reps, automatic) : 0, flops, e_a);
-          for (int nm : moduli)
-            {
-              gt_oz_layout (&w, nm, s.m, s.n, s.k, work);
-              auto run = [&] { CK (gt_oz_run (&w, A, s.m, B, s.k, C, s.m, 0)); };
-              run ();
-              const double e_o = rel_error (C, ref, cn, sums);
-              snprintf (name, sizeof name, "k11_ozaki_n%d", nm);
-              row (s, name, in, timed ? time_ms (reps, run) : 0, flops, e_o);
-              if (!timed)
-                continue;
-              snprintf (name, sizeof name, "k11_n%d_scan", nm);
-              row (s, name, in, time_ms (reps, [&] { CK (gt_oz_scan (&w, A, s.m, B, s.k, 0)); }), 0, 0);
-              snprintf (name, sizeof name, "k11_n%d_slice", nm);
-              row (s, name, in, time_ms (reps, [&] { CK (gt_oz_slice (&w, A, s.m, B, s.k, 0)); }), 0, 0);
-              snprintf (name, sizeof name, "k11_n%d_products", nm);
-              row (s, name, in, time_ms (reps, [&] { CK (gt_oz_products (&w, 0)); }),
-                   2.0 * nm * w.mp * w.np * w.kp, 0);
-              snprintf (name, sizeof name, "k11_n%d_combine", nm);
-              row (s, name, in, time_ms (reps, [&] { CK (gt_oz_combine (&w, C, s.m, 0)); }), 0, 0);
-            }
-          if (timed)
-            int8_rows (blas, s, reps, &w, moduli);
-        }
-      CK (cudaDeviceSynchronize ());
-      cudaFree (A); cudaFree (B); cudaFree (C); cudaFree (Ad); cudaFree (Bd);
-      cudaFree (ref); cudaFree (work); cudaFree (dwork);
-    }
+    bench_shape (blas, s, moduli, reps, accuracy_only, sums);
   if (csv)
     fclose (csv);
   return 0;

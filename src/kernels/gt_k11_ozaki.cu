@@ -250,6 +250,18 @@ oz_residue (double v, double p, double inv_p)
   return (int8_t) (int) fma (-p, rint (v * inv_p), v);
 }
 
+/* Residues mod modulus l of four neighbouring scaled values along k.  */
+__device__ __forceinline__ char4
+oz_residues4 (const double (&v)[4], const oz_slice_consts *c, int l)
+{
+  char4 r;
+  r.x = oz_residue (v[0], c->p[l], c->inv_p[l]);
+  r.y = oz_residue (v[1], c->p[l], c->inv_p[l]);
+  r.z = oz_residue (v[2], c->p[l], c->inv_p[l]);
+  r.w = oz_residue (v[3], c->p[l], c->inv_p[l]);
+  return r;
+}
+
 #define SLICE_I 32
 #define SLICE_H 64
 #define SLICE_ROW 68   /* bytes per row in shared memory: 17 words, so that
@@ -285,14 +297,7 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
           v[q] = rint ((double) a * scale);
         }
       for (int l = 0; l < c.moduli; l++)
-        {
-          char4 r;
-          r.x = oz_residue (v[0], c.p[l], c.inv_p[l]);
-          r.y = oz_residue (v[1], c.p[l], c.inv_p[l]);
-          r.z = oz_residue (v[2], c.p[l], c.inv_p[l]);
-          r.w = oz_residue (v[3], c.p[l], c.inv_p[l]);
-          *(char4 *) &t[l][ti][hh] = r;
-        }
+        *(char4 *) &t[l][ti][hh] = oz_residues4 (v, &c, l);
     }
   __syncthreads ();
   for (int l = 0; l < c.moduli; l++)
@@ -330,14 +335,8 @@ oz_slice_b (const float *B, size_t ldb, gt_oz_work w, oz_slice_consts c)
       v[q] = rint ((double) b * scale);
     }
   for (int l = 0; l < c.moduli; l++)
-    {
-      char4 r;
-      r.x = oz_residue (v[0], c.p[l], c.inv_p[l]);
-      r.y = oz_residue (v[1], c.p[l], c.inv_p[l]);
-      r.z = oz_residue (v[2], c.p[l], c.inv_p[l]);
-      r.w = oz_residue (v[3], c.p[l], c.inv_p[l]);
-      *(char4 *) (w.b_planes + l * w.np * w.kp + j * w.kp + h) = r;
-    }
+    *(char4 *) (w.b_planes + l * w.np * w.kp + j * w.kp + h)
+      = oz_residues4 (v, &c, l);
 }
 
 extern "C" cudaError_t
@@ -607,6 +606,72 @@ static_assert (GT_OZ_MAX_MODULI == 12, "one epilogue case per modulus");
 
 #endif
 
+#if OZ_WGMMA
+/* The producer: one thread of warpgroup 0 loads each k tile of A's and
+   B's planes by TMA into the next free stage.  */
+__device__ __forceinline__ void
+oz_produce (const CUtensorMap *map_a, const CUtensorMap *map_b,
+            const oz_gemm_out &o, uint8_t *s_a, uint8_t *s_b,
+            uint64_t *full, uint64_t *empty, size_t i0, size_t j0)
+{
+  const int row_a = (int) (blockIdx.z * o.mp + i0);
+  const int row_b = (int) (blockIdx.z * o.np + j0);
+  for (int kt = 0, s = 0, phase = 0; kt < o.k_tiles; kt++)
+    {
+      oz_mbar_wait (&empty[s], phase ^ 1);
+      oz_mbar_expect (&full[s], OZ_STAGE_BYTES);
+      oz_tma_load (s_a + s * GT_OZ_TILE_M * GT_OZ_TILE_K, map_a, &full[s],
+                   kt * GT_OZ_TILE_K, row_a);
+      oz_tma_load (s_b + s * GT_OZ_TILE_N * GT_OZ_TILE_K, map_b, &full[s],
+                   kt * GT_OZ_TILE_K, row_b);
+      if (++s == OZ_STAGES)
+        {
+          s = 0;
+          phase ^= 1;
+        }
+    }
+}
+
+/* A consumer warpgroup (cw 0 or 1: its 64 rows of B's tile) over all of
+   k, one group of wgmmas in flight: a stage is released once the group
+   after it has been issued and it has completed.  */
+__device__ __forceinline__ void
+oz_consume (int (&d)[128], int cw, const oz_gemm_out &o, const uint8_t *s_a,
+            const uint8_t *s_b, uint64_t *full, uint64_t *empty)
+{
+  for (int kt = 0, s = 0, phase = 0; kt < o.k_tiles; kt++)
+    {
+      oz_mbar_wait (&full[s], phase);
+      const uint64_t da = oz_desc (s_b + s * GT_OZ_TILE_N * GT_OZ_TILE_K
+                                   + cw * 64 * GT_OZ_TILE_K);
+      const uint64_t db = oz_desc (s_a + s * GT_OZ_TILE_M * GT_OZ_TILE_K);
+#pragma unroll
+      for (int r = 0; r < 128; r++)
+        asm volatile ("" : "+r" (d[r]) :: "memory");
+      asm volatile ("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+      for (int kk = 0; kk < GT_OZ_TILE_K / 32; kk++)
+        oz_wgmma (d, da + 2 * kk, db + 2 * kk, kt > 0 || kk > 0);
+      asm volatile ("wgmma.commit_group.sync.aligned;" ::: "memory");
+#pragma unroll
+      for (int r = 0; r < 128; r++)
+        asm volatile ("" : "+r" (d[r]) :: "memory");
+      asm volatile ("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+      if (kt > 0 && threadIdx.x % 128 == 0)
+        oz_mbar_arrive (&empty[s == 0 ? OZ_STAGES - 1 : s - 1]);
+      if (++s == OZ_STAGES)
+        {
+          s = 0;
+          phase ^= 1;
+        }
+    }
+  asm volatile ("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+#pragma unroll
+  for (int r = 0; r < 128; r++)
+    asm volatile ("" : "+r" (d[r]) :: "memory");
+}
+#endif
+
 /* One 256 x 128 tile of C for modulus blockIdx.z.  In wgmma's terms the
    planes of B (128 rows j, two consumers of 64) are its A operand and the
    planes of A (256 rows i) its B operand, so a thread's neighbouring
@@ -646,62 +711,14 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
   if (wg == 0)
     {
       asm volatile ("setmaxnreg.dec.sync.aligned.u32 40;");
-      if (threadIdx.x != 0)
-        return;
-      const int row_a = (int) (blockIdx.z * o.mp + i0);
-      const int row_b = (int) (blockIdx.z * o.np + j0);
-      for (int kt = 0, s = 0, phase = 0; kt < o.k_tiles; kt++)
-        {
-          oz_mbar_wait (&empty[s], phase ^ 1);
-          oz_mbar_expect (&full[s], OZ_STAGE_BYTES);
-          oz_tma_load (s_a + s * GT_OZ_TILE_M * GT_OZ_TILE_K, &map_a, &full[s],
-                       kt * GT_OZ_TILE_K, row_a);
-          oz_tma_load (s_b + s * GT_OZ_TILE_N * GT_OZ_TILE_K, &map_b, &full[s],
-                       kt * GT_OZ_TILE_K, row_b);
-          if (++s == OZ_STAGES)
-            {
-              s = 0;
-              phase ^= 1;
-            }
-        }
+      if (threadIdx.x == 0)
+        oz_produce (&map_a, &map_b, o, s_a, s_b, full, empty, i0, j0);
       return;
     }
   asm volatile ("setmaxnreg.inc.sync.aligned.u32 232;");
-  const int cw = wg - 1;
   int d[128];
-  /* One group of wgmmas in flight: a stage is released once the group
-     after it has been issued and it has completed.  */
-  for (int kt = 0, s = 0, phase = 0; kt < o.k_tiles; kt++)
-    {
-      oz_mbar_wait (&full[s], phase);
-      const uint64_t da = oz_desc (s_b + s * GT_OZ_TILE_N * GT_OZ_TILE_K
-                                   + cw * 64 * GT_OZ_TILE_K);
-      const uint64_t db = oz_desc (s_a + s * GT_OZ_TILE_M * GT_OZ_TILE_K);
-#pragma unroll
-      for (int r = 0; r < 128; r++)
-        asm volatile ("" : "+r" (d[r]) :: "memory");
-      asm volatile ("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-      for (int kk = 0; kk < GT_OZ_TILE_K / 32; kk++)
-        oz_wgmma (d, da + 2 * kk, db + 2 * kk, kt > 0 || kk > 0);
-      asm volatile ("wgmma.commit_group.sync.aligned;" ::: "memory");
-#pragma unroll
-      for (int r = 0; r < 128; r++)
-        asm volatile ("" : "+r" (d[r]) :: "memory");
-      asm volatile ("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-      if (kt > 0 && threadIdx.x % 128 == 0)
-        oz_mbar_arrive (&empty[s == 0 ? OZ_STAGES - 1 : s - 1]);
-      if (++s == OZ_STAGES)
-        {
-          s = 0;
-          phase ^= 1;
-        }
-    }
-  asm volatile ("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-#pragma unroll
-  for (int r = 0; r < 128; r++)
-    asm volatile ("" : "+r" (d[r]) :: "memory");
-  oz_epilogue (d, o, i0, j0 + cw * 64);
+  oz_consume (d, wg - 1, o, s_a, s_b, full, empty);
+  oz_epilogue (d, o, i0, j0 + (wg - 1) * 64);
 #else
   (void) map_a;
   (void) map_b;
