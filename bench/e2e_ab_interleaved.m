@@ -21,7 +21,10 @@ function e2e_ab_interleaved (shapes, calls, old, new)
       C = f{w} (A, B);  clear C;
     endfor
     for r = 1:calls
-      order = ifelse_order (mod (r, 2));
+      order = [1 2];
+      if (! mod (r, 2))
+        order = [2 1];
+      endif
       for w = order
         t0 = tic;  C = f{w} (A, B);  t(r, w) = toc (t0);
         clear C;
@@ -33,10 +36,3 @@ function e2e_ab_interleaved (shapes, calls, old, new)
   endfor
 endfunction
 
-function order = ifelse_order (odd)
-  if (odd)
-    order = [1 2];
-  else
-    order = [2 1];
-  endif
-endfunction

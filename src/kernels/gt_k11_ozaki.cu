@@ -1,4 +1,4 @@
-/* gt_k11_ozaki.cu -- kernel 11 (experiment): single products on the INT8
+/* gt_k11_ozaki.cu -- kernel 11: single products on the INT8
    tensor cores by residues (see gt_k11_ozaki.h for the scheme).  Four
    stages: scan (row and column norms), slice (scaled integers' residues,
    A transposed), products (one INT8 wgmma GEMM per modulus, reduced mod p
@@ -10,11 +10,14 @@
 #include <math.h>
 #include "gt_k11_ozaki.h"
 
-/* Pairwise coprime; N moduli are the first N.  */
-static const int oz_moduli[GT_OZ_MAX_MODULI] =
+/* Pairwise coprime; N moduli are the first N.  One list for the host,
+   the scan's choice on the device and the epilogues' constant moduli.  */
+static constexpr int oz_moduli[GT_OZ_MAX_MODULI] =
   { 256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217 };
 __constant__ int oz_moduli_dev[GT_OZ_MAX_MODULI] =
-  { 256, 255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217 };
+  { oz_moduli[0], oz_moduli[1], oz_moduli[2], oz_moduli[3], oz_moduli[4],
+    oz_moduli[5], oz_moduli[6], oz_moduli[7], oz_moduli[8], oz_moduli[9],
+    oz_moduli[10], oz_moduli[11] };
 
 /* 2^e as a double, for -1022 <= e <= 1023 (row and column scales stay
    within a few hundred).  */
@@ -588,18 +591,18 @@ oz_epilogue (const int (&d)[128], const oz_gemm_out &o, size_t i0, size_t j0)
   uint8_t *plane = o.r + blockIdx.z * o.plane;
   switch (blockIdx.z)
     {
-    case 0: oz_store_residues<256> (d, o, i0, j0, plane); break;
-    case 1: oz_store_residues<255> (d, o, i0, j0, plane); break;
-    case 2: oz_store_residues<253> (d, o, i0, j0, plane); break;
-    case 3: oz_store_residues<251> (d, o, i0, j0, plane); break;
-    case 4: oz_store_residues<247> (d, o, i0, j0, plane); break;
-    case 5: oz_store_residues<241> (d, o, i0, j0, plane); break;
-    case 6: oz_store_residues<239> (d, o, i0, j0, plane); break;
-    case 7: oz_store_residues<233> (d, o, i0, j0, plane); break;
-    case 8: oz_store_residues<229> (d, o, i0, j0, plane); break;
-    case 9: oz_store_residues<227> (d, o, i0, j0, plane); break;
-    case 10: oz_store_residues<223> (d, o, i0, j0, plane); break;
-    case 11: oz_store_residues<217> (d, o, i0, j0, plane); break;
+    case 0: oz_store_residues<oz_moduli[0]> (d, o, i0, j0, plane); break;
+    case 1: oz_store_residues<oz_moduli[1]> (d, o, i0, j0, plane); break;
+    case 2: oz_store_residues<oz_moduli[2]> (d, o, i0, j0, plane); break;
+    case 3: oz_store_residues<oz_moduli[3]> (d, o, i0, j0, plane); break;
+    case 4: oz_store_residues<oz_moduli[4]> (d, o, i0, j0, plane); break;
+    case 5: oz_store_residues<oz_moduli[5]> (d, o, i0, j0, plane); break;
+    case 6: oz_store_residues<oz_moduli[6]> (d, o, i0, j0, plane); break;
+    case 7: oz_store_residues<oz_moduli[7]> (d, o, i0, j0, plane); break;
+    case 8: oz_store_residues<oz_moduli[8]> (d, o, i0, j0, plane); break;
+    case 9: oz_store_residues<oz_moduli[9]> (d, o, i0, j0, plane); break;
+    case 10: oz_store_residues<oz_moduli[10]> (d, o, i0, j0, plane); break;
+    case 11: oz_store_residues<oz_moduli[11]> (d, o, i0, j0, plane); break;
     }
 }
 static_assert (GT_OZ_MAX_MODULI == 12, "one epilogue case per modulus");

@@ -1,4 +1,4 @@
-/* gt_k11_ozaki.h -- kernel 11 (experiment): single products emulated on
+/* gt_k11_ozaki.h -- kernel 11: single products emulated on
    the INT8 tensor cores by the Chinese remainder theorem (Ozaki scheme II).
 
    Each row i of A is scaled by 2^ea[i] and each column j of B by 2^eb[j]
@@ -68,8 +68,8 @@ typedef struct
 void gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
                    void *base);
 
-/* gamma of N moduli for inner dimension k: the bits of each operand's
-   scaled rows and columns (log2 of their 2-norm bound).  */
+/* gamma of N moduli: the bits of each operand's scaled rows and columns
+   (log2 of their 2-norm bound).  */
 double gt_oz_gamma (int moduli);
 
 /* The stages, each queued on s.  The scan also chooses the number of
@@ -88,7 +88,8 @@ cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
 size_t gt_oz_smem_bytes (void);
 void gt_oz_forget (void);
 
-/* Slice, products and combine (after gt_oz_scan and a choice).  */
+/* All four stages with w->moduli as it is (the scan's choice is not read:
+   the benchmark's way to force a number of moduli).  */
 cudaError_t gt_oz_run (const gt_oz_work *w, const float *A, size_t lda,
                        const float *B, size_t ldb, float *C, size_t ldc,
                        cudaStream_t s);

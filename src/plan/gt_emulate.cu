@@ -80,6 +80,16 @@ seconds_per_cost (int repack)
   return 2 * n * n * n / K9_FLOPS / c;
 }
 
+/* Scratch for the scan's largest choice, or for kernel 9 (p9, the plan it
+   runs where the scan declines), whichever is more.  */
+static size_t
+k11_work (const gt_plan *p9, size_t m, size_t n, size_t k)
+{
+  gt_oz_work w;
+  gt_oz_layout (&w, GT_OZ_MAX_USED, m, n, k, NULL);
+  return w.bytes > p9->work_bytes ? w.bytes : p9->work_bytes;
+}
+
 extern "C" double
 gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
@@ -90,7 +100,7 @@ gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
   const double c9 = k9_plan (&p9, m, n, k, repack);
   if (!(c9 < HUGE_VAL))
     return HUGE_VAL;
-  p->work_bytes = gt_k11_row_work (p, m, n, k, repack);
+  p->work_bytes = k11_work (&p9, m, n, k);
   if (emulation == GT_EMULATE_ALWAYS)
     return 0;
   const double unit = seconds_per_cost (repack);
@@ -103,11 +113,9 @@ extern "C" size_t
 gt_k11_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
   (void) p;
-  gt_oz_work w;
-  gt_oz_layout (&w, GT_OZ_MAX_USED, m, n, k, NULL);
   gt_plan p9;
   k9_plan (&p9, m, n, k, repack);
-  return w.bytes > p9.work_bytes ? w.bytes : p9.work_bytes;
+  return k11_work (&p9, m, n, k);
 }
 
 /* The scan, its choice read back (the one wait inside a plan's run: the
@@ -116,6 +124,7 @@ gt_k11_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
 extern "C" cudaError_t
 gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
+  (void) p;
   if (a->m == 0 || a->n == 0)
     return cudaSuccess;
   gt_oz_work w;
@@ -138,7 +147,6 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
                gt_needs_repack (GT_SINGLE, a->A, a->lda, a->B, a->ldb));
       return gt_gemm_run (&p9, a, s);
     }
-  (void) p;
   __atomic_fetch_add (&emulated, 1, __ATOMIC_RELAXED);
   __atomic_store_n (&last_moduli, moduli, __ATOMIC_RELAXED);
   gt_oz_layout (&w, moduli, a->m, a->n, a->k, a->work);
