@@ -9,6 +9,14 @@
    between input sets when one set would sit in L2.  cuBLAS runs in the
    same process with pedantic math (no TF32).
 
+   On Hopper the single rows end with kernel 11's (--only k11 keeps
+   them): k11_nN, the emulated product with the N moduli its scan chooses,
+   then its stages alone (k11_nN_scan, _slice, _products, _combine) and
+   cuBLAS's INT8 GEMM on the same residue planes (cublas_int8, and
+   cublas_int8_xN: N of them); the products' and INT8 rows' TFLOP/s are
+   INT8 TOPS, and every vs_cublas there is cuBLAS SGEMM's time over the
+   row's.
+
    After a shape's single rows come, each on fresh inputs of its type,
    cublas_d and default_d (cublasDgemm; gt_mtimes_device with GT_DOUBLE),
    cublas_c and default_c (cublasCgemm; complex single), cublas_z and
@@ -39,6 +47,7 @@
 #include <cublas_v2.h>
 #include "gpu_tiled.h"
 #include "gt_bench_kernels.h"
+#include "gt_k11_ozaki.h"
 
 #define CK(call)                                                          \
   do {                                                                    \
@@ -710,6 +719,103 @@ single_row (const bench_env *b, const variant *v, problem *p,
   return bad;
 }
 
+/* ---- kernel 11: its stages, its INT8 product and cuBLAS's ---- */
+
+typedef struct
+{
+  problem *p;
+  gt_oz_work *w;
+  int stage;   /* 0 whole, 1 scan, 2 slice, 3 products, 4 combine,
+                  5 cuBLAS INT8 on one plane, 6 as many as moduli */
+  int32_t *c32;
+} k11_run;
+
+static void
+cublas_int8 (const gt_oz_work *w, int32_t *c32)
+{
+  const int one = 1, zero = 0;
+  CB (cublasGemmEx (blas, CUBLAS_OP_T, CUBLAS_OP_N, (int) w->mp,
+                    (int) w->np, (int) w->kp, &one, w->a_planes, CUDA_R_8I,
+                    (int) w->kp, w->b_planes, CUDA_R_8I, (int) w->kp, &zero,
+                    c32, CUDA_R_32I, (int) w->mp, CUBLAS_COMPUTE_32I,
+                    CUBLAS_GEMM_DEFAULT));
+}
+
+static void
+run_k11 (void *row, int set, cudaStream_t s)
+{
+  const k11_run *r = (const k11_run *) row;
+  problem *p = r->p;
+  const float *A = p->A[set], *B = p->B[set];
+  switch (r->stage)
+    {
+    case 0: CK (gt_oz_run (r->w, A, p->m, B, p->k, p->C, p->m, s)); break;
+    case 1: CK (gt_oz_scan (r->w, A, p->m, B, p->k, s)); break;
+    case 2: CK (gt_oz_slice (r->w, A, p->m, B, p->k, s)); break;
+    case 3: CK (gt_oz_products (r->w, s)); break;
+    case 4: CK (gt_oz_combine (r->w, p->C, p->m, s)); break;
+    default:
+      for (int l = 0; l < (r->stage == 5 ? 1 : r->w->moduli); l++)
+        cublas_int8 (r->w, r->c32);
+    }
+}
+
+/* Kernel 11 with the number of moduli its scan chooses for these inputs
+   (8 where it declines), whole and stage by stage, then cuBLAS's INT8
+   GEMM on the same planes, once and as many times as there are moduli.
+   TFLOP/s of the products and INT8 rows are their INT8 TOPS; vs_cublas
+   is cuBLAS SGEMM's time over the row's.  Returns 1 on a failure.  */
+static int
+k11_rows (const bench_env *b, problem *p, double cublas_ms)
+{
+  if (!gt_k11_usable () || b->o.check || p->m < 2 || p->n < 2
+      || p->k > GT_OZ_MAX_K || !selected (b->o.only, "k11"))
+    return 0;
+  gt_oz_work w;
+  gt_oz_layout (&w, GT_OZ_MAX_USED, p->m, p->n, p->k, NULL);
+  void *work;
+  int32_t *c32;
+  CK (cudaMalloc (&work, w.bytes));
+  gt_oz_layout (&w, GT_OZ_MAX_USED, p->m, p->n, p->k, work);
+  CK (cudaMalloc (&c32, w.mp * w.np * sizeof (int32_t)));
+  int moduli;
+  CK (gt_oz_scan (&w, p->A[0], p->m, p->B[0], p->k, b->stream));
+  CK (cudaMemcpy (&moduli, w.choice, sizeof moduli, cudaMemcpyDeviceToHost));
+  gt_oz_layout (&w, moduli ? moduli : 8, p->m, p->n, p->k, work);
+  k11_run r = { p, &w, 0, c32 };
+  CK (cudaMemset (p->C, 0xff, p->m * p->n * sizeof (float)));
+  run_k11 (&r, 0, b->stream);
+  CK (cudaDeviceSynchronize ());
+  int nonfinite = 0;
+  const double err = rel_error (b, p->C, GT_SINGLE, p->ref, p->m * p->n,
+                                &nonfinite);
+  const int bad = nonfinite > 0 || !(err < 1e-4);
+  static const char *const stage[] = { "", "_scan", "_slice", "_products",
+                                       "_combine" };
+  const double int8_flops = 2.0 * w.mp * w.np * w.kp
+                            / ((double) p->m * p->n * p->k);
+  for (int st = 0; st <= 6; st++)
+    {
+      char name[32];
+      if (st <= 4)
+        snprintf (name, sizeof name, "k11_n%d%s", w.moduli, stage[st]);
+      else
+        snprintf (name, sizeof name, st == 5 ? "cublas_int8" : "cublas_int8_x%d",
+                  w.moduli);
+      r.stage = st;
+      const double ms = median_ms (b, run_k11, &r, p->sets);
+      const double flops = st == 0 ? 2.0
+                           : st == 3 || st == 6 ? w.moduli * int8_flops
+                           : st == 5 ? int8_flops : 0.0;
+      print_row (b, name, p->m, p->n, p->k, ms, flops, cublas_ms,
+                 st == 0 ? err : 0.0, st == 0 && bad,
+                 st == 0 && !moduli ? "  (the scan declines: 8 forced)" : "");
+    }
+  CK (cudaFree (work));
+  CK (cudaFree (c32));
+  return bad;
+}
+
 /* ---- single: the --check bit comparisons ---- */
 
 /* The product planned as `whole` run once, then in pieces of kc of k run
@@ -825,6 +931,7 @@ bench_single (const bench_env *b, const size_t *shape, int si)
   int failures = 0;
   for (int v = 0; v < nv; v++)
     failures += single_row (b, &vs[v], &p, &cublas_ms);
+  failures += k11_rows (b, &p, cublas_ms);
   if (b->o.check && p.k >= 3 && p.m > 0 && p.n > 0)
     failures += check_bits (&p, repack, b->stream);
   free_problem (&p);
@@ -1060,10 +1167,13 @@ main (int argc, char **argv)
   options o;
   if (parse_args (argc, argv, &o))
     return 2;
-  /* as the plug-in reads it: the default path without kernel 11 */
+  /* as the plug-in reads it: the default path without kernel 11, or
+     with it wherever it can run */
   const char *emulate = getenv ("GPU_TILED_EMULATE");
   if (emulate && !strcmp (emulate, "off"))
     gt_plan_set_emulation (GT_EMULATE_OFF);
+  else if (emulate && !strcmp (emulate, "always"))
+    gt_plan_set_emulation (GT_EMULATE_ALWAYS);
   size_t shapes[64][3];
   const int nshapes = parse_shapes (o.spec, shapes, 64);
   bench_env b;

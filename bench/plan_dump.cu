@@ -1,9 +1,16 @@
 /* plan_dump.cu -- prints the default path's plan for many shapes, one line
    each, so that two builds' dispatchers can be compared with diff (on the
-   GPU, or here with the fallback facts of a 132-SM Hopper).  */
+   GPU, or here with the fallback facts of a 132-SM Hopper).
+     plan_dump --costs "m,k,n;..."   each registry row's proposal for each
+   shape, in predicted microseconds, kernel 11's own prediction (8 moduli)
+   and the plan chosen: what to look at when the dispatcher chooses
+   wrongly.  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <math.h>
 #include "gt_plan.h"
+#include "gt_costs.h"
 static void pr (size_t m, size_t k, size_t n, int rp)
 {
   const gt_plan p = gt_plan_for (GT_SINGLE, m, n, k, 0, rp);
@@ -13,8 +20,41 @@ static void pr (size_t m, size_t k, size_t n, int rp)
           m, k, n, rp, p.kernel, cfg, p.tile, p.splits, p.work_bytes, p.edge_rows, p.edge_cols, p.tail,
           p.tail ? p.tail_splits : 0);
 }
-int main (void)
+static void costs (const char *spec)
 {
+  int count;
+  const gt_kernel_row *rows = gt_registry_rows (&count);
+  for (const char *s = spec; s && *s; s = strchr (s, ';') ? strchr (s, ';') + 1 : NULL)
+    {
+      size_t m, k, n;
+      if (sscanf (s, "%zu,%zu,%zu", &m, &k, &n) != 3)
+        break;
+      const int rp = 0;
+      printf ("%zu %zu %zu:", m, k, n);
+      const unsigned shape = m == 1 || n == 1 ? GT_SHAPE_VECTOR : GT_SHAPE_MATRIX;
+      for (int i = 0; i < count; i++)
+        if (rows[i].propose && (rows[i].shapes & shape)
+            && gt_row_serves (&rows[i], GT_SINGLE)
+            && (!rows[i].usable || rows[i].usable ()))
+          {
+            gt_plan p = gt_plan_make (GT_SINGLE, rows[i].id);
+            const double c = rows[i].propose (&p, m, n, k, rp);
+            if (c < HUGE_VAL)
+              printf (" %s %.1f", rows[i].name, c * gt_cost_seconds (rp) * 1e6);
+            else
+              printf (" %s -", rows[i].name);
+          }
+      const gt_plan p = gt_plan_for (GT_SINGLE, m, n, k, 0, rp);
+      printf ("; k11 predicts %.1f; chosen kernel %d\n", gt_k11_seconds (m, n, k) * 1e6, p.kernel);
+    }
+}
+int main (int argc, char **argv)
+{
+  if (argc == 3 && !strcmp (argv[1], "--costs"))
+    {
+      costs (argv[2]);
+      return 0;
+    }
   static const size_t v[] = {1,2,7,31,64,127,128,129,255,256,500,777,1000,1024,1409,1536,2048,2049,3000,4096,4097,5000,8192,16384};
   const int nv = sizeof v / sizeof v[0];
   static const size_t extra[][3] = {{65536,64,64},{64,65536,64},{128,65536,128},{1,4096,4096},{4096,4096,1},{3000,700,5000},

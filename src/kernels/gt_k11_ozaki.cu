@@ -50,6 +50,10 @@ carve (size_t *at, size_t bytes)
   return here;
 }
 
+/* After the row and column sums: the Inf/NaN flag, the three totals of
+   oz_choose and its count of blocks done, a double's room each.  */
+#define OZ_SUMS_EXTRA 5
+
 extern "C" void
 gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
               void *base)
@@ -62,7 +66,8 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   w->ldr = round_up (m, 16);
   size_t at = 0;
   /* the sums, zeroed together by one memset */
-  const size_t sums = carve (&at, (2 * (m + n + k) + 1) * sizeof (double));
+  const size_t sums = carve (&at, (2 * (m + n + k) + OZ_SUMS_EXTRA)
+                                  * sizeof (double));
   const size_t ae = carve (&at, m * sizeof (int));
   const size_t be = carve (&at, n * sizeof (int));
   const size_t ch = carve (&at, 2 * sizeof (int) + sizeof (double));
@@ -78,12 +83,14 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   w->c_planes = (uint8_t *) (p ? p + c : NULL);
   double *d = (double *) (p ? p + sums : NULL);
   w->sums = d;
-  w->sums_bytes = (2 * (m + n + k) + 1) * sizeof (double);
+  w->sums_bytes = (2 * (m + n + k) + OZ_SUMS_EXTRA) * sizeof (double);
   w->a_sumsq = d;
   w->a_col_sumsq = d ? d + m : NULL;
   w->b_sumsq = d ? d + m + k : NULL;
   w->b_row_sumsq = d ? d + m + k + n : NULL;
   w->bad = (unsigned *) (d ? d + 2 * (m + n + k) : NULL);
+  w->totals = d ? d + 2 * (m + n + k) + 1 : NULL;
+  w->arrived = (unsigned *) (d ? d + 2 * (m + n + k) + 4 : NULL);
   w->a_exp = (int *) (p ? p + ae : NULL);
   w->b_exp = (int *) (p ? p + be : NULL);
   w->choice = (int *) (p ? p + ch : NULL);
@@ -110,42 +117,85 @@ gt_oz_gamma (int moduli)
 
 /* ---- scan: sums of squares of every row and column of A and B -------- */
 
-#define SCAN_COLS 64
+#define SCAN_THREADS 256
+#define SCAN_RPT 4        /* rows per thread, SCAN_THREADS apart */
+#define SCAN_CHUNK 8      /* columns loaded together */
+#define SCAN_BLOCKS 1024  /* about as many blocks as fill every SM a few
+                             times over */
 
-/* X (rows x cols, column-major): each thread one row over SCAN_COLS
-   columns; the columns' sums gathered by warp shuffles, then one atomic
-   per column per block.  */
-__global__ void __launch_bounds__ (256)
+/* X (rows x cols, column-major): each thread SCAN_RPT rows over its
+   block's columns, SCAN_RPT * SCAN_CHUNK loads in flight.  A column's
+   sum of the thread's rows is added across the warp by shuffles (once per
+   SCAN_RPT rows: the shuffles, not the loads, bounded the scan with one
+   row per thread), across warps in shared memory, then one atomic per
+   column per block and one per row per block.  A row's sum is Inf or NaN
+   where the row holds one.  */
+__global__ void __launch_bounds__ (SCAN_THREADS)
 oz_scan (const float *X, size_t ld, size_t rows, size_t cols,
-         double *row_sumsq, double *col_sumsq, unsigned *bad)
+         size_t cols_per_block, double *row_sumsq, double *col_sumsq,
+         unsigned *bad)
 {
-  __shared__ double col_part[SCAN_COLS];
-  if (threadIdx.x < SCAN_COLS)
-    col_part[threadIdx.x] = 0;
-  __syncthreads ();
-  const size_t r = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
-  const size_t c0 = blockIdx.y * (size_t) SCAN_COLS;
-  const int nc = (int) min ((size_t) SCAN_COLS, cols - c0);
-  double s = 0;
-  unsigned nonfinite = 0;
-  for (int c = 0; c < nc; c++)
+  __shared__ double part[SCAN_THREADS / 32][SCAN_CHUNK];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const size_t r0 = blockIdx.x * (size_t) (SCAN_THREADS * SCAN_RPT)
+                    + threadIdx.x;
+  const size_t c_begin = blockIdx.y * cols_per_block;
+  const size_t c_end = min (cols, c_begin + cols_per_block);
+  double s[SCAN_RPT];
+#pragma unroll
+  for (int q = 0; q < SCAN_RPT; q++)
+    s[q] = 0;
+  for (size_t c0 = c_begin; c0 < c_end; c0 += SCAN_CHUNK)
     {
-      const float x = r < rows ? X[r + (c0 + c) * ld] : 0.0f;
-      nonfinite |= !isfinite (x);
-      double q = (double) x * x;
-      s += q;
-      for (int o = 16; o > 0; o /= 2)
-        q += __shfl_down_sync (0xffffffffu, q, o);
-      if (threadIdx.x % 32 == 0)
-        atomicAdd (&col_part[c], q);
+      float v[SCAN_RPT][SCAN_CHUNK];
+#pragma unroll
+      for (int q = 0; q < SCAN_RPT; q++)
+#pragma unroll
+        for (int c = 0; c < SCAN_CHUNK; c++)
+          {
+            const size_t r = r0 + q * SCAN_THREADS;
+            v[q][c] = r < rows && c0 + c < c_end ? X[r + (c0 + c) * ld]
+                                                  : 0.0f;
+          }
+#pragma unroll
+      for (int c = 0; c < SCAN_CHUNK; c++)
+        {
+          double col = 0;
+#pragma unroll
+          for (int q = 0; q < SCAN_RPT; q++)
+            {
+              const double x2 = (double) v[q][c] * v[q][c];
+              s[q] += x2;
+              col += x2;
+            }
+          for (int o = 16; o > 0; o /= 2)
+            col += __shfl_down_sync (0xffffffffu, col, o);
+          if (lane == 0)
+            part[warp][c] = col;
+        }
+      __syncthreads ();
+      if (threadIdx.x < SCAN_CHUNK && c0 + threadIdx.x < c_end)
+        {
+          double t = 0;
+          for (int w = 0; w < SCAN_THREADS / 32; w++)
+            t += part[w][threadIdx.x];
+          atomicAdd (&col_sumsq[c0 + threadIdx.x], t);
+        }
+      __syncthreads ();
     }
-  if (nonfinite)
+  unsigned nonfinite = 0;
+#pragma unroll
+  for (int q = 0; q < SCAN_RPT; q++)
+    {
+      const size_t r = r0 + q * SCAN_THREADS;
+      if (r < rows)
+        {
+          nonfinite |= !isfinite (s[q]);
+          atomicAdd (&row_sumsq[r], s[q]);
+        }
+    }
+  if (__any_sync (0xffffffffu, nonfinite) && lane == 0)
     atomicOr (bad, 1u);
-  if (r < rows)
-    atomicAdd (&row_sumsq[r], s);
-  __syncthreads ();
-  if ((int) threadIdx.x < nc)
-    atomicAdd (&col_sumsq[c0 + threadIdx.x], col_part[threadIdx.x]);
 }
 
 static void
@@ -153,9 +203,15 @@ oz_scan_launch (const float *X, size_t ld, size_t rows, size_t cols,
                 double *row_sumsq, double *col_sumsq, unsigned *bad,
                 cudaStream_t s)
 {
-  const dim3 grid ((unsigned) ((rows + 255) / 256),
-                   (unsigned) ((cols + SCAN_COLS - 1) / SCAN_COLS));
-  oz_scan<<<grid, 256, 0, s>>> (X, ld, rows, cols, row_sumsq, col_sumsq, bad);
+  const size_t gx = (rows + SCAN_THREADS * SCAN_RPT - 1)
+                    / (SCAN_THREADS * SCAN_RPT);
+  const size_t chunks = (cols + SCAN_CHUNK - 1) / SCAN_CHUNK;
+  size_t gy = SCAN_BLOCKS / gx;
+  gy = gy < 1 ? 1 : gy > chunks ? chunks : gy;
+  const size_t per_block = (chunks + gy - 1) / gy * SCAN_CHUNK;
+  gy = (cols + per_block - 1) / per_block;
+  oz_scan<<<dim3 ((unsigned) gx, (unsigned) gy), SCAN_THREADS, 0, s>>> (
+    X, ld, rows, cols, per_block, row_sumsq, col_sumsq, bad);
 }
 
 /* Rounding each scaled entry to an integer errs by at most 1/2 in units
@@ -166,33 +222,62 @@ oz_scan_launch (const float *X, size_t ld, size_t rows, size_t cols,
    with u = 2^-24.  N moduli are enough where the first is at most half
    the second; the fewest such N from GT_OZ_MIN_MODULI to GT_OZ_MAX_USED
    is chosen, 0 where none is (or where A or B holds Inf or NaN).  */
-__global__ void
+#define CHOOSE_THREADS 256
+#define CHOOSE_BLOCKS 264
+
+/* x summed over the block, in thread 0.  */
+__device__ __forceinline__ double
+oz_block_sum (double x, double *part)
+{
+  for (int o = 16; o > 0; o /= 2)
+    x += __shfl_down_sync (0xffffffffu, x, o);
+  __syncthreads ();
+  if (threadIdx.x % 32 == 0)
+    part[threadIdx.x / 32] = x;
+  __syncthreads ();
+  x = 0;
+  if (threadIdx.x == 0)
+    for (int w = 0; w < CHOOSE_THREADS / 32; w++)
+      x += part[w];
+  return x;
+}
+
+/* Many blocks sum the three totals (one block alone took 50 us at
+   k = 100000, waiting on each load); the last block to finish chooses.  */
+__global__ void __launch_bounds__ (CHOOSE_THREADS)
 oz_choose (gt_oz_work w, double g7)
 {
-  __shared__ double pa[256], pb[256], ps[256];
+  __shared__ double part[CHOOSE_THREADS / 32];
+  __shared__ int last;
   double a = 0, b = 0, x = 0;
-  for (size_t i = threadIdx.x; i < w.m; i += blockDim.x)
+  const size_t first = blockIdx.x * (size_t) CHOOSE_THREADS + threadIdx.x;
+  const size_t stride = gridDim.x * (size_t) CHOOSE_THREADS;
+  for (size_t i = first; i < w.m; i += stride)
     a += w.a_sumsq[i];
-  for (size_t j = threadIdx.x; j < w.n; j += blockDim.x)
+  for (size_t j = first; j < w.n; j += stride)
     b += w.b_sumsq[j];
-  for (size_t h = threadIdx.x; h < w.k; h += blockDim.x)
+  for (size_t h = first; h < w.k; h += stride)
     x += w.a_col_sumsq[h] * w.b_row_sumsq[h];
-  pa[threadIdx.x] = a;  pb[threadIdx.x] = b;  ps[threadIdx.x] = x;
-  __syncthreads ();
-  for (int h = blockDim.x / 2; h > 0; h /= 2)
+  a = oz_block_sum (a, part);
+  b = oz_block_sum (b, part);
+  x = oz_block_sum (x, part);
+  if (threadIdx.x == 0)
     {
-      if ((int) threadIdx.x < h)
-        {
-          pa[threadIdx.x] += pa[threadIdx.x + h];
-          pb[threadIdx.x] += pb[threadIdx.x + h];
-          ps[threadIdx.x] += ps[threadIdx.x + h];
-        }
-      __syncthreads ();
+      atomicAdd (&w.totals[0], a);
+      atomicAdd (&w.totals[1], b);
+      atomicAdd (&w.totals[2], x);
+      __threadfence ();
+      last = atomicAdd (w.arrived, 1u) == gridDim.x - 1;
     }
-  if (threadIdx.x != 0)
+  __syncthreads ();
+  if (!last || threadIdx.x != 0)
     return;
-  const double floor_sgemm = exp2 (-24.0) / sqrt (3.0) * sqrt (ps[0]);
-  const double est7 = 0.41 * exp2 (-g7) * sqrt (pa[0]) * sqrt (pb[0]);
+  __threadfence ();
+  a = atomicAdd (&w.totals[0], 0.0);
+  b = atomicAdd (&w.totals[1], 0.0);
+  x = atomicAdd (&w.totals[2], 0.0);
+  const double floor_sgemm = exp2 (-24.0) / sqrt (3.0) * sqrt (x);
+  const double est7 = 0.41 * exp2 (-g7) * sqrt (a) * sqrt (b);
   /* each modulus past 7 adds about log2(p)/2 bits to gamma */
   int n = 0;
   for (int c = GT_OZ_MIN_MODULI; c <= GT_OZ_MAX_USED && !n; c++)
@@ -215,7 +300,12 @@ gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda, const float *B,
   cudaMemsetAsync (w->sums, 0, w->sums_bytes, s);
   oz_scan_launch (A, lda, w->m, w->k, w->a_sumsq, w->a_col_sumsq, w->bad, s);
   oz_scan_launch (B, ldb, w->k, w->n, w->b_row_sumsq, w->b_sumsq, w->bad, s);
-  oz_choose<<<1, 256, 0, s>>> (*w, gt_oz_gamma (GT_OZ_MIN_MODULI));
+  size_t most = w->m > w->n ? w->m : w->n;
+  most = most > w->k ? most : w->k;
+  size_t blocks = (most + 4 * CHOOSE_THREADS - 1) / (4 * CHOOSE_THREADS);
+  blocks = blocks > CHOOSE_BLOCKS ? CHOOSE_BLOCKS : blocks;
+  oz_choose<<<(unsigned) blocks, CHOOSE_THREADS, 0, s>>> (
+    *w, gt_oz_gamma (GT_OZ_MIN_MODULI));
   return cudaGetLastError ();
 }
 
@@ -223,12 +313,22 @@ gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda, const float *B,
 
 typedef struct
 {
-  int moduli;
+  int moduli;          /* N, or 0: the scan's choice, read on the device */
+  const int *choice;
   float p[GT_OZ_MAX_MODULI];
   double inv_p[GT_OZ_MAX_MODULI];
-  double gamma_room;   /* 2^gamma - sqrt(k)/2: room for the norm before
-                          rounding each entry to an integer */
+  double room[GT_OZ_MAX_USED + 1];   /* of N moduli: 2^gamma - sqrt(k)/2,
+                                        room for the norm before rounding
+                                        each entry to an integer */
 } oz_slice_consts;
+
+/* The number of moduli the slices are for: as given, or as the scan
+   chose (0: it declined, and nothing is sliced).  */
+__device__ __forceinline__ int
+oz_slice_moduli (const oz_slice_consts &c)
+{
+  return c.moduli ? c.moduli : *c.choice;
+}
 
 /* The scale of a row (column) with this sum of squares: the largest e with
    2^e ||x|| <= room, so that rounding adds at most sqrt(k)/2 to the norm.
@@ -245,12 +345,19 @@ oz_exponent (double sumsq, double room)
   return e;
 }
 
-/* x mod p in [-p/2, p/2] as int8 (p/2 = 128 for p = 256 wraps to -128,
-   the same residue).  */
+/* 1.5 * 2^52: added to an integer x of |x| < 2^51, a double whose low
+   word is x (two's complement); rounds to an integer where added to any
+   |x| < 2^51.  It stands for rint and the conversions to and from integers,
+   which run at a quarter of the FP64 rate.  */
+#define OZ_MAGIC 6755399441055744.0
+
+/* v mod p in [-p/2, p/2] as int8 (p/2 = 128 for p = 256 wraps to -128,
+   the same residue): v - p rint(v/p), exact for integers |v| < 2^51.  */
 __device__ __forceinline__ int8_t
 oz_residue (double v, double p, double inv_p)
 {
-  return (int8_t) (int) fma (-p, rint (v * inv_p), v);
+  const double q = fma (v, inv_p, OZ_MAGIC) - OZ_MAGIC;
+  return (int8_t) __double2loint (fma (-p, q, v) + OZ_MAGIC);
 }
 
 /* Residues mod modulus l of four neighbouring scaled values along k.  */
@@ -277,18 +384,24 @@ __global__ void __launch_bounds__ (256)
 oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
 {
   __shared__ __align__ (16) int8_t t[GT_OZ_MAX_MODULI][SLICE_I][SLICE_ROW];
+  __shared__ double row_scale[SLICE_I];
   const size_t i0 = blockIdx.x * (size_t) SLICE_I;
   const size_t h0 = blockIdx.y * (size_t) SLICE_H;
   const int ti = threadIdx.x % SLICE_I, th = threadIdx.x / SLICE_I;
   const size_t i = i0 + ti;
-  int e = 0;
-  if (i < w.m)
+  const int nm = oz_slice_moduli (c);
+  if (nm == 0)
+    return;
+  /* a row's exponent once, not by each of the threads that share it */
+  if (th == 0)
     {
-      e = oz_exponent (w.a_sumsq[i], c.gamma_room);
-      if (h0 == 0 && th == 0)
+      const int e = i < w.m ? oz_exponent (w.a_sumsq[i], c.room[nm]) : 0;
+      if (h0 == 0 && i < w.m)
         w.a_exp[i] = e;
+      row_scale[ti] = oz_pow2 (e);
     }
-  const double scale = oz_pow2 (e);
+  __syncthreads ();
+  const double scale = row_scale[ti];
   for (int g = 0; g < SLICE_H / 32; g++)
     {
       const int hh = th * 4 + g * 32;
@@ -297,13 +410,13 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
         {
           const size_t h = h0 + hh + q;
           const float a = (i < w.m && h < w.k) ? A[i + h * lda] : 0.0f;
-          v[q] = rint ((double) a * scale);
+          v[q] = ((double) a * scale + OZ_MAGIC) - OZ_MAGIC;   /* rint */
         }
-      for (int l = 0; l < c.moduli; l++)
+      for (int l = 0; l < nm; l++)
         *(char4 *) &t[l][ti][hh] = oz_residues4 (v, &c, l);
     }
   __syncthreads ();
-  for (int l = 0; l < c.moduli; l++)
+  for (int l = 0; l < nm; l++)
     {
       int8_t *plane = w.a_planes + l * w.mp * w.kp;
       for (int q = threadIdx.x; q < SLICE_I * SLICE_H / 4; q += blockDim.x)
@@ -319,46 +432,69 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
 __global__ void __launch_bounds__ (256)
 oz_slice_b (const float *B, size_t ldb, gt_oz_work w, oz_slice_consts c)
 {
+  __shared__ double col_scale;
   const size_t h = 4 * (blockIdx.y * (size_t) blockDim.x + threadIdx.x);
   const size_t j = blockIdx.x;
+  const int nm = oz_slice_moduli (c);
+  if (nm == 0)
+    return;
+  /* the column's exponent once per block */
+  if (threadIdx.x == 0)
+    {
+      const int e = j < w.n ? oz_exponent (w.b_sumsq[j], c.room[nm]) : 0;
+      if (blockIdx.y == 0 && j < w.n)
+        w.b_exp[j] = e;
+      col_scale = oz_pow2 (e);
+    }
+  __syncthreads ();
   if (h >= w.kp)
     return;
-  int e = 0;
-  if (j < w.n)
-    {
-      e = oz_exponent (w.b_sumsq[j], c.gamma_room);
-      if (h == 0)
-        w.b_exp[j] = e;
-    }
-  const double scale = oz_pow2 (e);
+  const double scale = col_scale;
   double v[4];
   for (int q = 0; q < 4; q++)
     {
       const float b = (j < w.n && h + q < w.k) ? B[h + q + j * ldb] : 0.0f;
-      v[q] = rint ((double) b * scale);
+      v[q] = ((double) b * scale + OZ_MAGIC) - OZ_MAGIC;   /* rint */
     }
-  for (int l = 0; l < c.moduli; l++)
+  for (int l = 0; l < nm; l++)
     *(char4 *) (w.b_planes + l * w.np * w.kp + j * w.kp + h)
       = oz_residues4 (v, &c, l);
+}
+
+static cudaError_t
+oz_slice_launch (const gt_oz_work *w, int moduli, const float *A, size_t lda,
+                 const float *B, size_t ldb, cudaStream_t s)
+{
+  oz_slice_consts c;
+  c.moduli = moduli;
+  c.choice = w->choice;
+  for (int l = 0; l < GT_OZ_MAX_MODULI; l++)
+    {
+      c.p[l] = (float) oz_moduli[l];
+      c.inv_p[l] = 1.0 / oz_moduli[l];
+    }
+  c.room[0] = 0;
+  for (int n = 1; n <= GT_OZ_MAX_USED; n++)
+    c.room[n] = exp2 (gt_oz_gamma (n)) - 0.5 * sqrt ((double) w->k);
+  const dim3 ga ((unsigned) (w->mp / SLICE_I), (unsigned) (w->kp / SLICE_H));
+  oz_slice_a<<<ga, 256, 0, s>>> (A, lda, *w, c);
+  const dim3 gb ((unsigned) w->np, (unsigned) ((w->kp / 4 + 255) / 256));
+  oz_slice_b<<<gb, 256, 0, s>>> (B, ldb, *w, c);
+  return cudaGetLastError ();
 }
 
 extern "C" cudaError_t
 gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda, const float *B,
              size_t ldb, cudaStream_t s)
 {
-  oz_slice_consts c;
-  c.moduli = w->moduli;
-  for (int l = 0; l < w->moduli; l++)
-    {
-      c.p[l] = (float) oz_moduli[l];
-      c.inv_p[l] = 1.0 / oz_moduli[l];
-    }
-  c.gamma_room = exp2 (gt_oz_gamma (w->moduli)) - 0.5 * sqrt ((double) w->k);
-  const dim3 ga ((unsigned) (w->mp / SLICE_I), (unsigned) (w->kp / SLICE_H));
-  oz_slice_a<<<ga, 256, 0, s>>> (A, lda, *w, c);
-  const dim3 gb ((unsigned) w->np, (unsigned) ((w->kp / 4 + 255) / 256));
-  oz_slice_b<<<gb, 256, 0, s>>> (B, ldb, *w, c);
-  return cudaGetLastError ();
+  return oz_slice_launch (w, w->moduli, A, lda, B, ldb, s);
+}
+
+extern "C" cudaError_t
+gt_oz_slice_chosen (const gt_oz_work *w, const float *A, size_t lda,
+                    const float *B, size_t ldb, cudaStream_t s)
+{
+  return oz_slice_launch (w, 0, A, lda, B, ldb, s);
 }
 
 /* ---- combine: the CRT, scaled back ------------------------------------ */
@@ -370,6 +506,13 @@ typedef struct
   double M, inv_M;
 } oz_crt_consts;
 
+
+/* A byte as a double without a conversion instruction.  */
+__device__ __forceinline__ double
+oz_byte (unsigned char b)
+{
+  return __hiloint2double (0x43300000, b) - 4503599627370496.0;   /* 2^52 */
+}
 
 /* Four neighbouring rows of one column per thread (ldr is a multiple of
    16, so their residues are one 4-byte word per plane).  */
@@ -393,10 +536,10 @@ oz_combine (gt_oz_work w, oz_crt_consts c, float *C, size_t ldc)
         if (l < c.moduli)
           {
             const uchar4 x = *(const uchar4 *) (r + l * plane);
-            acc[0] = fma (c.q[l], (double) x.x, acc[0]);
-            acc[1] = fma (c.q[l], (double) x.y, acc[1]);
-            acc[2] = fma (c.q[l], (double) x.z, acc[2]);
-            acc[3] = fma (c.q[l], (double) x.w, acc[3]);
+            acc[0] = fma (c.q[l], oz_byte (x.x), acc[0]);
+            acc[1] = fma (c.q[l], oz_byte (x.y), acc[1]);
+            acc[2] = fma (c.q[l], oz_byte (x.z), acc[2]);
+            acc[3] = fma (c.q[l], oz_byte (x.w), acc[3]);
           }
       const double eb = oz_pow2 (-w.b_exp[j]);
       for (int q = 0; q < rows; q++)

@@ -56,6 +56,9 @@ typedef struct
   double *b_sumsq;     /* n: of each column of B */
   double *b_row_sumsq; /* k: of each row of B */
   unsigned *bad;       /* nonzero where A or B holds Inf or NaN */
+  double *totals;      /* ||A||_F^2, ||B||_F^2, sum_h of the products of
+                          A's column and B's row sums */
+  unsigned *arrived;   /* blocks of the choice done */
   int *a_exp;          /* m: row i of A is scaled by 2^a_exp[i] */
   int *b_exp;          /* n: column j of B by 2^b_exp[j] */
   int *choice;         /* the scan's choice of moduli, 0: none will do */
@@ -79,6 +82,14 @@ cudaError_t gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda,
                         const float *B, size_t ldb, cudaStream_t s);
 cudaError_t gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda,
                          const float *B, size_t ldb, cudaStream_t s);
+/* The slices for the number of moduli the scan chose, read on the device
+   (nothing where it chose 0), with w laid out for GT_OZ_MAX_USED: queued
+   before the host has read the choice, so that the GPU slices while the
+   host waits for it.  The products and the combine then run on the same
+   layout with w->moduli set to the choice.  */
+cudaError_t gt_oz_slice_chosen (const gt_oz_work *w, const float *A,
+                                size_t lda, const float *B, size_t ldb,
+                                cudaStream_t s);
 cudaError_t gt_oz_products (const gt_oz_work *w, cudaStream_t s);
 cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
                            cudaStream_t s);

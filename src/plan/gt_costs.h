@@ -27,6 +27,10 @@ double gt_cost_k8 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 double gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 double gt_cost_k10 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 double gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
+/* Kernel 11's predicted seconds with 8 moduli, and the seconds of one
+   unit of the costs (for bench/plan_dump --costs).  */
+double gt_k11_seconds (size_t m, size_t n, size_t k);
+double gt_cost_seconds (int repack);
 
 /* Kernels 4/5 with the configuration and splits fixed where only_cfg >= 0
    and only_splits > 0; *cost (where not NULL) gets the plan's cost.  */

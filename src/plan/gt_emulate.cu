@@ -15,14 +15,16 @@ static unsigned long long emulated, declined;
 static int last_moduli;
 
 /* Measured on an H100 (bench/RESULTS.md, kernel 11): kernel 9's rate at
-   8192^3, the INT8 products' rate per SM, the rate of the memory
-   passes (scan, slices, residues, combine) and their fixed cost (six
-   launches, the wait for the scan's choice, and what the model misses at
-   mid sizes: 60 us let 1409x3000x777 onto kernel 11, 10% slower there).  */
+   8192^3; the INT8 products' rate per SM and what each round of tiles
+   loses at short k (the pipeline's fill and the epilogue, which one block
+   per SM cannot hide: 8 us a round up to k = 2048, falling with k^2 past
+   it); the rate of the memory passes (scan, slices, residues, combine);
+   the fixed cost of the launches and the wait for the scan's choice.  */
 #define K9_FLOPS 57e12
-#define INT8_OPS 1.2e15
-#define PASS_BYTES 1.8e12
-#define FIXED_S 100e-6
+#define INT8_OPS 1.3e15
+#define ROUND_LOSS_S 8e-6
+#define PASS_BYTES 2.1e12
+#define FIXED_S 45e-6
 /* Emulation is chosen where predicted at least this much faster.  */
 #define MARGIN 1.15
 
@@ -41,21 +43,29 @@ gt_k11_usable (void)
          && d->smem_block_optin >= gt_oz_smem_bytes ();
 }
 
-/* Seconds of kernel 11 with the usual 8 moduli.  */
-static double
-k11_seconds (size_t m, size_t n, size_t k, int sms)
+/* Seconds of kernel 11 with the usual 8 moduli.  Rounds of one tile per
+   SM: whole rounds where there are few, as many as the tiles fill where
+   there are many (their times then spread).  */
+extern "C" double
+gt_k11_seconds (size_t m, size_t n, size_t k)
 {
   const int moduli = 8;
+  const int sms = gt_facts_current ()->sms;
   gt_oz_work w;
   gt_oz_layout (&w, moduli, m, n, k, NULL);
   const double tiles = (double) (w.mp / GT_OZ_TILE_M) * (w.np / GT_OZ_TILE_N);
-  const double rounds = ceil (tiles * moduli / sms);
-  const double tile_s = 2.0 * GT_OZ_TILE_M * GT_OZ_TILE_N * w.kp
-                        / (INT8_OPS / sms);
+  double rounds = tiles * moduli / sms;
+  if (rounds < 4)
+    rounds = ceil (rounds);
+  const double kp = (double) w.kp;
+  const double round_s = 2.0 * GT_OZ_TILE_M * GT_OZ_TILE_N * kp
+                         / (INT8_OPS / sms)
+                         + ROUND_LOSS_S * (kp < 2048 ? 1.0
+                                           : (2048 / kp) * (2048 / kp));
   const double bytes = 8.0 * (m * k + k * n)
                        + moduli * (double) (w.mp + w.np) * w.kp
                        + 2.0 * moduli * w.ldr * n + 4.0 * m * n;
-  return rounds * tile_s + bytes / PASS_BYTES + FIXED_S;
+  return rounds * round_s + bytes / PASS_BYTES + FIXED_S;
 }
 
 /* Kernel 9's plan for the shape: what runs where the scan declines, and
@@ -71,8 +81,8 @@ k9_plan (gt_plan *p9, size_t m, size_t n, size_t k, int repack)
 
 /* The costs' unit in seconds: kernel 9's cost of 8192^3 against its
    measured time there (its cost model then says how other shapes fare).  */
-static double
-seconds_per_cost (int repack)
+extern "C" double
+gt_cost_seconds (int repack)
 {
   const double n = 8192;
   gt_plan p9;
@@ -103,9 +113,9 @@ gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
   p->work_bytes = k11_work (&p9, m, n, k);
   if (emulation == GT_EMULATE_ALWAYS)
     return 0;
-  const double unit = seconds_per_cost (repack);
+  const double unit = gt_cost_seconds (repack);
   const double t9 = c9 * unit;
-  const double t11 = k11_seconds (m, n, k, gt_facts_current ()->sms);
+  const double t11 = gt_k11_seconds (m, n, k);
   return t11 * MARGIN < t9 ? t11 / unit : HUGE_VAL;
 }
 
@@ -118,9 +128,50 @@ gt_k11_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
   return k11_work (&p9, m, n, k);
 }
 
-/* The scan, its choice read back (the one wait inside a plan's run: the
-   launches after it depend on it), then the emulated product or kernel
-   9's.  */
+/* Where the host learns the scan's choice, per device: a pinned word the
+   choice is copied into and the event that says it is there (made at the
+   first product, kept until gpu_tiled_reset).  */
+typedef struct
+{
+  int *choice;
+  cudaEvent_t copied;
+} choice_mailbox;
+
+static choice_mailbox mailboxes[GT_MAX_DEVICES];
+
+static cudaError_t
+mailbox (choice_mailbox **out)
+{
+  int dev;
+  cudaError_t err = cudaGetDevice (&dev);
+  if (err != cudaSuccess)
+    return err;
+  if (dev < 0 || dev >= GT_MAX_DEVICES)
+    return cudaErrorInvalidDevice;
+  choice_mailbox *m = &mailboxes[dev];
+  if (!m->choice)
+    {
+      if ((err = cudaEventCreateWithFlags (&m->copied,
+                                           cudaEventDisableTiming))
+          != cudaSuccess)
+        return err;
+      if ((err = cudaHostAlloc ((void **) &m->choice, sizeof (int),
+                                cudaHostAllocDefault)) != cudaSuccess)
+        {
+          cudaEventDestroy (m->copied);
+          m->choice = NULL;
+          return err;
+        }
+    }
+  *out = m;
+  return cudaSuccess;
+}
+
+/* The scan and the slices for the number of moduli it chooses, queued
+   together; the host waits only for the choice (the one wait inside a
+   plan's run: what follows depends on it) while the GPU slices, then
+   queues the products and the combine, or kernel 9 where the scan
+   declined (the slices then did nothing).  */
 extern "C" cudaError_t
 gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
@@ -130,15 +181,22 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   gt_oz_work w;
   gt_oz_layout (&w, GT_OZ_MAX_USED, a->m, a->n, a->k, a->work);
   const float *A = (const float *) a->A, *B = (const float *) a->B;
-  int moduli = 0;
-  cudaError_t err = gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
+  choice_mailbox *box;
+  cudaError_t err = mailbox (&box);
   if (err == cudaSuccess)
-    err = cudaMemcpyAsync (&moduli, w.choice, sizeof moduli,
+    err = gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync (box->choice, w.choice, sizeof (int),
                            cudaMemcpyDeviceToHost, s);
   if (err == cudaSuccess)
-    err = cudaStreamSynchronize (s);
+    err = cudaEventRecord (box->copied, s);
+  if (err == cudaSuccess)
+    err = gt_oz_slice_chosen (&w, A, a->lda, B, a->ldb, s);
+  if (err == cudaSuccess)
+    err = cudaEventSynchronize (box->copied);
   if (err != cudaSuccess)
     return err;
+  const int moduli = *box->choice;
   if (moduli == 0)
     {
       __atomic_fetch_add (&declined, 1, __ATOMIC_RELAXED);
@@ -149,17 +207,18 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
     }
   __atomic_fetch_add (&emulated, 1, __ATOMIC_RELAXED);
   __atomic_store_n (&last_moduli, moduli, __ATOMIC_RELAXED);
-  gt_oz_layout (&w, moduli, a->m, a->n, a->k, a->work);
-  if ((err = gt_oz_slice (&w, A, a->lda, B, a->ldb, s)) != cudaSuccess
-      || (err = gt_oz_products (&w, s)) != cudaSuccess)
+  w.moduli = moduli;   /* the planes stay where the slices put them */
+  if ((err = gt_oz_products (&w, s)) != cudaSuccess)
     return err;
   return gt_oz_combine (&w, (float *) a->C, a->ldc, s);
 }
 
+/* After a device was reset: what lived in its context is gone.  */
 extern "C" void
 gt_k11_forget (void)
 {
   gt_oz_forget ();
+  memset (mailboxes, 0, sizeof mailboxes);
 }
 
 extern "C" void
@@ -168,6 +227,18 @@ gt_emulation_forget (void)
   __atomic_store_n (&emulated, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&declined, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&last_moduli, 0, __ATOMIC_RELAXED);
+  int current;
+  const int have_current = cudaGetDevice (&current) == cudaSuccess;
+  for (int d = 0; d < GT_MAX_DEVICES; d++)
+    if (mailboxes[d].choice && cudaSetDevice (d) == cudaSuccess)
+      {
+        cudaFreeHost (mailboxes[d].choice);
+        cudaEventDestroy (mailboxes[d].copied);
+      }
+  memset (mailboxes, 0, sizeof mailboxes);
+  if (have_current)
+    cudaSetDevice (current);
+  cudaGetLastError ();
 }
 
 extern "C" void
