@@ -960,6 +960,26 @@ endfunction
 %! end_unwind_protect
 
 %!testif ; emu
+%! ## kernel 11's scratch (the residue planes) is part of its plan: under a
+%! ## device memory limit the product goes through in blocks, each
+%! ## emulated, and the device holds no more than the limit
+%! setenv ("GPU_TILED_EMULATE", "always");
+%! setenv ("GPU_TILED_DEVICE_LIMIT", "40000000");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   A = emulation_operand ("randn", 2000, 1500, false);
+%!   B = emulation_operand ("randn", 1500, 2500, true);
+%!   check_emulated (A, B, "2000x1500x2500 in blocks");
+%!   info = gpu_tiled_info ();
+%!   assert (info.emulation.products > 1);
+%!   assert ([info.devices.cached_device_memory] <= 40e6);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
+%!testif ; emu
 %! ## where the scan declines, kernel 9 runs: Inf and NaN in the operands
 %! ## (placed as * places them), and columns of A and rows of B scaled
 %! ## apart, which no affordable number of moduli keeps in single precision
