@@ -293,25 +293,40 @@ first_panel_in_pieces (gt_context *ctx, const gt_call *c, gt_stager *sg,
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
-/* Panels p_first.. (A already sent): each panel of B in, its kernel, and
-   the panel before it out; then the last panel out.  */
+/* Panel p of B in, and the event that says it is there.  */
+static gt_status
+panel_in (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
+          gt_interrupt_fn interrupted)
+{
+  const size_t j0 = p * c->w, j1 = j0 + c->w < c->n ? j0 + c->w : c->n;
+  gt_status st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
+                                  c->hlb, c->k, j0, j1, interrupted);
+  if (st != GT_OK)
+    return st;
+  cudaError_t err = cudaEventRecord (ctx->panel_in[p], ctx->up);
+  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "ordering streams");
+}
+
+/* Panels p_first.. (A already sent): each panel of B in one panel ahead
+   of its kernel (a kernel whose launch waits for the GPU, as kernel 11's
+   does for its scan's choice, then waits with the next panel's host
+   copies done and its transfer under way), the kernel, and the panel
+   before it out; then the last panel out.  */
 static gt_status
 other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
               size_t p_first, gt_interrupt_fn interrupted)
 {
-  gt_status st = GT_OK;
+  gt_status st = p_first < c->panels
+                 ? panel_in (ctx, c, sg, p_first, interrupted) : GT_OK;
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
-      const size_t j0 = p * c->w, j1 = j0 + c->w < c->n ? j0 + c->w : c->n;
-      st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                            c->hlb, c->k, j0, j1, interrupted);
-      if (st != GT_OK)
+      if (p + 1 < c->panels
+          && (st = panel_in (ctx, c, sg, p + 1, interrupted)) != GT_OK)
         return st;
+      const size_t j0 = p * c->w, j1 = j0 + c->w < c->n ? j0 + c->w : c->n;
       const gt_plan *plan = j1 - j0 == c->w ? &c->plan_full : &c->plan_last;
       const gt_gemm_args g = device_block (c, j0, j1 - j0, 0, c->k);
-      cudaError_t err = cudaEventRecord (ctx->panel_in[p], ctx->up);
-      if (err == cudaSuccess)
-        err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[p], 0);
+      cudaError_t err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[p], 0);
       if (err == cudaSuccess)
         err = gt_gemm_run (plan, &g, ctx->comp);
       if (err == cudaSuccess)

@@ -153,7 +153,8 @@ cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
    multiple of GT_PIECE_K, run in order give the bits of gt_gemm_run of whole
    (kernels 4 without splits, 8 and 9 sum each element in one chain over
    k).  Kernel 9's pieces carry their double sums in the scratch; the
-   others add each piece to C.  */
+   others add each piece to C.  Kernel 11's pieces are kernel 9's (its
+   scan needs all of k): not its bits, its accuracy.  */
 #define GT_PIECE_K 32
 /* Nonzero where a plan's product can run in pieces of k.  */
 int gt_plan_has_pieces (const gt_plan *whole);

@@ -102,16 +102,17 @@ gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 extern "C" int
 gt_plan_has_pieces (const gt_plan *whole)
 {
-  if (whole->complex_a || whole->complex_b
-      || whole->kernel == GT_K11_OZAKI)   /* its scan needs all of k */
+  if (whole->complex_a || whole->complex_b)
     return 0;
   return whole->kernel == GT_K9_DMMA || whole->type == GT_SINGLE;
 }
 
+/* Kernel 11's scan needs all of k: its pieces are kernel 9's (the first
+   panel then runs as A arrives, the others emulated).  */
 extern "C" gt_plan
 gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc)
 {
-  if (whole->kernel == GT_K9_DMMA)
+  if (whole->kernel == GT_K9_DMMA || whole->kernel == GT_K11_OZAKI)
     {
       gt_plan p = gt_plan_make (whole->type, GT_K9_DMMA);
       p.work_bytes = m * n * sizeof (double);
