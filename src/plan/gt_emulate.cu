@@ -213,12 +213,16 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   return gt_oz_combine (&w, (float *) a->C, a->ldc, s);
 }
 
-/* After a device was reset: what lived in its context is gone.  */
+/* After the current device was reset: what lived in its context (its
+   mailbox's pinned word and event) is gone.  */
 extern "C" void
 gt_k11_forget (void)
 {
   gt_oz_forget ();
-  memset (mailboxes, 0, sizeof mailboxes);
+  int dev;
+  if (cudaGetDevice (&dev) == cudaSuccess && dev >= 0 && dev < GT_MAX_DEVICES)
+    memset (&mailboxes[dev], 0, sizeof mailboxes[dev]);
+  cudaGetLastError ();
 }
 
 extern "C" void
