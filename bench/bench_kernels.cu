@@ -591,6 +591,12 @@ list_variants (variant *vs, const problem *p, int repack, const options *o)
     {
       strcpy (vs[nv].name, "k6_gemv");
       vs[nv++].plan = fixed (GT_K6_GEMV, 0, GT_CHOOSE, p, 0);
+      /* k split other ways than the cost model's */
+      for (int sp = 1; sp <= 64; sp *= 4)
+        {
+          snprintf (vs[nv].name, sizeof vs[nv].name, "k6_gemv_s%d", sp);
+          vs[nv++].plan = fixed (GT_K6_GEMV, sp, GT_CHOOSE, p, 0);
+        }
     }
   for (int minb = 1; minb <= 2; minb++)
     {
