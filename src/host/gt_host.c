@@ -295,8 +295,8 @@ first_panel_in_pieces (gt_context *ctx, const gt_call *c, gt_stager *sg,
 
 /* Panel p of B in, and the event that says it is there.  */
 static gt_status
-panel_in (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
-          gt_interrupt_fn interrupted)
+upload_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
+              gt_interrupt_fn interrupted)
 {
   const size_t j0 = p * c->w, j1 = j0 + c->w < c->n ? j0 + c->w : c->n;
   gt_status st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
@@ -317,11 +317,11 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
               size_t p_first, gt_interrupt_fn interrupted)
 {
   gt_status st = p_first < c->panels
-                 ? panel_in (ctx, c, sg, p_first, interrupted) : GT_OK;
+                 ? upload_panel (ctx, c, sg, p_first, interrupted) : GT_OK;
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
       if (p + 1 < c->panels
-          && (st = panel_in (ctx, c, sg, p + 1, interrupted)) != GT_OK)
+          && (st = upload_panel (ctx, c, sg, p + 1, interrupted)) != GT_OK)
         return st;
       const size_t j0 = p * c->w, j1 = j0 + c->w < c->n ? j0 + c->w : c->n;
       const gt_plan *plan = j1 - j0 == c->w ? &c->plan_full : &c->plan_last;

@@ -203,6 +203,8 @@ oz_scan_launch (const float *X, size_t ld, size_t rows, size_t cols,
                 double *row_sumsq, double *col_sumsq, unsigned *bad,
                 cudaStream_t s)
 {
+  if (rows == 0 || cols == 0)
+    return;
   const size_t gx = (rows + SCAN_THREADS * SCAN_RPT - 1)
                     / (SCAN_THREADS * SCAN_RPT);
   const size_t chunks = (cols + SCAN_CHUNK - 1) / SCAN_CHUNK;
@@ -317,7 +319,7 @@ typedef struct
   const int *choice;
   float p[GT_OZ_MAX_MODULI];
   double inv_p[GT_OZ_MAX_MODULI];
-  double room[GT_OZ_MAX_USED + 1];   /* of N moduli: 2^gamma - sqrt(k)/2,
+  double room[GT_OZ_MAX_MODULI + 1]; /* of N moduli: 2^gamma - sqrt(k)/2,
                                         room for the norm before rounding
                                         each entry to an integer */
 } oz_slice_consts;
@@ -474,7 +476,7 @@ oz_slice_launch (const gt_oz_work *w, int moduli, const float *A, size_t lda,
       c.inv_p[l] = 1.0 / oz_moduli[l];
     }
   c.room[0] = 0;
-  for (int n = 1; n <= GT_OZ_MAX_USED; n++)
+  for (int n = 1; n <= GT_OZ_MAX_MODULI; n++)
     c.room[n] = exp2 (gt_oz_gamma (n)) - 0.5 * sqrt ((double) w->k);
   const dim3 ga ((unsigned) (w->mp / SLICE_I), (unsigned) (w->kp / SLICE_H));
   oz_slice_a<<<ga, 256, 0, s>>> (A, lda, *w, c);

@@ -5,6 +5,7 @@
    kernel's file holds the mechanism; this file decides.  */
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 #include "gt_costs.h"
 #include "gt_facts.h"
@@ -104,7 +105,7 @@ extern "C" double
 gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
   if (emulation == GT_EMULATE_OFF || p->type != GT_SINGLE
-      || k > GT_OZ_MAX_K || !gt_k11_usable ())
+      || k == 0 || k > GT_OZ_MAX_K || !gt_k11_usable ())
     return HUGE_VAL;
   gt_plan p9;
   const double c9 = k9_plan (&p9, m, n, k, repack);
@@ -130,7 +131,9 @@ gt_k11_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
 
 /* Where the host learns the scan's choice, per device: a pinned word the
    choice is copied into and the event that says it is there (made at the
-   first product, kept until gpu_tiled_reset).  */
+   first product, kept until gpu_tiled_reset), and a lock that keeps two
+   host threads' products on one device from reading each other's
+   choice.  */
 typedef struct
 {
   int *choice;
@@ -138,9 +141,20 @@ typedef struct
 } choice_mailbox;
 
 static choice_mailbox mailboxes[GT_MAX_DEVICES];
+static pthread_mutex_t mailbox_locks[GT_MAX_DEVICES];
+static pthread_once_t mailbox_locks_once = PTHREAD_ONCE_INIT;
 
+static void
+mailbox_locks_init (void)
+{
+  for (int d = 0; d < GT_MAX_DEVICES; d++)
+    pthread_mutex_init (&mailbox_locks[d], NULL);
+}
+
+/* The current device's mailbox, made where it is not there yet, and
+   locked: mailbox_done unlocks it.  */
 static cudaError_t
-mailbox (choice_mailbox **out)
+mailbox (choice_mailbox **out, int *dev_out)
 {
   int dev;
   cudaError_t err = cudaGetDevice (&dev);
@@ -148,23 +162,33 @@ mailbox (choice_mailbox **out)
     return err;
   if (dev < 0 || dev >= GT_MAX_DEVICES)
     return cudaErrorInvalidDevice;
+  pthread_once (&mailbox_locks_once, mailbox_locks_init);
+  pthread_mutex_lock (&mailbox_locks[dev]);
+  *dev_out = dev;
   choice_mailbox *m = &mailboxes[dev];
   if (!m->choice)
     {
       if ((err = cudaEventCreateWithFlags (&m->copied,
                                            cudaEventDisableTiming))
-          != cudaSuccess)
-        return err;
-      if ((err = cudaHostAlloc ((void **) &m->choice, sizeof (int),
-                                cudaHostAllocDefault)) != cudaSuccess)
+          == cudaSuccess
+          && (err = cudaHostAlloc ((void **) &m->choice, sizeof (int),
+                                   cudaHostAllocDefault)) != cudaSuccess)
+        cudaEventDestroy (m->copied);
+      if (err != cudaSuccess)
         {
-          cudaEventDestroy (m->copied);
           m->choice = NULL;
+          pthread_mutex_unlock (&mailbox_locks[dev]);
           return err;
         }
     }
   *out = m;
   return cudaSuccess;
+}
+
+static void
+mailbox_done (int dev)
+{
+  pthread_mutex_unlock (&mailbox_locks[dev]);
 }
 
 /* The scan and the slices for the number of moduli it chooses, queued
@@ -182,9 +206,11 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   gt_oz_layout (&w, GT_OZ_MAX_USED, a->m, a->n, a->k, a->work);
   const float *A = (const float *) a->A, *B = (const float *) a->B;
   choice_mailbox *box;
-  cudaError_t err = mailbox (&box);
-  if (err == cudaSuccess)
-    err = gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
+  int dev;
+  cudaError_t err = mailbox (&box, &dev);
+  if (err != cudaSuccess)
+    return err;
+  err = gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
   if (err == cudaSuccess)
     err = cudaMemcpyAsync (box->choice, w.choice, sizeof (int),
                            cudaMemcpyDeviceToHost, s);
@@ -192,11 +218,14 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
     err = cudaEventRecord (box->copied, s);
   if (err == cudaSuccess)
     err = gt_oz_slice_chosen (&w, A, a->lda, B, a->ldb, s);
+  /* (after an error the copy into the pinned word may still be under way:
+     harmless, the word is only read here) */
   if (err == cudaSuccess)
     err = cudaEventSynchronize (box->copied);
+  const int moduli = err == cudaSuccess ? *box->choice : 0;
+  mailbox_done (dev);
   if (err != cudaSuccess)
     return err;
-  const int moduli = *box->choice;
   if (moduli == 0)
     {
       __atomic_fetch_add (&declined, 1, __ATOMIC_RELAXED);
@@ -234,8 +263,9 @@ gt_emulation_forget (void)
   int current;
   const int have_current = cudaGetDevice (&current) == cudaSuccess;
   for (int d = 0; d < GT_MAX_DEVICES; d++)
-    if (mailboxes[d].choice && cudaSetDevice (d) == cudaSuccess)
+    if (mailboxes[d].choice)
       {
+        cudaSetDevice (d);
         cudaFreeHost (mailboxes[d].choice);
         cudaEventDestroy (mailboxes[d].copied);
       }
