@@ -48,6 +48,10 @@
 #include "gpu_tiled.h"
 #include "gt_bench_kernels.h"
 #include "gt_k11_ozaki.h"
+#include "oz_cublas.h"
+extern "C" {
+#include "host/gt_options.h"
+}
 
 #define CK(call)                                                          \
   do {                                                                    \
@@ -741,17 +745,6 @@ typedef struct
 } k11_run;
 
 static void
-cublas_int8 (const gt_oz_work *w, int32_t *c32)
-{
-  const int one = 1, zero = 0;
-  CB (cublasGemmEx (blas, CUBLAS_OP_T, CUBLAS_OP_N, (int) w->mp,
-                    (int) w->np, (int) w->kp, &one, w->a_planes, CUDA_R_8I,
-                    (int) w->kp, w->b_planes, CUDA_R_8I, (int) w->kp, &zero,
-                    c32, CUDA_R_32I, (int) w->mp, CUBLAS_COMPUTE_32I,
-                    CUBLAS_GEMM_DEFAULT));
-}
-
-static void
 run_k11 (void *row, int set, cudaStream_t s)
 {
   const k11_run *r = (const k11_run *) row;
@@ -766,7 +759,7 @@ run_k11 (void *row, int set, cudaStream_t s)
     case 4: CK (gt_oz_combine (r->w, p->C, p->m, s)); break;
     default:
       for (int l = 0; l < (r->stage == 5 ? 1 : r->w->moduli); l++)
-        cublas_int8 (r->w, r->c32);
+        CB (oz_cublas_int8 (blas, r->w, r->c32));
     }
 }
 
@@ -1177,13 +1170,10 @@ main (int argc, char **argv)
   options o;
   if (parse_args (argc, argv, &o))
     return 2;
-  /* as the plug-in reads it: the default path without kernel 11, or
-     with it wherever it can run */
-  const char *emulate = getenv ("GPU_TILED_EMULATE");
-  if (emulate && !strcmp (emulate, "off"))
-    gt_plan_set_emulation (GT_EMULATE_OFF);
-  else if (emulate && !strcmp (emulate, "always"))
-    gt_plan_set_emulation (GT_EMULATE_ALWAYS);
+  /* the options as the plug-in reads them: GPU_TILED_EMULATE=off, the
+     default path without kernel 11; =always, with it wherever it can run */
+  gt_options opt;
+  gt_options_read (&opt);
   size_t shapes[64][3];
   const int nshapes = parse_shapes (o.spec, shapes, 64);
   bench_env b;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include "gt_plan.h"
 #include "gt_k11_ozaki.h"
+#include "oz_cublas.h"
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
   fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString (e_)); \
@@ -187,14 +188,8 @@ int8_rows (cublasHandle_t blas, const shape &s, int reps, const gt_oz_work *w,
   int32_t *c1, *c2;
   CK (cudaMalloc (&c1, m * n * 4));
   CK (cudaMalloc (&c2, m * n * 4));
-  const int one = 1, zero = 0;
   auto ours = [&] { CK (gt_oz_int8_gemm (w->a_planes, w->b_planes, c1, m, m, n, kp, 0)); };
-  auto theirs = [&] {
-    CB (cublasGemmEx (blas, CUBLAS_OP_T, CUBLAS_OP_N, (int) m, (int) n,
-                      (int) kp, &one, w->a_planes, CUDA_R_8I, (int) kp,
-                      w->b_planes, CUDA_R_8I, (int) kp, &zero, c2, CUDA_R_32I,
-                      (int) m, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
-  };
+  auto theirs = [&] { CB (oz_cublas_int8 (blas, w, c2)); };
   ours ();
   theirs ();
   CK (cudaDeviceSynchronize ());
