@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <octave/oct.h>
 #include <octave/ov.h>
 #include <octave/quit.h>
@@ -75,13 +76,15 @@ interrupted (void)
 
 // One operand as the library takes it: the Octave array that holds its
 // data (the argument's own, shared; or a conversion of a logical, char,
-// range or diagonal matrix) and its element type.
+// range or diagonal matrix) and its element type.  Only the array of that
+// type is made: an empty Octave array allocates, and a small product
+// notices every allocation.
 struct operand
 {
-  NDArray d;
-  FloatNDArray f;
-  ComplexNDArray z;
-  FloatComplexNDArray fz;
+  std::optional<NDArray> d;
+  std::optional<FloatNDArray> f;
+  std::optional<ComplexNDArray> z;
+  std::optional<FloatComplexNDArray> fz;
   gt_operand op;
 };
 
@@ -128,25 +131,25 @@ take_operand (const octave_value& x, gt_type t, operand& p)
     {
     case GT_SINGLE:
       if (x.is_string ())
-        p.f = FloatNDArray (x.char_array_value ());
+        p.f.emplace (x.char_array_value ());
       else
-        p.f = x.float_array_value ();
-      p.op.data = p.f.data ();
+        p.f.emplace (x.float_array_value ());
+      p.op.data = p.f->data ();
       break;
     case GT_DOUBLE:
       if (x.is_string ())
-        p.d = NDArray (x.char_array_value ());
+        p.d.emplace (x.char_array_value ());
       else
-        p.d = x.array_value ();
-      p.op.data = p.d.data ();
+        p.d.emplace (x.array_value ());
+      p.op.data = p.d->data ();
       break;
     case GT_COMPLEX_SINGLE:
-      p.fz = x.float_complex_array_value ();
-      p.op.data = p.fz.data ();
+      p.fz.emplace (x.float_complex_array_value ());
+      p.op.data = p.fz->data ();
       break;
     default:
-      p.z = x.complex_array_value ();
-      p.op.data = p.z.data ();
+      p.z.emplace (x.complex_array_value ());
+      p.op.data = p.z->data ();
       break;
     }
 }
@@ -211,6 +214,13 @@ product (gt_type c, const gt_operand& A, const gt_operand& B,
   return ovl (C.release (), true);
 }
 
+// What the .m file takes over (made only then: it allocates).
+static octave_value_list
+not_done (void)
+{
+  return ovl (Matrix (), false);
+}
+
 // Arguments that are not two full 2-D non-scalar matrices of the classes
 // above with columns (A) == rows (B) (and a TILE of 8, 16 or 32 when
 // given) are not handled: C is empty and DONE false, and gpu_tiled_mtimes
@@ -231,21 +241,20 @@ or 32.  @var{C} has the class, complexity and size of\n\
   const int nargin = args.length ();
   if (nargin < 2 || nargin > 3)
     print_usage ();
-  const octave_value_list not_done = ovl (Matrix (), false);
   const octave_value &a = args(0), &b = args(1);
   gt_type ta, tb;
   if (! operand_type (a, ta) || ! operand_type (b, tb)
       || a.columns () != b.rows ())
-    return not_done;
+    return not_done ();
   int tile = GT_TILE_DEFAULT;
   if (nargin == 3)
     {
       const octave_value &t = args(2);
       if (! t.isnumeric () || t.iscomplex () || t.numel () != 1)
-        return not_done;
+        return not_done ();
       const double v = t.double_value ();
       if (v != 8 && v != 16 && v != 32)
-        return not_done;
+        return not_done ();
       tile = static_cast<int> (v);
     }
 

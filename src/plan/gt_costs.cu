@@ -21,6 +21,11 @@
    latter ran 2.3-3.7% faster (2048^3, 4096^3, 8192^3).  */
 static const double cfg_efficiency[GT_K4_CONFIG_COUNT] = { 0.86, 1.0, 0.93, 0.93,
                                                       0.98, 1.025, 0.94 };
+/* That edge needs a long k: it comes from the stages' steady state, and
+   with few stages each block's fill and its store of C (twice as large
+   on 128x64 tiles) weigh more.  At 65536x64x64 (two stages) 64x64x32
+   tiles ran faster than 128x64x32 ones (H100, bench/RESULTS.md).  */
+#define K4_LONG_K 256
 
 /* Kernel 8 (128x128 tiles, 16x8 per thread) against the same unit, on
    full grids: H200, 2048^3-8192^3, B's transposition included, 1.18-1.19
@@ -260,9 +265,10 @@ gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k, int only_cfg,
           const double occ = f->occupancy[c];
           const double rounds = per_sm <= occ ? 1.0 : per_sm / occ;
           /* time of a round on one SM, in flop units; the 128x64x32
-             advantage was measured on full grids only */
-          const double eff = rounds > 1.0 ? cfg_efficiency[c]
-                                          : fmin (cfg_efficiency[c], 1.0);
+             advantage was measured on full grids and long k only */
+          const double eff = rounds > 1.0 && kc >= K4_LONG_K
+                             ? cfg_efficiency[c]
+                             : fmin (cfg_efficiency[c], 1.0);
           double cost = rounds * occ * (double) bm * bn * kc / eff;
           if (s > 1)   /* partials written, read back, and the reduce launch */
             cost += (double) s * m * n * 8.0 * FLOP_PER_SM_PER_BYTE
