@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 #include "gpu_tiled.h"
+#include "gt_plan.h"
 
 static inline long long
 gt_ceil_div (long long a, long long b)
@@ -42,11 +43,8 @@ gt_aligned16 (const void *p, size_t ld)
 static inline int
 gt_device_seen (const int *known, int *dev)
 {
-  if (cudaGetDevice (dev) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return -1;
-    }
+  if (!gt_current_device (dev))
+    return -1;
   return *dev >= 0 && *dev < GT_MAX_DEVICES
          ? __atomic_load_n (&known[*dev], __ATOMIC_ACQUIRE) : 0;
 }

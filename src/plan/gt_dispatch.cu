@@ -153,14 +153,34 @@ gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
                           A, lda, planes, gt_plan_a_ld (p, m), m, k, s);
 }
 
-extern "C" gt_plan
-gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
-             int repack)
+/* Recent plans, per host thread.  A plan runs every kernel's cost model
+   (microseconds on Hopper, where kernels 9 and 11 are costed too), and
+   scripts multiply the same shapes again and again.  A plan depends on
+   its arguments, the device's facts and the emulation setting; the
+   generation moves on when the last two may have changed
+   (gt_plans_forget).  */
+#define PLAN_MEMO 8
+typedef struct
 {
-  if ((unsigned) type >= GT_TYPE_COUNT)
-    return gt_plan_make (type, 0);
-  if (gt_type_real (type) != type)
-    return gt_plan_mixed (type, 0, 0, m, n, k, tile, repack);
+  unsigned generation;   /* 0: empty */
+  int device, tile, repack;
+  gt_type type;
+  size_t m, n, k;
+  gt_plan plan;
+} plan_memo;
+static __thread plan_memo memo[PLAN_MEMO];
+static __thread unsigned memo_next;
+static unsigned generation = 1;
+
+extern "C" void
+gt_plans_forget (void)
+{
+  __atomic_add_fetch (&generation, 1, __ATOMIC_RELAXED);
+}
+
+static gt_plan
+plan_real (gt_type type, size_t m, size_t n, size_t k, int tile, int repack)
+{
   if (tile != GT_TILE_DEFAULT)
     {
       gt_plan p = gt_plan_make (type, serving_row (GT_K1_CLASSIC, type)
@@ -169,6 +189,41 @@ gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
       return p;
     }
   return cheapest (type, m, n, k, repack);
+}
+
+extern "C" gt_plan
+gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
+             int repack)
+{
+  if ((unsigned) type >= GT_TYPE_COUNT)
+    return gt_plan_make (type, 0);
+  if (gt_type_real (type) != type)
+    return gt_plan_mixed (type, 0, 0, m, n, k, tile, repack);
+  int dev = -1;
+  gt_current_device (&dev);
+  const unsigned gen = __atomic_load_n (&generation, __ATOMIC_RELAXED);
+  for (int i = 0; i < PLAN_MEMO; i++)
+    {
+      const plan_memo *e = &memo[i];
+      if (e->generation == gen && e->device == dev && e->type == type
+          && e->m == m && e->n == n && e->k == k && e->tile == tile
+          && e->repack == repack)
+        return e->plan;
+    }
+  const int outer = gt_planning_begin (dev);
+  const gt_plan p = plan_real (type, m, n, k, tile, repack);
+  gt_planning_end (outer);
+  plan_memo *e = &memo[memo_next++ % PLAN_MEMO];
+  e->generation = gen;
+  e->device = dev;
+  e->tile = tile;
+  e->repack = repack;
+  e->type = type;
+  e->m = m;
+  e->n = n;
+  e->k = k;
+  e->plan = p;
+  return p;
 }
 
 extern "C" gt_plan
@@ -251,6 +306,7 @@ gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
 extern "C" void
 gt_kernels_forget (void)
 {
+  gt_plans_forget ();
   int count;
   const gt_kernel_row *rows = gt_registry_rows (&count);
   for (int i = 0; i < count; i++)

@@ -33,6 +33,7 @@ extern "C" void
 gt_plan_set_emulation (int mode)
 {
   emulation = mode;
+  gt_plans_forget ();
 }
 
 extern "C" int

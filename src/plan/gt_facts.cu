@@ -8,15 +8,45 @@
 static gt_device_props props[GT_MAX_DEVICES];
 static int props_known[GT_MAX_DEVICES];   /* 1 once props[d] is filled */
 
+/* The device a plan is being made for on this thread; -1: none.  */
+static __thread int planning_device = -1;
+
+extern "C" int
+gt_current_device (int *dev)
+{
+  if (planning_device >= 0)
+    {
+      *dev = planning_device;
+      return 1;
+    }
+  if (cudaGetDevice (dev) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  return 1;
+}
+
+extern "C" int
+gt_planning_begin (int dev)
+{
+  const int outer = planning_device;
+  planning_device = dev;
+  return outer;
+}
+
+extern "C" void
+gt_planning_end (int outer)
+{
+  planning_device = outer;
+}
+
 extern "C" const gt_device_props *
 gt_device_props_current (void)
 {
   int dev = 0;
-  if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= GT_MAX_DEVICES)
-    {
-      cudaGetLastError ();
-      return NULL;
-    }
+  if (!gt_current_device (&dev) || dev < 0 || dev >= GT_MAX_DEVICES)
+    return NULL;
   if (__atomic_load_n (&props_known[dev], __ATOMIC_ACQUIRE))
     return &props[dev];
   struct cudaDeviceProp p;
