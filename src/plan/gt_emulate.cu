@@ -82,14 +82,27 @@ k9_plan (gt_plan *p9, size_t m, size_t n, size_t k, int repack)
 }
 
 /* The costs' unit in seconds: kernel 9's cost of 8192^3 against its
-   measured time there (its cost model then says how other shapes fare).  */
+   measured time there (its cost model then says how other shapes fare).
+   Once per device (and repack): it is a cost model's run of its own.  */
+static double unit_seconds[GT_MAX_DEVICES][2];   /* 0: not yet */
+
 extern "C" double
 gt_cost_seconds (int repack)
 {
+  int dev = -1;
+  const int cached = gt_current_device (&dev) && dev >= 0
+                     && dev < GT_MAX_DEVICES;
+  double u = 0;
+  if (cached)
+    __atomic_load (&unit_seconds[dev][repack != 0], &u, __ATOMIC_RELAXED);
+  if (u > 0)
+    return u;
   const double n = 8192;
   gt_plan p9;
-  const double c = k9_plan (&p9, 8192, 8192, 8192, repack);
-  return 2 * n * n * n / K9_FLOPS / c;
+  u = 2 * n * n * n / K9_FLOPS / k9_plan (&p9, 8192, 8192, 8192, repack);
+  if (cached)
+    __atomic_store (&unit_seconds[dev][repack != 0], &u, __ATOMIC_RELAXED);
+  return u;
 }
 
 /* Scratch for the scan's largest choice, or for kernel 9 (p9, the plan it
@@ -251,7 +264,10 @@ gt_k11_forget (void)
   gt_oz_forget ();
   int dev;
   if (cudaGetDevice (&dev) == cudaSuccess && dev >= 0 && dev < GT_MAX_DEVICES)
-    memset (&mailboxes[dev], 0, sizeof mailboxes[dev]);
+    {
+      memset (&mailboxes[dev], 0, sizeof mailboxes[dev]);
+      memset (unit_seconds[dev], 0, sizeof unit_seconds[dev]);
+    }
   cudaGetLastError ();
 }
 
