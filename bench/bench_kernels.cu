@@ -508,6 +508,7 @@ fixed (int kernel, int splits, int variant, const problem *p, int repack)
                    ? variant : GT_CHOOSE;
   want.k8_mode = kernel == GT_K8_WIDE ? variant : GT_CHOOSE;
   want.min_blocks = kernel == GT_K7_REGDB ? variant : GT_CHOOSE;
+  want.k6_cluster = kernel == GT_K6_GEMV ? variant : GT_CHOOSE;
   return gt_plan_fixed (&want, p->m, p->n, p->k, repack);
 }
 
@@ -595,11 +596,19 @@ list_variants (variant *vs, const problem *p, int repack, const options *o)
     {
       strcpy (vs[nv].name, "k6_gemv");
       vs[nv++].plan = fixed (GT_K6_GEMV, 0, GT_CHOOSE, p, 0);
-      /* k split other ways than the cost model's */
-      for (int sp = 1; sp <= 64; sp *= 4)
+      /* k split other ways than the cost model's; and n == 1 with the
+         pieces added within a cluster (Hopper) */
+      static const int k6_splits[] = { 1, 4, 8, 16, 32, 64 };
+      for (int i = 0; i < 6; i++)
         {
+          const int sp = k6_splits[i];
           snprintf (vs[nv].name, sizeof vs[nv].name, "k6_gemv_s%d", sp);
-          vs[nv++].plan = fixed (GT_K6_GEMV, sp, GT_CHOOSE, p, 0);
+          vs[nv++].plan = fixed (GT_K6_GEMV, sp, 0, p, 0);
+        }
+      for (int sp = 2; sp <= 8; sp *= 2)
+        {
+          snprintf (vs[nv].name, sizeof vs[nv].name, "k6_cluster_s%d", sp);
+          vs[nv++].plan = fixed (GT_K6_GEMV, sp, 1, p, 0);
         }
     }
   for (int minb = 1; minb <= 2; minb++)

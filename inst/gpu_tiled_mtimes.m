@@ -467,6 +467,13 @@ endfunction
 %!   check_product (4000, 1, 1, tile);
 %! endfor
 %!testif ; gpu
+%! ## y = A*x with k in 8 pieces added within a cluster (Hopper: rows of 8
+%! ## to 32 blocks of 128, k past 7 pieces of 128; here fewer pieces where
+%! ## k's pieces round up), and just past those bounds
+%! for s = [1001 1000 1; 1024 897 1; 4095 2049 1; 4096 4096 1; 896 5000 1; 4097 3000 1; 2000 896 1]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
 %! ## the kernel issue's shapes, default path
 %! for s = [256 256 256; 512 512 512; 1000 1000 1000; 2048 2048 2048; 4097 4097 4097; 3000 700 5000; 65536 64 64; 64 65536 64; 128 65536 128; 1 4096 4096; 4096 4096 1]'
 %!   check_product (s(1), s(2), s(3), 0);

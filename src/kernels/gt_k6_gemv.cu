@@ -10,8 +10,11 @@
    m == 1 (y' = x'*B): a warp owns a column of B (contiguous in k) and
    reduces across its lanes.  */
 
+#include <cooperative_groups.h>
 #include "gt_kernels.h"
 #include "gt_launch.cuh"
+
+namespace cg = cooperative_groups;
 
 #define K6_THREADS 256
 #define K6_WARPS (K6_THREADS / 32)
@@ -19,17 +22,13 @@
 #define K6_COLS K6_WARPS            /* columns per block, m == 1 */
 #define K6_TRIP 4                   /* columns per warp per trip, n == 1 */
 
-__global__ void __launch_bounds__ (K6_THREADS)
-k6_gemv_n1 (const float *__restrict__ A, size_t lda,
-            const float *__restrict__ x, float *__restrict__ y,
-            long long m, long long k, long long kchunk, float *partial,
-            bool va)
+/* One warp's sums of its 128 rows (4 per lane) over its columns of
+   [p0, p1): columns p0 + warp, then every K6_WARPS-th.  */
+static __device__ float4
+k6_rows_partial (const float *__restrict__ A, size_t lda,
+                 const float *__restrict__ x, long long m, long long row,
+                 long long p0, long long p1, int warp, bool va)
 {
-  __shared__ float4 red[K6_WARPS][32];
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const long long row = (long long) blockIdx.x * K6_ROWS + lane * 4;
-  const long long p0 = blockIdx.y * kchunk;
-  const long long p1 = p0 + kchunk < k ? p0 + kchunk : k;
   float4 acc = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
   if (va && row + 3 < m)
     {
@@ -75,21 +74,88 @@ k6_gemv_n1 (const float *__restrict__ A, size_t lda,
         if (row + 2 < m) acc.z = fmaf (__ldg (a + 2), xs, acc.z);
         if (row + 3 < m) acc.w = fmaf (__ldg (a + 3), xs, acc.w);
       }
+  return acc;
+}
+
+/* The block's sums of its 128 rows, warps added in order; valid in warp
+   0 only.  */
+static __device__ float4
+k6_block_sum (float4 (*red)[32], float4 acc, int warp, int lane)
+{
   red[warp][lane] = acc;
   __syncthreads ();
-  if (warp != 0)
-    return;
-  for (int w = 1; w < K6_WARPS; w++)
-    {
-      const float4 v = red[w][lane];
-      acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
-    }
-  float *out = gridDim.y == 1 ? y : partial + blockIdx.y * m;
+  if (warp == 0)
+    for (int w = 1; w < K6_WARPS; w++)
+      {
+        const float4 v = red[w][lane];
+        acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
+      }
+  return acc;
+}
+
+static __device__ void
+k6_store_rows (float *out, long long row, long long m, float4 acc)
+{
   const float r[4] = { acc.x, acc.y, acc.z, acc.w };
 #pragma unroll
   for (int e = 0; e < 4; e++)
     if (row + e < m)
       out[row + e] = r[e];
+}
+
+__global__ void __launch_bounds__ (K6_THREADS)
+k6_gemv_n1 (const float *__restrict__ A, size_t lda,
+            const float *__restrict__ x, float *__restrict__ y,
+            long long m, long long k, long long kchunk, float *partial,
+            bool va)
+{
+  __shared__ float4 red[K6_WARPS][32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const long long row = (long long) blockIdx.x * K6_ROWS + lane * 4;
+  const long long p0 = blockIdx.y * kchunk;
+  const long long p1 = p0 + kchunk < k ? p0 + kchunk : k;
+  float4 acc = k6_rows_partial (A, lda, x, m, row, p0, p1, warp, va);
+  acc = k6_block_sum (red, acc, warp, lane);
+  if (warp == 0)
+    k6_store_rows (gridDim.y == 1 ? y : partial + blockIdx.y * m, row, m,
+                   acc);
+}
+
+/* n == 1 with k split over the blocks of a thread-block cluster (grid.y,
+   Hopper on): the first block of each cluster adds the blocks' sums
+   through distributed shared memory, in split order as gt_k5_reduce
+   does (the same bits), so the partial sums never cross device memory
+   and no second kernel is launched.  */
+__global__ void __launch_bounds__ (K6_THREADS)
+k6_gemv_n1_cluster (const float *__restrict__ A, size_t lda,
+                    const float *__restrict__ x, float *__restrict__ y,
+                    long long m, long long k, long long kchunk, bool va)
+{
+#if __CUDA_ARCH__ >= 900
+  __shared__ float4 red[K6_WARPS][32];
+  __shared__ float4 sums[32];
+  cg::cluster_group cluster = cg::this_cluster ();
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const long long row = (long long) blockIdx.x * K6_ROWS + lane * 4;
+  const long long p0 = blockIdx.y * kchunk;
+  const long long p1 = p0 + kchunk < k ? p0 + kchunk : k;
+  float4 acc = k6_rows_partial (A, lda, x, m, row, p0, p1, warp, va);
+  acc = k6_block_sum (red, acc, warp, lane);
+  if (warp == 0)
+    sums[lane] = acc;
+  cluster.sync ();
+  if (cluster.block_rank () == 0 && warp == 0)
+    {
+      float4 s = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+      for (unsigned z = 0; z < cluster.num_blocks (); z++)
+        {
+          const float4 v = cluster.map_shared_rank (sums, z)[lane];
+          s.x += v.x; s.y += v.y; s.z += v.z; s.w += v.w;
+        }
+      k6_store_rows (y, row, m, s);
+    }
+  cluster.sync ();   /* the others' sums stay until they are read */
+#endif
 }
 
 __global__ void __launch_bounds__ (K6_THREADS)
@@ -143,10 +209,64 @@ gt_k6_work_bytes (int splits, size_t m, size_t n)
   return (size_t) splits * (m == 1 ? n : m) * sizeof (float);
 }
 
+/* The largest cluster kernel 6 can split k over on this device (0: no
+   clusters: before Hopper, or a build without sm_90 code).  At most 8,
+   the portable size (16-block clusters ran at 0.83-0.93x cuBLAS where 8
+   ran at 0.95-1.09x: bench/RESULTS.md).  */
+#define K6_CLUSTER_MAX 8
+static int k6_cluster_known[GT_MAX_DEVICES];
+
+extern "C" int
+gt_k6_cluster_max (void)
+{
+  int dev = 0;
+  const int seen = gt_device_seen (k6_cluster_known, &dev);
+  if (seen)
+    return seen < 0 ? 0 : seen - 1;
+  const gt_device_props *d = gt_device_props_current ();
+  const void *fn = (const void *) k6_gemv_n1_cluster;
+  cudaFuncAttributes attr;
+  int most = 0;
+  if (d && d->cc_major >= 9 && cudaFuncGetAttributes (&attr, fn) == cudaSuccess
+      && attr.ptxVersion >= 90)
+    {
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = dim3 (1, K6_CLUSTER_MAX);
+      cfg.blockDim = dim3 (K6_THREADS);
+      if (cudaOccupancyMaxPotentialClusterSize (&most, fn, &cfg)
+          != cudaSuccess)
+        most = 0;
+    }
+  cudaGetLastError ();
+  return gt_device_remember (k6_cluster_known, dev,
+                             most > K6_CLUSTER_MAX ? K6_CLUSTER_MAX : most);
+}
+
+static cudaError_t
+k6_launch_cluster (int splits, const float *A, size_t lda, const float *x,
+                   float *y, size_t m, size_t k, long long kchunk,
+                   cudaStream_t s)
+{
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3 ((unsigned) gt_ceil_div (m, K6_ROWS), (unsigned) splits);
+  cfg.blockDim = dim3 (K6_THREADS);
+  cfg.stream = s;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim.x = 1;
+  at[0].val.clusterDim.y = (unsigned) splits;
+  at[0].val.clusterDim.z = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx (&cfg, k6_gemv_n1_cluster, A, lda, x, y,
+                             (long long) m, (long long) k, kchunk,
+                             gt_aligned16 (A, lda));
+}
+
 extern "C" cudaError_t
-gt_k6_gemv (int splits, const float *A, size_t lda, const float *B,
-            size_t ldb, float *C, size_t ldc, size_t m, size_t n, size_t k,
-            void *work, cudaStream_t s)
+gt_k6_gemv (int splits, int cluster, const float *A, size_t lda,
+            const float *B, size_t ldb, float *C, size_t ldc, size_t m,
+            size_t n, size_t k, void *work, cudaStream_t s)
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
@@ -157,14 +277,21 @@ gt_k6_gemv (int splits, const float *A, size_t lda, const float *B,
   if (kchunk == 0)
     kchunk = 128;
   splits = (int) gt_ceil_div (k > 0 ? k : 1, kchunk);
-  if (splits > 1 && work == NULL)
-    return cudaErrorInvalidValue;
-  float *partial = (float *) work;
   const bool by_rows = n == 1 && m > 1;
   const long long blocks = by_rows ? gt_ceil_div (m, K6_ROWS)
                                    : gt_ceil_div (n, K6_COLS);
   if (blocks > GT_GRID_X_MAX)
     return cudaErrorInvalidValue;
+  if (cluster > 0 && by_rows && splits > 1 && splits <= gt_k6_cluster_max ())
+    {
+      const cudaError_t err = k6_launch_cluster (splits, A, lda, B, C, m,
+                                                 k, kchunk, s);
+      const cudaError_t last = cudaGetLastError ();
+      return err != cudaSuccess ? err : last;
+    }
+  if (splits > 1 && work == NULL)
+    return cudaErrorInvalidValue;
+  float *partial = (float *) work;
   dim3 grid ((unsigned) blocks, (unsigned) splits);
   if (by_rows)
     k6_gemv_n1<<<grid, K6_THREADS, 0, s>>> (
@@ -188,13 +315,13 @@ gt_k6_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
   (void) k;
   (void) repack;
-  return gt_k6_work_bytes (p->splits, m, n);
+  return p->k6_cluster > 0 ? 0 : gt_k6_work_bytes (p->splits, m, n);
 }
 
 extern "C" cudaError_t
 gt_k6_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
-  return gt_k6_gemv (p->splits, (const float *) a->A, a->lda,
+  return gt_k6_gemv (p->splits, p->k6_cluster, (const float *) a->A, a->lda,
                      (const float *) a->B, a->ldb, (float *) a->C, a->ldc,
                      a->m, a->n, a->k, a->work, s);
 }

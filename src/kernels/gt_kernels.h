@@ -123,10 +123,12 @@ cudaError_t gt_repack (const float *src, size_t lds, float *dst,
    partial + s*rows*cols (leading dimension rows), in split order.  */
 cudaError_t gt_k5_reduce (int splits, const float *partial, size_t rows,
                           size_t cols, float *C, size_t ldc, cudaStream_t s);
-cudaError_t gt_k6_gemv (int splits, const float *A, size_t lda,
-                        const float *B, size_t ldb, float *C, size_t ldc,
-                        size_t m, size_t n, size_t k, void *work,
-                        cudaStream_t s);
+/* cluster: n == 1 with k split up to 8 ways adds the pieces within a
+   cluster where the device can (gt_plan.k6_cluster).  */
+cudaError_t gt_k6_gemv (int splits, int cluster, const float *A,
+                        size_t lda, const float *B, size_t ldb, float *C,
+                        size_t ldc, size_t m, size_t n, size_t k,
+                        void *work, cudaStream_t s);
 
 /* Scratch bytes for kernels 4/5 and 6 at a given split.  */
 size_t gt_k4_work_bytes (int splits, size_t m, size_t n, size_t k,
@@ -135,6 +137,9 @@ size_t gt_k4_work_bytes (int splits, size_t m, size_t n, size_t k,
 int gt_k4_needs_repack (const float *A, size_t lda, const float *B,
                         size_t ldb);
 size_t gt_k6_work_bytes (int splits, size_t m, size_t n);
+/* The most blocks kernel 6 can add its pieces of k within (a cluster) on
+   the current device; 0 where it cannot.  */
+int gt_k6_cluster_max (void);
 
 /* The shapes and resident blocks of kernel 4's configurations.  */
 void gt_k4_shape (int cfg, int *bm, int *bn, int *bk, int *threads,

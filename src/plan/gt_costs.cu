@@ -289,6 +289,23 @@ gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k, int only_cfg,
   return best;
 }
 
+/* y = A x with k in 8 pieces added within a cluster, not by a second
+   kernel: measured on an H100 at 12 shapes against the same 8 pieces
+   and the split below (bench/RESULTS.md), it wins where the rows are 8
+   to 32 blocks of 128 and the split would be at most 32 ways (4096x4096:
+   1.08-1.11x cuBLAS against 1.02-1.04x; 1000x1000: 1.66-1.87x against
+   1.20-1.30x), and loses where more rows or a longer split give the
+   pieces' kernel more blocks than 8-block clusters can (8192x8192 0.94x
+   against 1.03-1.05x; 512x8192 0.78-0.84x against 1.14-1.18x).  */
+#define K6_CLUSTER_SPLITS 8
+static int
+k6_cluster_pays (size_t m, size_t n, size_t k, size_t blocks, size_t s)
+{
+  return n == 1 && m > 1 && blocks >= 8 && blocks <= 32 && s <= 32
+         && gt_ceil_div (k, 128) >= K6_CLUSTER_SPLITS
+         && gt_k6_cluster_max () >= K6_CLUSTER_SPLITS;
+}
+
 extern "C" gt_plan
 gt_cost_choose_k6 (gt_type type, size_t m, size_t n, size_t k,
                    int only_splits)
@@ -312,7 +329,13 @@ gt_cost_choose_k6 (gt_type type, size_t m, size_t n, size_t k,
         s = (size_t) GT_GRID_YZ_MAX;
     }
   p.splits = (int) s;
-  p.work_bytes = gt_k6_work_bytes (p.splits, m, n);
+  p.k6_cluster = 0;
+  if (only_splits <= 0 && k6_cluster_pays (m, n, k, blocks, s))
+    {
+      p.splits = K6_CLUSTER_SPLITS;
+      p.k6_cluster = 1;
+    }
+  p.work_bytes = p.k6_cluster ? 0 : gt_k6_work_bytes (p.splits, m, n);
   return p;
 }
 
@@ -323,7 +346,8 @@ gemv_cost (size_t m, size_t n, size_t k, const gt_plan *p)
   const double bytes = (double) gt_type_size (p->type) * (double) k
                        * (double) (m == 1 ? n : m);
   return bytes * FLOP_PER_SM_PER_BYTE
-         + (p->splits > 1 ? 2.0 : 1.0) * FLOP_PER_SM_PER_LAUNCH;
+         + (p->splits > 1 && p->k6_cluster <= 0 ? 2.0 : 1.0)
+           * FLOP_PER_SM_PER_LAUNCH;
 }
 
 

@@ -33,6 +33,7 @@ gt_plan_make (gt_type type, int kernel)
   p.k8_mode = GT_CHOOSE;
   p.min_blocks = GT_CHOOSE;
   p.splits = 1;
+  p.k6_cluster = GT_CHOOSE;
   p.work_bytes = 0;
   p.edge_rows = 0;
   p.edge_cols = 0;
@@ -245,6 +246,8 @@ gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
       break;
     case GT_K6_GEMV:
       p = gt_cost_choose_k6 (want->type, m, n, k, splits);
+      if (want->k6_cluster != GT_CHOOSE)
+        p.k6_cluster = want->k6_cluster;
       break;
     case GT_K7_REGDB:
       p.min_blocks = want->min_blocks == 1 ? 1 : 2;
