@@ -437,6 +437,8 @@ typedef struct
   int use_cublas;
   gt_plan plan;
 } variant;
+/* The most variants of one type and shape.  */
+#define MAX_VARIANTS 48
 
 typedef struct
 {
@@ -508,7 +510,7 @@ fixed (int kernel, int splits, int variant, const problem *p, int repack)
                    ? variant : GT_CHOOSE;
   want.k8_mode = kernel == GT_K8_WIDE ? variant : GT_CHOOSE;
   want.min_blocks = kernel == GT_K7_REGDB ? variant : GT_CHOOSE;
-  want.k6_cluster = kernel == GT_K6_GEMV ? variant : GT_CHOOSE;
+  want.cluster = kernel == GT_K6_GEMV ? variant : GT_CHOOSE;
   return gt_plan_fixed (&want, p->m, p->n, p->k, repack);
 }
 
@@ -563,12 +565,12 @@ list_k9 (variant *vs, int nv, const problem *p, int repack, int check)
 }
 
 /* The single variants --only keeps, cuBLAS first (its time is the
-   yardstick); vs has room for 40.  Returns their count.  */
+   yardstick); vs has room for MAX_VARIANTS.  Returns their count.  */
 static int
 list_variants (variant *vs, const problem *p, int repack, const options *o)
 {
   int nv = 0;
-  memset (vs, 0, 40 * sizeof *vs);
+  memset (vs, 0, MAX_VARIANTS * sizeof *vs);
   strcpy (vs[nv].name, "cublas"); vs[nv++].use_cublas = 1;
   /* the default path right after it: a long sweep warms the GPU into its
      power limit (H200, 8192^3: kernel 9 1.10x cuBLAS timed first, 1.05x
@@ -592,6 +594,15 @@ list_variants (variant *vs, const problem *p, int repack, const options *o)
     }
   strcpy (vs[nv].name, "k5_splitk");
   vs[nv++].plan = fixed (GT_K5_SPLITK, 0, GT_CHOOSE, p, repack);
+  /* the same pieces through device memory and gt_k5_reduce, where the
+     plan above adds them within a cluster */
+  {
+    gt_plan want = gt_plan_make (GT_SINGLE, GT_K5_SPLITK);
+    want.splits = 0;
+    want.cluster = 0;
+    strcpy (vs[nv].name, "k5_partials");
+    vs[nv++].plan = gt_plan_fixed (&want, p->m, p->n, p->k, repack);
+  }
   if (p->m == 1 || p->n == 1)
     {
       strcpy (vs[nv].name, "k6_gemv");
@@ -935,7 +946,7 @@ bench_single (const bench_env *b, const size_t *shape, int si)
 {
   problem p;
   make_problem (&p, b, shape, si);
-  variant vs[40];
+  variant vs[MAX_VARIANTS];
   const int repack = gt_needs_repack (GT_SINGLE, p.A[0], p.m, p.B[0], p.k);
   const int nv = list_variants (vs, &p, repack, &b->o);
   alloc_work (&p, vs, nv, repack, b->o.check);

@@ -11,8 +11,11 @@
    16-byte aligned with leading dimensions a multiple of 4; the launcher
    repacks an operand into scratch when it is not.  */
 
+#include <cooperative_groups.h>
 #include "gt_kernels.h"
 #include "gt_tile.cuh"
+
+namespace cg = cooperative_groups;
 
 /* Per-thread state for filling stages: where the thread's chunks of the
    next stage come from (its chunks of one operand are whole rows of chunks
@@ -117,13 +120,63 @@ struct k4_loader
 /* MINB resident blocks per SM bound the registers (65536 / (MINB * NT)):
    left alone, the compiler hoists a whole stage's shared reads and takes
    nearly 256 registers, leaving one block per SM.  */
+/* Whether a configuration's stages can hold its whole tile of C: its
+   pieces of k can then be added within a cluster.  */
+template <int BM, int BN, int BK, int STAGES>
+struct k4_holds_c
+{
+  static const bool value = BM * BN <= STAGES * (BM + BN) * BK;
+};
+
+/* Kernel 5 with its pieces of k in one cluster (grid.z, Hopper on): each
+   block leaves its sums in its own stages, and the first block of the
+   cluster adds the others' through distributed shared memory in split
+   order, as gt_k5_reduce does (the same bits), then stores the tile.
+   The partial sums never cross device memory and no second kernel is
+   launched.  Laid out [element][thread] so that a warp's reads are
+   consecutive words.  */
+template <int TM, int TN, int NT>
+static __device__ void
+k4_cluster_sum (float *smem, float (&acc)[TM][TN])
+{
+#if __CUDA_ARCH__ >= 900
+  cg::cluster_group cluster = cg::this_cluster ();
+  __syncthreads ();   /* every thread is done with the stages */
+#pragma unroll
+  for (int i = 0; i < TM; i++)
+#pragma unroll
+    for (int j = 0; j < TN; j++)
+      smem[(i * TN + j) * NT + threadIdx.x] = acc[i][j];
+  cluster.sync ();
+  if (cluster.block_rank () == 0)
+    {
+#pragma unroll
+      for (int i = 0; i < TM; i++)
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+          acc[i][j] = 0.0f + acc[i][j];
+      for (unsigned z = 1; z < cluster.num_blocks (); z++)
+        {
+          const float *r = cluster.map_shared_rank (smem, z);
+#pragma unroll
+          for (int i = 0; i < TM; i++)
+#pragma unroll
+            for (int j = 0; j < TN; j++)
+              acc[i][j] += r[(i * TN + j) * NT + threadIdx.x];
+        }
+    }
+  cluster.sync ();   /* the others' sums stay until they are read */
+#endif
+}
+
 template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MINB>
 __global__ void __launch_bounds__ (gt_tile<BM, BN, BK, TM, TN>::NT, MINB)
 k4_async (const float *__restrict__ A, size_t lda,
           const float *__restrict__ B, size_t ldb,
           float *__restrict__ C, size_t ldc,
           long long m, long long n, long long k, long long kchunk,
-          long long tiles_n, float *work, bool vc, bool accumulate)
+          long long tiles_n, float *work, bool vc, bool accumulate,
+          bool in_cluster)
 {
   typedef gt_tile<BM, BN, BK, TM, TN> T;
   extern __shared__ float4 smem4[];
@@ -178,6 +231,15 @@ k4_async (const float *__restrict__ A, size_t lda,
         }
       gt_cp_async_wait<0> ();
 
+      if constexpr (k4_holds_c<BM, BN, BK, STAGES>::value)
+        if (in_cluster)
+          {
+            k4_cluster_sum<TM, TN, T::NT> (smem, acc);
+            if (blockIdx.z == 0)
+              tile.store (C, ldc, m, n, m0, n0, vc, acc);
+            __syncthreads ();
+            continue;
+          }
       if (gridDim.z == 1)
         tile.store (C, ldc, m, n, m0, n0, vc, acc);
       else
@@ -222,14 +284,16 @@ struct k4_entry
 {
   void (*fn) (const float *, size_t, const float *, size_t, float *, size_t,
               long long, long long, long long, long long, long long, float *,
-              bool, bool);
+              bool, bool, bool);
   int bm, bn, bk, threads, smem, min_blocks;
+  bool holds_c;         /* its pieces of k can be added in a cluster */
 };
 
 #define GT_K4_ENTRY(bm, bn, bk, tm, tn, st, minb)                         \
   { k4_async<bm, bn, bk, tm, tn, st, minb>, bm, bn, bk,                   \
     gt_tile<bm, bn, bk, tm, tn>::NT,                                      \
-    st * gt_tile<bm, bn, bk, tm, tn>::STAGE_FLOATS * 4, minb },
+    st * gt_tile<bm, bn, bk, tm, tn>::STAGE_FLOATS * 4, minb,             \
+    k4_holds_c<bm, bn, bk, st>::value },
 
 static const k4_entry k4_table[GT_K4_CONFIG_COUNT] = { GT_K4_CONFIGS (GT_K4_ENTRY) };
 
@@ -267,6 +331,45 @@ gt_k4_occupancy (int cfg)
   return blocks;
 }
 
+/* The most pieces of k a configuration can add within a cluster on the
+   current device (0: none: before Hopper, a build without sm_90 code, or
+   stages too small for its tile of C); at most 8, the portable size.  */
+#define K4_CLUSTER_MAX 8
+static int k4_cluster_known[GT_K4_CONFIG_COUNT][GT_MAX_DEVICES];
+
+extern "C" int
+gt_k4_cluster_max (int cfg)
+{
+  if (cfg < 0 || cfg >= GT_K4_CONFIG_COUNT || !k4_table[cfg].holds_c)
+    return 0;
+  int dev = 0;
+  const int seen = gt_device_seen (k4_cluster_known[cfg], &dev);
+  if (seen)
+    return seen < 0 ? 0 : seen - 1;
+  const k4_entry *e = &k4_table[cfg];
+  const gt_device_props *d = gt_device_props_current ();
+  cudaFuncAttributes attr;
+  int most = 0;
+  if (d && d->cc_major >= 9
+      && cudaFuncGetAttributes (&attr, (const void *) e->fn) == cudaSuccess
+      && attr.ptxVersion >= 90
+      && cudaFuncSetAttribute ((const void *) e->fn,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               e->smem) == cudaSuccess)
+    {
+      cudaLaunchConfig_t lc = {};
+      lc.gridDim = dim3 (1, 1, K4_CLUSTER_MAX);
+      lc.blockDim = dim3 (e->threads);
+      lc.dynamicSmemBytes = e->smem;
+      if (cudaOccupancyMaxPotentialClusterSize (&most, (const void *) e->fn,
+                                                &lc) != cudaSuccess)
+        most = 0;
+    }
+  cudaGetLastError ();
+  return gt_device_remember (k4_cluster_known[cfg], dev,
+                             most > K4_CLUSTER_MAX ? K4_CLUSTER_MAX : most);
+}
+
 /* Scratch layout: [A repacked][B repacked][split partials], each part
    16-byte aligned (sizes are multiples of 4 floats).  */
 extern "C" size_t
@@ -299,10 +402,38 @@ gt_repack (const float *src, size_t lds, float *dst, size_t ldd,
   return cudaGetLastError ();
 }
 
+/* Kernel 5 with its `used` pieces of k as one cluster (grid.z).  */
+static cudaError_t
+k4_launch_cluster (const k4_entry *e, dim3 grid, int used, const float *A,
+                   size_t lda, const float *B, size_t ldb, float *C,
+                   size_t ldc, size_t m, size_t n, size_t k,
+                   long long kchunk, long long tiles_n, cudaStream_t s)
+{
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = grid;
+  lc.blockDim = dim3 (e->threads);
+  lc.dynamicSmemBytes = e->smem;
+  lc.stream = s;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim.x = 1;
+  at[0].val.clusterDim.y = 1;
+  at[0].val.clusterDim.z = (unsigned) used;
+  lc.attrs = at;
+  lc.numAttrs = 1;
+  const cudaError_t err = cudaLaunchKernelEx (
+    &lc, e->fn, A, lda, B, ldb, C, ldc, (long long) m, (long long) n,
+    (long long) k, kchunk, tiles_n, (float *) NULL, gt_aligned16 (C, ldc),
+    false, true);
+  const cudaError_t last = cudaGetLastError ();
+  return err != cudaSuccess ? err : last;
+}
+
 extern "C" cudaError_t
-gt_k4_async (int cfg, int splits, int accumulate, const float *A,
-             size_t lda, const float *B, size_t ldb, float *C, size_t ldc,
-             size_t m, size_t n, size_t k, void *work, cudaStream_t s)
+gt_k4_async (int cfg, int splits, int cluster, int accumulate,
+             const float *A, size_t lda, const float *B, size_t ldb, float *C,
+             size_t ldc, size_t m, size_t n, size_t k, void *work,
+             cudaStream_t s)
 {
   if (cfg < 0 || cfg >= GT_K4_CONFIG_COUNT || splits < 1
       || splits > GT_GRID_YZ_MAX
@@ -335,8 +466,6 @@ gt_k4_async (int cfg, int splits, int accumulate, const float *A,
       B = b2; ldb = gt_round4 (k);
       w += (gt_round4 (m) * k + gt_round4 (k) * n) * sizeof (float);
     }
-  if (used > 1 && work == NULL)
-    return cudaErrorInvalidValue;
   if (e->smem > 48 * 1024
       && (err = cudaFuncSetAttribute (
             (const void *) e->fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -344,10 +473,15 @@ gt_k4_async (int cfg, int splits, int accumulate, const float *A,
     return err;
   dim3 grid ((unsigned) tiles_m, (unsigned) gt_min_ll (tiles_n, GT_GRID_YZ_MAX),
              (unsigned) used);
+  if (cluster > 0 && used > 1 && used <= gt_k4_cluster_max (cfg))
+    return k4_launch_cluster (e, grid, used, A, lda, B, ldb, C, ldc, m, n,
+                              k, kchunk, tiles_n, s);
+  if (used > 1 && work == NULL)
+    return cudaErrorInvalidValue;
   e->fn<<<grid, e->threads, e->smem, s>>> (A, lda, B, ldb, C, ldc, m, n, k,
                                            kchunk, tiles_n, (float *) w,
                                            gt_aligned16 (C, ldc),
-                                           accumulate != 0);
+                                           accumulate != 0, false);
   err = cudaGetLastError ();
   if (err != cudaSuccess || used == 1)
     return err;
@@ -357,14 +491,15 @@ gt_k4_async (int cfg, int splits, int accumulate, const float *A,
 extern "C" size_t
 gt_k4_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
-  return gt_k4_work_bytes (p->splits, m, n, k, repack);
+  return gt_k4_work_bytes (p->cluster > 0 ? 1 : p->splits, m, n, k, repack);
 }
 
 /* Kernels 4 and 5 (5: splits > 1, the pieces summed by gt_k5_reduce).  */
 extern "C" cudaError_t
 gt_k4_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
-  return gt_k4_async (p->k4_config, p->splits, 0, (const float *) a->A,
+  return gt_k4_async (p->k4_config, p->splits, p->cluster, 0,
+                      (const float *) a->A,
                       a->lda, (const float *) a->B, a->ldb, (float *) a->C,
                       a->ldc, a->m, a->n, a->k, a->work, s);
 }

@@ -315,13 +315,13 @@ gt_k6_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
   (void) k;
   (void) repack;
-  return p->k6_cluster > 0 ? 0 : gt_k6_work_bytes (p->splits, m, n);
+  return p->cluster > 0 ? 0 : gt_k6_work_bytes (p->splits, m, n);
 }
 
 extern "C" cudaError_t
 gt_k6_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
-  return gt_k6_gemv (p->splits, p->k6_cluster, (const float *) a->A, a->lda,
+  return gt_k6_gemv (p->splits, p->cluster, (const float *) a->A, a->lda,
                      (const float *) a->B, a->ldb, (float *) a->C, a->ldc,
                      a->m, a->n, a->k, a->work, s);
 }

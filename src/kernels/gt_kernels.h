@@ -45,12 +45,17 @@ cudaError_t gt_k1_classic (int tile, const float *A, size_t lda,
                            size_t m, size_t n, size_t k, cudaStream_t s);
 /* accumulate (splits 1 only): C += A*B, the accumulators starting from C,
    so a product summed over pieces of k rounds exactly as one launch over
-   all of k.  */
-cudaError_t gt_k4_async (int cfg, int splits, int accumulate,
+   all of k.  cluster: the pieces of k (splits > 1) are added within a
+   thread-block cluster where the configuration and device can
+   (gt_k4_cluster_max), else by gt_k5_reduce from the scratch.  */
+cudaError_t gt_k4_async (int cfg, int splits, int cluster, int accumulate,
                          const float *A, size_t lda,
                          const float *B, size_t ldb, float *C, size_t ldc,
                          size_t m, size_t n, size_t k, void *work,
                          cudaStream_t s);
+/* The most pieces of k configuration cfg adds within a cluster on the
+   current device (0: it cannot).  */
+int gt_k4_cluster_max (int cfg);
 /* Kernel 8's modes (bits of cfg): A by cp.async (an unaligned A first
    repacked into scratch); B transposed into scratch first, then by
    cp.async.  Without them the operand goes through registers.  With
@@ -124,7 +129,7 @@ cudaError_t gt_repack (const float *src, size_t lds, float *dst,
 cudaError_t gt_k5_reduce (int splits, const float *partial, size_t rows,
                           size_t cols, float *C, size_t ldc, cudaStream_t s);
 /* cluster: n == 1 with k split up to 8 ways adds the pieces within a
-   cluster where the device can (gt_plan.k6_cluster).  */
+   cluster where the device can (gt_plan.cluster).  */
 cudaError_t gt_k6_gemv (int splits, int cluster, const float *A,
                         size_t lda, const float *B, size_t ldb, float *C,
                         size_t ldc, size_t m, size_t n, size_t k,

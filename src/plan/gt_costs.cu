@@ -232,6 +232,15 @@ k8_cost (const k8_family *fam, size_t m, size_t n, size_t k, int repack)
          + moved * K8_FLOP_PER_SM_PER_BYTE + FLOP_PER_SM_PER_LAUNCH;
 }
 
+/* Kernel 5's pieces of k added within a cluster, the same bits without
+   the partial sums' trip through device memory and the reduce's launch,
+   where k is split 2 ways: H100, same runs, 1000^3 1.06-1.08x cuBLAS
+   against 0.99-1.00x, 1024x4096x1024 0.85x against 0.83x.  With 3 or 4
+   pieces the first block's adds, alone, cost more than the launch they
+   save (512^3 1.22x against 1.39x, 1409x3000x777 0.75x against 0.81x;
+   bench/RESULTS.md).  */
+#define K5_CLUSTER_SPLITS 2
+
 /* Kernels 4/5; *cost gets the winner's cost in flops of one SM.  */
 extern "C" gt_plan
 gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k, int only_cfg,
@@ -282,8 +291,13 @@ gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k, int only_cfg,
         }
     }
   if (best.splits > 1)
-    best.kernel = GT_K5_SPLITK;
-  best.work_bytes = gt_k4_work_bytes (best.splits, m, n, k, repack);
+    {
+      best.kernel = GT_K5_SPLITK;
+      best.cluster = best.splits == K5_CLUSTER_SPLITS
+                     && best.splits <= gt_k4_cluster_max (best.k4_config);
+    }
+  best.work_bytes = gt_k4_work_bytes (best.cluster > 0 ? 1 : best.splits,
+                                      m, n, k, repack);
   if (cost_out)
     *cost_out = best_cost;
   return best;
@@ -329,13 +343,13 @@ gt_cost_choose_k6 (gt_type type, size_t m, size_t n, size_t k,
         s = (size_t) GT_GRID_YZ_MAX;
     }
   p.splits = (int) s;
-  p.k6_cluster = 0;
+  p.cluster = 0;
   if (only_splits <= 0 && k6_cluster_pays (m, n, k, blocks, s))
     {
       p.splits = K6_CLUSTER_SPLITS;
-      p.k6_cluster = 1;
+      p.cluster = 1;
     }
-  p.work_bytes = p.k6_cluster ? 0 : gt_k6_work_bytes (p.splits, m, n);
+  p.work_bytes = p.cluster ? 0 : gt_k6_work_bytes (p.splits, m, n);
   return p;
 }
 
@@ -346,7 +360,7 @@ gemv_cost (size_t m, size_t n, size_t k, const gt_plan *p)
   const double bytes = (double) gt_type_size (p->type) * (double) k
                        * (double) (m == 1 ? n : m);
   return bytes * FLOP_PER_SM_PER_BYTE
-         + (p->splits > 1 && p->k6_cluster <= 0 ? 2.0 : 1.0)
+         + (p->splits > 1 && p->cluster <= 0 ? 2.0 : 1.0)
            * FLOP_PER_SM_PER_LAUNCH;
 }
 

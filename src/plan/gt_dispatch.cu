@@ -33,7 +33,7 @@ gt_plan_make (gt_type type, int kernel)
   p.k8_mode = GT_CHOOSE;
   p.min_blocks = GT_CHOOSE;
   p.splits = 1;
-  p.k6_cluster = GT_CHOOSE;
+  p.cluster = GT_CHOOSE;
   p.work_bytes = 0;
   p.edge_rows = 0;
   p.edge_cols = 0;
@@ -246,8 +246,6 @@ gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
       break;
     case GT_K6_GEMV:
       p = gt_cost_choose_k6 (want->type, m, n, k, splits);
-      if (want->k6_cluster != GT_CHOOSE)
-        p.k6_cluster = want->k6_cluster;
       break;
     case GT_K7_REGDB:
       p.min_blocks = want->min_blocks == 1 ? 1 : 2;
@@ -263,6 +261,14 @@ gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
       break;
     default:
       break;
+    }
+  if (want->cluster != GT_CHOOSE
+      && (p.kernel == GT_K5_SPLITK || p.kernel == GT_K6_GEMV))
+    {
+      p.cluster = want->cluster;
+      const gt_kernel_row *r = gt_registry_row (p.kernel);
+      if (r && r->work_bytes)
+        p.work_bytes = r->work_bytes (&p, m, n, k, repack);
     }
   return p;
 }

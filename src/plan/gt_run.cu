@@ -135,7 +135,7 @@ gt_gemm_piece (const gt_plan *p, int first, int last, const gt_gemm_args *a,
     }
   if (p->type != GT_SINGLE || p->kernel != GT_K4_ASYNC || p->splits != 1)
     return first && last ? gt_gemm_run (p, a, s) : cudaErrorInvalidValue;
-  return gt_k4_async (p->k4_config, 1, !first, (const float *) a->A, a->lda,
+  return gt_k4_async (p->k4_config, 1, 0, !first, (const float *) a->A, a->lda,
                       (const float *) a->B, a->ldb, (float *) a->C, a->ldc,
                       a->m, a->n, a->k, a->work, s);
 }
