@@ -686,6 +686,14 @@ endfunction
 %!   check_pair (pairs{p, 1}, pairs{p, 2}, 300, 700, 500);
 %! endfor
 %!testif ; gpu
+%! ## complex products with a vector side, read as they are (kernel 10),
+%! ## k split and not; a mixed one through the planes
+%! check_pair ("csingle", "csingle", 3001, 5000, 1);
+%! check_pair ("cdouble", "cdouble", 1, 4999, 2049);
+%! check_pair ("csingle", "cdouble", 1, 77, 1);
+%! check_pair ("cdouble", "cdouble", 4097, 100, 1);
+%! check_pair ("csingle", "single", 2000, 3000, 1);
+%!testif ; gpu
 %! ## other double matrices: ranges, diagonal and permutation matrices
 %! B = randn (41, 29);
 %! [~, ~, P] = lu (rand (41));

@@ -1,7 +1,8 @@
 /* Kernel 10: a register-tiled product for any real element type, correct
    on every architecture built.  The double path runs it where kernel 9
    does not: the strips beside kernel 9's tiles, vectors and small
-   products, and whole products on GPUs without FP64 tensor cores.
+   products, and whole products on GPUs without FP64 tensor cores.  Its
+   vector path also serves complex products with a vector side.
 
    64 x 64 tiles of C, 256 threads of 4 x 4 elements each (rows ty + 16 r,
    columns tx + 16 c: neighbouring threads take neighbouring rows, so the
@@ -97,6 +98,47 @@ k10_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
   return cudaGetLastError ();
 }
 
+/* A complex number as Octave stores it (real and imaginary parts
+   interleaved), for the vector path below: a complex product with a
+   vector side reads its matrix once as it is, where the planes of the
+   matrix path would write and read it twice more.  */
+template <typename R>
+struct __align__ (2 * sizeof (R)) k10_complex
+{
+  R re, im;
+  __device__ k10_complex (int zero = 0) : re (R (zero)), im (R (0)) { }
+  __device__ k10_complex (R r, R i) : re (r), im (i) { }
+  __device__ k10_complex &
+  operator+= (const k10_complex &b)
+  {
+    re += b.re;
+    im += b.im;
+    return *this;
+  }
+};
+
+template <typename R>
+static __device__ k10_complex<R>
+operator* (const k10_complex<R> &a, const k10_complex<R> &b)
+{
+  return k10_complex<R> (a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+
+template <typename T>
+static __device__ T
+k10_shfl_down (T v, int off)
+{
+  return __shfl_down_sync (0xffffffffu, v, off);
+}
+
+template <typename R>
+static __device__ k10_complex<R>
+k10_shfl_down (k10_complex<R> v, int off)
+{
+  return k10_complex<R> (__shfl_down_sync (0xffffffffu, v.re, off),
+                         __shfl_down_sync (0xffffffffu, v.im, off));
+}
+
 /* Vector sides (m == 1 or n == 1), memory-bound: each element of the
    matrix read once.  n == 1: a thread per row of A, coalesced down the
    columns; m == 1: a warp per column of B, its lanes along k, reduced by
@@ -136,7 +178,7 @@ k10_gemv (const T *__restrict__ A, size_t lda, const T *__restrict__ B,
     acc += A[(size_t) p * lda] * B[p + (size_t) col * ldb];
 #pragma unroll
   for (int off = 16; off > 0; off /= 2)
-    acc += __shfl_down_sync (0xffffffffu, acc, off);
+    acc += k10_shfl_down (acc, off);
   if (lane == 0)
     {
       if (split)
@@ -202,15 +244,32 @@ gt_k10_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
 extern "C" cudaError_t
 gt_k10_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
+  typedef k10_complex<float> cs;
+  typedef k10_complex<double> cd;
   if (a->m == 1 || a->n == 1)
-    return p->type == GT_DOUBLE
-      ? k10_gemv_launch<double> (p->splits, (const double *) a->A, a->lda,
-                                 (const double *) a->B, a->ldb,
-                                 (double *) a->C, a->ldc, a->m, a->n, a->k,
-                                 a->work, s)
-      : k10_gemv_launch<float> (p->splits, (const float *) a->A, a->lda,
-                                (const float *) a->B, a->ldb, (float *) a->C,
-                                a->ldc, a->m, a->n, a->k, a->work, s);
+    switch (p->type)
+      {
+      case GT_DOUBLE:
+        return k10_gemv_launch<double> (p->splits, (const double *) a->A,
+                                        a->lda, (const double *) a->B, a->ldb,
+                                        (double *) a->C, a->ldc, a->m, a->n,
+                                        a->k, a->work, s);
+      case GT_COMPLEX_SINGLE:
+        return k10_gemv_launch<cs> (p->splits, (const cs *) a->A, a->lda,
+                                    (const cs *) a->B, a->ldb, (cs *) a->C,
+                                    a->ldc, a->m, a->n, a->k, a->work, s);
+      case GT_COMPLEX_DOUBLE:
+        return k10_gemv_launch<cd> (p->splits, (const cd *) a->A, a->lda,
+                                    (const cd *) a->B, a->ldb, (cd *) a->C,
+                                    a->ldc, a->m, a->n, a->k, a->work, s);
+      default:
+        return k10_gemv_launch<float> (p->splits, (const float *) a->A,
+                                       a->lda, (const float *) a->B, a->ldb,
+                                       (float *) a->C, a->ldc, a->m, a->n,
+                                       a->k, a->work, s);
+      }
+  if (p->type == GT_COMPLEX_SINGLE || p->type == GT_COMPLEX_DOUBLE)
+    return cudaErrorInvalidValue;   /* complex matrices go as planes */
   if (p->type == GT_DOUBLE)
     return k10_launch<double> ((const double *) a->A, a->lda,
                                (const double *) a->B, a->ldb,

@@ -114,6 +114,13 @@ gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m, size_t n,
   if (r == c || (real_a && real_b))
     return gt_plan_for (r, m, n, k, tile, repack);
   const int ca = !real_a, cb = !real_b;
+  if (ca && cb && tile == GT_TILE_DEFAULT && (m == 1 || n == 1))
+    {
+      /* a vector side: kernel 10 reads the complex matrix as it is */
+      gt_plan p = gt_plan_make (c, GT_K10_GENERIC);
+      gt_cost_k10 (&p, m, n, k, repack);
+      return p;
+    }
   const size_t m2 = ca ? 2 * m : m, k2 = ca && cb ? 2 * k : k;
   const size_t n2 = !ca ? 2 * n : n;
   gt_plan p = gt_plan_for (r, m2, n2, k2, tile, 0);

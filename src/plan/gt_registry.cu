@@ -1,6 +1,7 @@
-/* The kernel registry: one row per kernel of the plug-in, with the real
+/* The kernel registry: one row per kernel of the plug-in, with the
    types it serves (complex products run on the planes of their real
-   type, gt_run.cu).  The dispatcher
+   type, gt_run.cu, except those with a vector side, which kernel 10
+   reads as they are).  The dispatcher
    tries the rows with a cost model in this order, the first on a tie.  A
    new kernel is its file in src/kernels (its launcher and gt_kN_row_*
    functions, declared in gt_kernels.h) and one row here; a cost model in
@@ -11,6 +12,7 @@
 
 #define SINGLE GT_TYPE_BIT (GT_SINGLE)
 #define DOUBLE GT_TYPE_BIT (GT_DOUBLE)
+#define COMPLEX (GT_TYPE_BIT (GT_COMPLEX_SINGLE) | GT_TYPE_BIT (GT_COMPLEX_DOUBLE))
 
 static const gt_kernel_row rows[] = {
   /* id, name, types, default-path shapes, usable, work_bytes, launch,
@@ -26,8 +28,10 @@ static const gt_kernel_row rows[] = {
     gt_k11_row_work, gt_k11_row_launch, gt_k11_forget, gt_cost_k11 },
   { GT_K6_GEMV, "k6_gemv", SINGLE, GT_SHAPE_VECTOR, NULL, gt_k6_row_work,
     gt_k6_row_launch, NULL, gt_cost_k6 },
-  /* double beside kernel 9, and everywhere without it */
-  { GT_K10_GENERIC, "k10_generic", DOUBLE, GT_SHAPE_MATRIX | GT_SHAPE_VECTOR,
+  /* double beside kernel 9, and everywhere without it; complex products
+     with a vector side (gt_plan_mixed) */
+  { GT_K10_GENERIC, "k10_generic", DOUBLE | COMPLEX,
+    GT_SHAPE_MATRIX | GT_SHAPE_VECTOR,
     NULL, gt_k10_row_work, gt_k10_row_launch, NULL, gt_cost_k10 },
   /* chosen by kernel 4's cost model where it splits k */
   { GT_K5_SPLITK, "k5_splitk", SINGLE, 0, NULL, gt_k4_row_work,
