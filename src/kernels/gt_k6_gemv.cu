@@ -103,11 +103,16 @@ k6_store_rows (float *out, long long row, long long m, float4 acc)
       out[row + e] = r[e];
 }
 
+/* in_cluster: k is split over the blocks of a thread-block cluster
+   (grid.y, Hopper on), and the first block of each cluster adds the
+   blocks' sums through distributed shared memory, in split order as
+   gt_k5_reduce does (the same bits), so the partial sums never cross
+   device memory and no second kernel is launched.  */
 __global__ void __launch_bounds__ (K6_THREADS)
 k6_gemv_n1 (const float *__restrict__ A, size_t lda,
             const float *__restrict__ x, float *__restrict__ y,
             long long m, long long k, long long kchunk, float *partial,
-            bool va)
+            bool va, bool in_cluster)
 {
   __shared__ float4 red[K6_WARPS][32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -116,31 +121,16 @@ k6_gemv_n1 (const float *__restrict__ A, size_t lda,
   const long long p1 = p0 + kchunk < k ? p0 + kchunk : k;
   float4 acc = k6_rows_partial (A, lda, x, m, row, p0, p1, warp, va);
   acc = k6_block_sum (red, acc, warp, lane);
-  if (warp == 0)
-    k6_store_rows (gridDim.y == 1 ? y : partial + blockIdx.y * m, row, m,
-                   acc);
-}
-
-/* n == 1 with k split over the blocks of a thread-block cluster (grid.y,
-   Hopper on): the first block of each cluster adds the blocks' sums
-   through distributed shared memory, in split order as gt_k5_reduce
-   does (the same bits), so the partial sums never cross device memory
-   and no second kernel is launched.  */
-__global__ void __launch_bounds__ (K6_THREADS)
-k6_gemv_n1_cluster (const float *__restrict__ A, size_t lda,
-                    const float *__restrict__ x, float *__restrict__ y,
-                    long long m, long long k, long long kchunk, bool va)
-{
+  if (!in_cluster)
+    {
+      if (warp == 0)
+        k6_store_rows (gridDim.y == 1 ? y : partial + blockIdx.y * m, row,
+                       m, acc);
+      return;
+    }
 #if __CUDA_ARCH__ >= 900
-  __shared__ float4 red[K6_WARPS][32];
   __shared__ float4 sums[32];
   cg::cluster_group cluster = cg::this_cluster ();
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const long long row = (long long) blockIdx.x * K6_ROWS + lane * 4;
-  const long long p0 = blockIdx.y * kchunk;
-  const long long p1 = p0 + kchunk < k ? p0 + kchunk : k;
-  float4 acc = k6_rows_partial (A, lda, x, m, row, p0, p1, warp, va);
-  acc = k6_block_sum (red, acc, warp, lane);
   if (warp == 0)
     sums[lane] = acc;
   cluster.sync ();
@@ -224,7 +214,7 @@ gt_k6_cluster_max (void)
   if (seen)
     return seen < 0 ? 0 : seen - 1;
   const gt_device_props *d = gt_device_props_current ();
-  const void *fn = (const void *) k6_gemv_n1_cluster;
+  const void *fn = (const void *) k6_gemv_n1;
   cudaFuncAttributes attr;
   int most = 0;
   if (d && d->cc_major >= 9 && cudaFuncGetAttributes (&attr, fn) == cudaSuccess
@@ -258,9 +248,9 @@ k6_launch_cluster (int splits, const float *A, size_t lda, const float *x,
   at[0].val.clusterDim.z = 1;
   cfg.attrs = at;
   cfg.numAttrs = 1;
-  return cudaLaunchKernelEx (&cfg, k6_gemv_n1_cluster, A, lda, x, y,
-                             (long long) m, (long long) k, kchunk,
-                             gt_aligned16 (A, lda));
+  return cudaLaunchKernelEx (&cfg, k6_gemv_n1, A, lda, x, y, (long long) m,
+                             (long long) k, kchunk, (float *) NULL,
+                             gt_aligned16 (A, lda), true);
 }
 
 extern "C" cudaError_t
@@ -296,7 +286,7 @@ gt_k6_gemv (int splits, int cluster, const float *A, size_t lda,
   if (by_rows)
     k6_gemv_n1<<<grid, K6_THREADS, 0, s>>> (
       A, lda, B, C, m, k, kchunk, partial,
-      gt_aligned16 (A, lda));
+      gt_aligned16 (A, lda), false);
   else
     /* m == 1; with n == 1 too this is a dot product.  x = A is a row with
        stride lda, y = C a row with stride ldc.  */
