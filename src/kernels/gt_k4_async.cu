@@ -332,8 +332,9 @@ gt_k4_occupancy (int cfg)
 }
 
 /* The most pieces of k a configuration can add within a cluster on the
-   current device (0: none: before Hopper, a build without sm_90 code, or
-   stages too small for its tile of C); at most 8, the portable size.  */
+   current device (0: none: not Hopper, where the rule in gt_costs.cu was
+   measured; a build without sm_90 code; or stages too small for its
+   tile of C); at most 8, the portable size.  */
 #define K4_CLUSTER_MAX 8
 static int k4_cluster_known[GT_K4_CONFIG_COUNT][GT_MAX_DEVICES];
 
@@ -350,7 +351,7 @@ gt_k4_cluster_max (int cfg)
   const gt_device_props *d = gt_device_props_current ();
   cudaFuncAttributes attr;
   int most = 0;
-  if (d && d->cc_major >= 9
+  if (d && d->cc_major == 9
       && cudaFuncGetAttributes (&attr, (const void *) e->fn) == cudaSuccess
       && attr.ptxVersion >= 90
       && cudaFuncSetAttribute ((const void *) e->fn,

@@ -200,7 +200,8 @@ gt_k6_work_bytes (int splits, size_t m, size_t n)
 }
 
 /* The largest cluster kernel 6 can split k over on this device (0: no
-   clusters: before Hopper, or a build without sm_90 code).  At most 8,
+   clusters: not Hopper, where the rule in gt_costs.cu was measured, or
+   a build without sm_90 code).  At most 8,
    the portable size (16-block clusters ran at 0.83-0.93x cuBLAS where 8
    ran at 0.95-1.09x: bench/RESULTS.md).  */
 #define K6_CLUSTER_MAX 8
@@ -217,7 +218,7 @@ gt_k6_cluster_max (void)
   const void *fn = (const void *) k6_gemv_n1;
   cudaFuncAttributes attr;
   int most = 0;
-  if (d && d->cc_major >= 9 && cudaFuncGetAttributes (&attr, fn) == cudaSuccess
+  if (d && d->cc_major == 9 && cudaFuncGetAttributes (&attr, fn) == cudaSuccess
       && attr.ptxVersion >= 90)
     {
       cudaLaunchConfig_t cfg = {};
