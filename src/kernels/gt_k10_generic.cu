@@ -140,9 +140,11 @@ k10_shfl_down (k10_complex<R> v, int off)
 }
 
 /* Vector sides (m == 1 or n == 1), memory-bound: each element of the
-   matrix read once.  n == 1: a thread per row of A, coalesced down the
-   columns; m == 1: a warp per column of B, its lanes along k, reduced by
-   shuffles.  k is split over grid.y where the rows or columns alone give
+   matrix read once.  n == 1: a block per 32 rows of A, a lane per row
+   (coalesced down the columns), its 8 warps on interleaved columns and
+   their sums added in warp order (a thread per row over all its columns
+   left 1,000 rows with 4 blocks); m == 1: a warp per column of B, its
+   lanes along k, reduced by shuffles.  k is split over grid.y where the rows or columns alone give
    too few blocks; the pieces' sums go to partial and k10_reduce adds them
    in split order (deterministic, unlike atomics).  */
 template <typename T>
@@ -156,12 +158,22 @@ k10_gemv (const T *__restrict__ A, size_t lda, const T *__restrict__ B,
   const bool split = gridDim.y > 1;
   if (n == 1 && m > 1)
     {
-      const long long row = (long long) blockIdx.x * K10_THREADS + threadIdx.x;
-      if (row >= m)
-        return;
+      /* raw storage: a __shared__ array may not have a constructor */
+      __shared__ __align__ (16) unsigned char red_raw[K10_THREADS * sizeof (T)];
+      T *red = reinterpret_cast<T *> (red_raw);
+      const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+      const long long row = (long long) blockIdx.x * 32 + lane;
       T acc = 0;
-      for (long long p = p0; p < p1; p++)
-        acc += A[row + (size_t) p * lda] * B[p];
+      if (row < m)
+#pragma unroll 4
+        for (long long p = p0 + warp; p < p1; p += K10_THREADS / 32)
+          acc += A[row + (size_t) p * lda] * B[p];
+      red[threadIdx.x] = acc;
+      __syncthreads ();
+      if (warp != 0 || row >= m)
+        return;
+      for (int w = 1; w < K10_THREADS / 32; w++)
+        acc += red[w * 32 + lane];
       if (split)
         partial[blockIdx.y * m + row] = acc;
       else
@@ -218,7 +230,7 @@ k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
     return cudaErrorInvalidValue;
   const bool rows = n == 1 && m > 1;
   const long long len = rows ? m : n;
-  const long long blocks = rows ? gt_ceil_div (m, K10_THREADS)
+  const long long blocks = rows ? gt_ceil_div (m, 32)
                                 : gt_ceil_div (n, K10_THREADS / 32);
   k10_gemv<T><<<dim3 ((unsigned) blocks, (unsigned) splits), K10_THREADS, 0,
                 s>>> (A, lda, B, ldb, C, ldc, m, n, k, kchunk, (T *) work);
