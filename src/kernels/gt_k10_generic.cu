@@ -140,12 +140,11 @@ k10_shfl_down (k10_complex<R> v, int off)
 }
 
 /* Vector sides (m == 1 or n == 1), memory-bound: each element of the
-   matrix read once.  n == 1: a thread per row of A, coalesced down the
-   columns; below GT_K10_WARP_ROWS rows a block per 32 rows instead, a
-   lane per row, its 8 warps on interleaved columns and their sums added
-   in warp order (a thread per row left 1,000 rows with 4 blocks; from
-   4,096 rows it streams better, bench/RESULTS.md); m == 1: a warp per
-   column of B, its lanes along k, reduced by shuffles.  k is split over grid.y where the rows or columns alone give
+   matrix read once.  n == 1: a block per 32 rows of A, a lane per row
+   (coalesced down the columns), its 8 warps on interleaved columns and
+   their sums added in warp order (a thread per row over all its columns
+   left 1,000 rows with 4 blocks); m == 1: a warp per column of B, its
+   lanes along k, reduced by shuffles.  k is split over grid.y where the rows or columns alone give
    too few blocks; the pieces' sums go to partial and k10_reduce adds them
    in split order (deterministic, unlike atomics).  */
 template <typename T>
@@ -157,20 +156,6 @@ k10_gemv (const T *__restrict__ A, size_t lda, const T *__restrict__ B,
   const long long p0 = (long long) blockIdx.y * kchunk;
   const long long p1 = p0 + kchunk < k ? p0 + kchunk : k;
   const bool split = gridDim.y > 1;
-  if (n == 1 && m > 1 && m >= GT_K10_WARP_ROWS)
-    {
-      const long long row = (long long) blockIdx.x * K10_THREADS + threadIdx.x;
-      if (row >= m)
-        return;
-      T acc = 0;
-      for (long long p = p0; p < p1; p++)
-        acc += A[row + (size_t) p * lda] * B[p];
-      if (split)
-        partial[blockIdx.y * m + row] = acc;
-      else
-        C[row] = acc;
-      return;
-    }
   if (n == 1 && m > 1)
     {
       /* raw storage: a __shared__ array may not have a constructor */
@@ -245,7 +230,7 @@ k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
     return cudaErrorInvalidValue;
   const bool rows = n == 1 && m > 1;
   const long long len = rows ? m : n;
-  const long long blocks = rows ? gt_ceil_div (m, gt_k10_rows_per_block (m))
+  const long long blocks = rows ? gt_ceil_div (m, 32)
                                 : gt_ceil_div (n, K10_THREADS / 32);
   k10_gemv<T><<<dim3 ((unsigned) blocks, (unsigned) splits), K10_THREADS, 0,
                 s>>> (A, lda, B, ldb, C, ldc, m, n, k, kchunk, (T *) work);
@@ -256,12 +241,6 @@ k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
   k10_reduce<T><<<(unsigned) rb, 256, 0, s>>> ((const T *) work, splits, len,
                                                C, rows ? 1 : ldc);
   return cudaGetLastError ();
-}
-
-extern "C" size_t
-gt_k10_rows_per_block (size_t m)
-{
-  return m >= GT_K10_WARP_ROWS ? K10_THREADS : 32;
 }
 
 extern "C" size_t

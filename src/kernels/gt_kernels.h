@@ -203,10 +203,6 @@ cudaError_t gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a,
                                cudaStream_t s);
 void gt_k11_forget (void);
 /* kernel 10: any real type, any shape and alignment */
-/* Kernel 10's y = A x: rows of A per block (a thread per row from
-   GT_K10_WARP_ROWS rows, below that a block per 32 rows).  */
-#define GT_K10_WARP_ROWS 4096
-size_t gt_k10_rows_per_block (size_t m);
 size_t gt_k10_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
                         int repack);
 cudaError_t gt_k10_row_launch (const gt_plan *p, const gt_gemm_args *a,

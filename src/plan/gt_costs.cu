@@ -388,9 +388,8 @@ static double
 k10_vector (gt_plan *p, size_t m, size_t n, size_t k)
 {
   const gt_facts *f = gt_facts_current ();
-  const size_t blocks = (n == 1 && m > 1)
-                        ? gt_ceil_div (m, gt_k10_rows_per_block (m))
-                        : gt_ceil_div (n, 8);
+  const size_t blocks = (n == 1 && m > 1) ? gt_ceil_div (m, 32)
+                                          : gt_ceil_div (n, 8);
   const size_t want = (size_t) f->sms * 8;
   const size_t most = k / 128 < 1 ? 1 : k / 128;
   size_t sp = blocks >= want ? 1 : gt_ceil_div (want, blocks);
