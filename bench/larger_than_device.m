@@ -6,9 +6,10 @@
 ##
 ## Filling 3 x 30 GB with randn would take minutes, so A is a random block
 ## of rows repeated down the matrix, each repeat scaled by its own power of
-## two, and B likewise by columns: every block of C is a different exact
-## multiple of the others, so a block computed from the wrong rows or
-## columns shows as a wrong scale.
+## two, and B likewise by columns: each block of C is an exact power-of-two
+## multiple of one product, the row blocks' scales all different and the
+## column blocks' too, so a block computed from the wrong rows or columns
+## shows as a wrong scale.
 ##   octave-cli --eval 'pkg load gpu_tiled; cd bench; larger_than_device (1.2)'
 
 function larger_than_device (factor = 1.2)

@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <memory>
-#include <optional>
 #include <octave/oct.h>
 #include <octave/ov.h>
 #include <octave/quit.h>
@@ -78,13 +77,14 @@ interrupted (void)
 // data (the argument's own, shared; or a conversion of a logical, char,
 // range or diagonal matrix) and its element type.  Only the array of that
 // type is made: an empty Octave array allocates, and a small product
-// notices every allocation.
+// notices every allocation.  (std::unique_ptr, not std::optional: the
+// glue builds as C++11 for the oldest Octave the package takes.)
 struct operand
 {
-  std::optional<NDArray> d;
-  std::optional<FloatNDArray> f;
-  std::optional<ComplexNDArray> z;
-  std::optional<FloatComplexNDArray> fz;
+  std::unique_ptr<NDArray> d;
+  std::unique_ptr<FloatNDArray> f;
+  std::unique_ptr<ComplexNDArray> z;
+  std::unique_ptr<FloatComplexNDArray> fz;
   gt_operand op;
 };
 
@@ -131,24 +131,24 @@ take_operand (const octave_value& x, gt_type t, operand& p)
     {
     case GT_SINGLE:
       if (x.is_string ())
-        p.f.emplace (x.char_array_value ());
+        p.f.reset (new FloatNDArray (x.char_array_value ()));
       else
-        p.f.emplace (x.float_array_value ());
+        p.f.reset (new FloatNDArray (x.float_array_value ()));
       p.op.data = p.f->data ();
       break;
     case GT_DOUBLE:
       if (x.is_string ())
-        p.d.emplace (x.char_array_value ());
+        p.d.reset (new NDArray (x.char_array_value ()));
       else
-        p.d.emplace (x.array_value ());
+        p.d.reset (new NDArray (x.array_value ()));
       p.op.data = p.d->data ();
       break;
     case GT_COMPLEX_SINGLE:
-      p.fz.emplace (x.float_complex_array_value ());
+      p.fz.reset (new FloatComplexNDArray (x.float_complex_array_value ()));
       p.op.data = p.fz->data ();
       break;
     default:
-      p.z.emplace (x.complex_array_value ());
+      p.z.reset (new ComplexNDArray (x.complex_array_value ()));
       p.op.data = p.z->data ();
       break;
     }

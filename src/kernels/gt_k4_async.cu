@@ -492,7 +492,11 @@ gt_k4_async (int cfg, int splits, int cluster, int accumulate,
 extern "C" size_t
 gt_k4_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
-  return gt_k4_work_bytes (p->cluster > 0 ? 1 : p->splits, m, n, k, repack);
+  /* without the partial sums only where the launch will take the
+     cluster (it falls back to them where this device cannot) */
+  const int in_cluster = p->cluster > 0 && p->splits > 1
+                         && p->splits <= gt_k4_cluster_max (p->k4_config);
+  return gt_k4_work_bytes (in_cluster ? 1 : p->splits, m, n, k, repack);
 }
 
 /* Kernels 4 and 5 (5: splits > 1, the pieces summed by gt_k5_reduce).  */

@@ -306,7 +306,11 @@ gt_k6_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
   (void) k;
   (void) repack;
-  return p->cluster > 0 ? 0 : gt_k6_work_bytes (p->splits, m, n);
+  /* none only where the launch will take the cluster (it falls back to
+     the partial sums for m == 1 and where this device cannot) */
+  const int in_cluster = p->cluster > 0 && n == 1 && m > 1
+                         && p->splits <= gt_k6_cluster_max ();
+  return in_cluster ? 0 : gt_k6_work_bytes (p->splits, m, n);
 }
 
 extern "C" cudaError_t

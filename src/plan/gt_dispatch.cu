@@ -114,9 +114,10 @@ gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m, size_t n,
   if (r == c || (real_a && real_b))
     return gt_plan_for (r, m, n, k, tile, repack);
   const int ca = !real_a, cb = !real_b;
-  if (ca && cb && tile == GT_TILE_DEFAULT && (m == 1 || n == 1))
+  if (ca && cb && !repack && tile == GT_TILE_DEFAULT && (m == 1 || n == 1))
     {
-      /* a vector side: kernel 10 reads the complex matrix as it is */
+      /* a vector side: kernel 10 reads the complex matrix as it is (in
+         whole elements: 16-byte aligned, which repack says it is not) */
       gt_plan p = gt_plan_make (c, GT_K10_GENERIC);
       gt_cost_k10 (&p, m, n, k, repack);
       return p;
@@ -183,7 +184,7 @@ static unsigned generation = 1;
 extern "C" void
 gt_plans_forget (void)
 {
-  __atomic_add_fetch (&generation, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
 }
 
 static gt_plan
@@ -209,7 +210,7 @@ gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
     return gt_plan_mixed (type, 0, 0, m, n, k, tile, repack);
   int dev = -1;
   gt_current_device (&dev);
-  const unsigned gen = __atomic_load_n (&generation, __ATOMIC_RELAXED);
+  const unsigned gen = __atomic_load_n (&generation, __ATOMIC_ACQUIRE);
   for (int i = 0; i < PLAN_MEMO; i++)
     {
       const plan_memo *e = &memo[i];
@@ -220,7 +221,10 @@ gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
     }
   const int outer = gt_planning_begin (dev);
   const gt_plan p = plan_real (type, m, n, k, tile, repack);
+  const int facts_read = gt_device_props_current () != NULL;
   gt_planning_end (outer);
+  if (!facts_read)   /* made on the fallback facts: ask again next time */
+    return p;
   plan_memo *e = &memo[memo_next++ % PLAN_MEMO];
   e->generation = gen;
   e->device = dev;

@@ -32,8 +32,8 @@ static int last_moduli;
 extern "C" void
 gt_plan_set_emulation (int mode)
 {
-  emulation = mode;
-  gt_plans_forget ();
+  __atomic_store_n (&emulation, mode, __ATOMIC_RELAXED);
+  gt_plans_forget ();   /* after it: a plan of the new generation sees it */
 }
 
 extern "C" int
@@ -118,7 +118,8 @@ k11_work (const gt_plan *p9, size_t m, size_t n, size_t k)
 extern "C" double
 gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
-  if (emulation == GT_EMULATE_OFF || p->type != GT_SINGLE
+  const int mode = __atomic_load_n (&emulation, __ATOMIC_RELAXED);
+  if (mode == GT_EMULATE_OFF || p->type != GT_SINGLE
       || k == 0 || k > GT_OZ_MAX_K || !gt_k11_usable ())
     return HUGE_VAL;
   gt_plan p9;
@@ -126,7 +127,7 @@ gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
   if (!(c9 < HUGE_VAL))
     return HUGE_VAL;
   p->work_bytes = k11_work (&p9, m, n, k);
-  if (emulation == GT_EMULATE_ALWAYS)
+  if (mode == GT_EMULATE_ALWAYS)
     return 0;
   const double unit = gt_cost_seconds (repack);
   const double t9 = c9 * unit;
@@ -299,6 +300,6 @@ gt_emulation_get (gt_emulation_info *info)
   info->products = __atomic_load_n (&emulated, __ATOMIC_RELAXED);
   info->declined = __atomic_load_n (&declined, __ATOMIC_RELAXED);
   info->last_moduli = __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
-  info->mode = emulation;
+  info->mode = __atomic_load_n (&emulation, __ATOMIC_RELAXED);
   info->usable = gt_k11_usable ();
 }

@@ -29,7 +29,8 @@ static const gt_kernel_row rows[] = {
   { GT_K6_GEMV, "k6_gemv", SINGLE, GT_SHAPE_VECTOR, NULL, gt_k6_row_work,
     gt_k6_row_launch, NULL, gt_cost_k6 },
   /* double beside kernel 9, and everywhere without it; complex products
-     with a vector side (gt_plan_mixed) */
+     with a vector side only (gt_plan_mixed plans them; complex matrices
+     never reach the rows' cost models, and its launch refuses them) */
   { GT_K10_GENERIC, "k10_generic", DOUBLE | COMPLEX,
     GT_SHAPE_MATRIX | GT_SHAPE_VECTOR,
     NULL, gt_k10_row_work, gt_k10_row_launch, NULL, gt_cost_k10 },
