@@ -296,8 +296,7 @@ gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k, int only_cfg,
       best.cluster = best.splits == K5_CLUSTER_SPLITS
                      && best.splits <= gt_k4_cluster_max (best.k4_config);
     }
-  best.work_bytes = gt_k4_work_bytes (best.cluster > 0 ? 1 : best.splits,
-                                      m, n, k, repack);
+  best.work_bytes = gt_k4_row_work (&best, m, n, k, repack);
   if (cost_out)
     *cost_out = best_cost;
   return best;
@@ -349,7 +348,7 @@ gt_cost_choose_k6 (gt_type type, size_t m, size_t n, size_t k,
       p.splits = K6_CLUSTER_SPLITS;
       p.cluster = 1;
     }
-  p.work_bytes = p.cluster ? 0 : gt_k6_work_bytes (p.splits, m, n);
+  p.work_bytes = gt_k6_row_work (&p, m, n, k, 0);
   return p;
 }
 
