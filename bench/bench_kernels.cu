@@ -26,7 +26,9 @@
    widened to double.  Double and complex double against cuBLAS DGEMM and
    ZGEMM of the same inputs: both products are some 1e-15 off the exact
    one, so there rel_err is the DIFFERENCE between the two, not the error
-   of either (cublas_d and cublas_z: 0 while cuBLAS is deterministic).  A
+   of either (cublas_d and cublas_z: 0 while cuBLAS is deterministic);
+   their note "exact" is each one's own error, against a double-double
+   product on 4096 sampled elements.  A
    type the library does not serve on this GPU or build
    (GT_ERR_UNSUPPORTED) gets its default_X row printed as skipped, with no
    CSV row and no failure.
@@ -145,6 +147,56 @@ diff_norms (const T *c, const double *r, size_t n, double *sums)
   atomicAdd (&sums[0], d);
   atomicAdd (&sums[1], q);
   atomicAdd (&sums[2], bad);
+}
+
+/* Error-free sums and products: (hi, lo) pairs carry some 106 bits.  */
+__device__ void
+dd_add (double &hi, double &lo, double x)
+{
+  const double s = hi + x, bb = s - hi;
+  const double e = (hi - (s - bb)) + (x - bb);
+  lo += e;
+  hi = s;
+}
+
+__device__ void
+dd_fma (double &hi, double &lo, double a, double b)
+{
+  const double p = a * b, e = fma (a, b, -p);
+  dd_add (hi, lo, p);
+  lo += e;
+}
+
+/* For the samples' elements (i = hashed row, j = hashed column) of a
+   double or complex double product (`parts` 1 or 2 reals an element, ld =
+   rows), sums[0] += |c - exact|^2 and sums[1] += |exact|^2, the exact
+   product in double-double: the error of c itself, where the rel_err of
+   the double types is its difference from cuBLAS.  */
+__global__ void
+dd_sample_err (const double *A, const double *B, const double *C, size_t m,
+               size_t n, size_t k, int parts, int samples, double *sums)
+{
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= samples)
+    return;
+  const size_t i = hash32 (2 * t + 77) % m, j = hash32 (2 * t + 78) % n;
+  double rh = 0, rl = 0, ih = 0, il = 0;
+  for (size_t l = 0; l < k; l++)
+    {
+      const double *a = A + (i + l * m) * parts, *b = B + (l + j * k) * parts;
+      dd_fma (rh, rl, a[0], b[0]);
+      if (parts == 2)
+        {
+          dd_fma (rh, rl, -a[1], b[1]);
+          dd_fma (ih, il, a[0], b[1]);
+          dd_fma (ih, il, a[1], b[0]);
+        }
+    }
+  const double *c = C + (i + j * m) * parts;
+  const double er = (c[0] - rh) - rl, ei = parts == 2 ? (c[1] - ih) - il : 0;
+  const double xr = rh + rl, xi = ih + il;
+  atomicAdd (&sums[0], er * er + ei * ei);
+  atomicAdd (&sums[1], xr * xr + xi * xi);
 }
 
 static unsigned
@@ -1084,6 +1136,25 @@ free_typed (typed_problem *tp)
   CK (cudaFree (tp->ref));
 }
 
+/* The relative error of tp->C (double or complex double, from set 0)
+   against the exact product, on 4096 sampled elements.  */
+static double
+dd_error (const bench_env *b, const typed_problem *tp)
+{
+  const int samples = 4096;
+  if (tp->m == 0 || tp->n == 0)
+    return 0.0;
+  CK (cudaMemset (b->sums, 0, 3 * sizeof (double)));
+  dd_sample_err<<<samples / 256, 256>>> (
+    (const double *) tp->A[0], (const double *) tp->B[0],
+    (const double *) tp->C, tp->m, tp->n, tp->k, (int) reals_per (tp->type),
+    samples, b->sums);
+  CK (cudaGetLastError ());
+  double h[3];
+  CK (cudaMemcpy (h, b->sums, sizeof h, cudaMemcpyDeviceToHost));
+  return h[1] > 0 ? sqrt (h[0] / h[1]) : sqrt (h[0]);
+}
+
 /* One run of cublas_X (use_cublas) or default_X, for median_ms.  */
 typedef struct
 {
@@ -1150,6 +1221,9 @@ typed_row (const bench_env *b, typed_problem *tp, int use_cublas,
   const double err = rel_error (b, tp->C, t, tp->ref, c_n * reals_per (t),
                                 &nonfinite);
   const int bad = nonfinite > 0 || !(err <= type_limit[t]);
+  char note[48] = "";
+  if (!float_reals (t))
+    snprintf (note, sizeof note, "  exact %.2e", dd_error (b, tp));
   if (b->o.digest)
     print_digest (name, tp->C, c_n * gt_type_size (t), tp->m, tp->n, tp->k);
   float med = 0.0f;
@@ -1160,8 +1234,68 @@ typed_row (const bench_env *b, typed_problem *tp, int use_cublas,
         *cublas_ms = med;
     }
   print_row (b, name, tp->m, tp->n, tp->k, med, type_flops[t], *cublas_ms,
-             err, bad, "");
+             err, bad, note);
   return bad;
+}
+
+/* Kernel 9 with k split 1 to 32 ways and kernel 10 on doubles (k9_d_splitN,
+   k10_d), where --only names them: what the double plans of small and
+   thin shapes are chosen from.  */
+typedef struct
+{
+  typed_problem *tp;
+  gt_plan plan;
+  void *work;
+} fixed_typed_run;
+
+static void
+run_fixed_typed (void *row, int set, cudaStream_t s)
+{
+  const fixed_typed_run *r = (const fixed_typed_run *) row;
+  const typed_problem *tp = r->tp;
+  const gt_gemm_args g = { tp->A[set], tp->m, tp->B[set], tp->k, tp->C,
+                           tp->m, tp->m, tp->n, tp->k, r->work };
+  CK (gt_gemm_run (&r->plan, &g, s));
+}
+
+static int
+double_variants (const bench_env *b, typed_problem *tp, double cublas_ms)
+{
+  int failures = 0;
+  for (int v = 0; v < 7; v++)
+    {
+      char name[32];
+      gt_plan want = gt_plan_make (GT_DOUBLE, v < 6 ? GT_K9_DMMA
+                                                    : GT_K10_GENERIC);
+      want.splits = 1 << v;
+      if (v < 6)
+        snprintf (name, sizeof name, "k9_d_split%d", 1 << v);
+      else
+        strcpy (name, "k10_d");
+      if (!selected (b->o.only, name)
+          || (v < 6 && !gt_registry_row (GT_K9_DMMA)))
+        continue;
+      fixed_typed_run r = { tp, gt_plan_fixed (&want, tp->m, tp->n, tp->k,
+                                               0), NULL };
+      if (r.plan.work_bytes)
+        CK (cudaMalloc (&r.work, r.plan.work_bytes));
+      const size_t c_n = tp->m * tp->n;
+      CK (cudaMemset (tp->C, 0xff, c_n * sizeof (double)));
+      run_fixed_typed (&r, 0, b->stream);
+      CK (cudaDeviceSynchronize ());
+      int nonfinite = 0;
+      const double err = rel_error (b, tp->C, GT_DOUBLE, tp->ref, c_n,
+                                    &nonfinite);
+      const int bad = nonfinite > 0 || !(err <= type_limit[GT_DOUBLE]);
+      const float med = b->o.check ? 0.0f
+                        : median_ms (b, run_fixed_typed, &r, tp->sets);
+      print_row (b, name, tp->m, tp->n, tp->k, med, 2.0, cublas_ms, err, bad,
+                 "");
+      failures += bad;
+      if (r.work)
+        CK (cudaFree (r.work));
+    }
+  return failures;
 }
 
 /* cublas_X then default_X of one type at one shape, on inputs made only
@@ -1173,13 +1307,18 @@ bench_typed (const bench_env *b, gt_type t, const size_t *shape, int si)
   char cu[32], df[32];
   snprintf (cu, sizeof cu, "cublas%s", type_suffix[t]);
   snprintf (df, sizeof df, "default%s", type_suffix[t]);
-  if (!selected (b->o.only, cu) && !selected (b->o.only, df))
+  const int variants = t == GT_DOUBLE && b->o.only
+                       && (strstr (b->o.only, "k9_d_") || strstr (b->o.only,
+                                                                 "k10_d"));
+  if (!selected (b->o.only, cu) && !selected (b->o.only, df) && !variants)
     return 0;
   typed_problem tp;
   make_typed (&tp, b, t, shape, si);
   double cublas_ms = 0.0;
   int failures = typed_row (b, &tp, 1, &cublas_ms);
   failures += typed_row (b, &tp, 0, &cublas_ms);
+  if (variants)
+    failures += double_variants (b, &tp, cublas_ms);
   free_typed (&tp);
   return failures;
 }

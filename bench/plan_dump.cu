@@ -4,7 +4,9 @@
      plan_dump --costs "m,k,n;..."   each registry row's proposal for each
    shape, in predicted microseconds, kernel 11's own prediction (8 moduli)
    and the plan chosen: what to look at when the dispatcher chooses
-   wrongly.  */
+   wrongly.
+     plan_dump --types "m,k,n;..."   the plan of each other type for each
+   shape (complex: four products in one, or three).  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +50,30 @@ static void costs (const char *spec)
       printf ("; k11 predicts %.1f; chosen kernel %d\n", gt_k11_seconds (m, n, k) * 1e6, p.kernel);
     }
 }
+static void types (const char *spec)
+{
+  static const char *const names[GT_TYPE_COUNT] = { "s", "d", "c", "z" };
+  for (const char *s = spec; s && *s; s = strchr (s, ';') ? strchr (s, ';') + 1 : NULL)
+    {
+      size_t m, k, n;
+      if (sscanf (s, "%zu,%zu,%zu", &m, &k, &n) != 3)
+        break;
+      for (int t = GT_DOUBLE; t < GT_TYPE_COUNT; t++)
+        {
+          const gt_plan p = gt_plan_for ((gt_type) t, m, n, k, 0, 0);
+          printf ("%zu %zu %zu %s: kernel %d%s splits %d work %zu tail %d\n", m, k, n,
+                  names[t], p.kernel, p.three ? " three" : p.complex_a ? " four" : "",
+                  p.splits, p.work_bytes, p.tail);
+        }
+    }
+}
 int main (int argc, char **argv)
 {
+  if (argc == 3 && !strcmp (argv[1], "--types"))
+    {
+      types (argv[2]);
+      return 0;
+    }
   if (argc == 3 && !strcmp (argv[1], "--costs"))
     {
       costs (argv[2]);

@@ -827,6 +827,45 @@ endfunction
 %!endfunction
 
 %!testif ; gpu
+%! ## complex products large enough for three real products (Gauss's) in
+%! ## place of four, in panels: norm-wise on sampled rows, also where the
+%! ## imaginary parts are 1e-6 of the real ones (the three products' error
+%! ## is relative to |A| |B|, not to the imaginary part); NaN and Inf land
+%! ## where the sums of real products put them, whose Inf the difference
+%! ## of the three would turn into NaN
+%! m = 1500;  k = 1200;  n = 1300;
+%! for cls = {"double", "single"}
+%!   for scale = [1, 1e-6]
+%!     A = complex (randn (m, k, cls{1}), scale * randn (m, k, cls{1}));
+%!     B = complex (randn (k, n, cls{1}), scale * randn (k, n, cls{1}));
+%!     check_default (A, B, sprintf ("complex %s, imaginary x %g", cls{1}, scale));
+%!   endfor
+%!   A = complex (randn (m, k, cls{1}), randn (m, k, cls{1}));
+%!   B = complex (randn (k, n, cls{1}), randn (k, n, cls{1})) + 8;
+%!   A(5, 7) = Inf;  A(9, 3) = -Inf;  A(20, :) = NaN;
+%!   A(12, 4) = complex (1, Inf);  A(30, 8) = complex (-2, -Inf);
+%!   A(25, 1) = complex (NaN, 1);
+%!   ## re + im overflows where re and im times B's last row do not
+%!   A(m, k) = complex (0.75 * realmax (cls{1}), 0.75 * realmax (cls{1}));
+%!   B(k, :) = 1e-10 * complex (randn (1, n), randn (1, n));
+%!   B(11, 13) = complex (NaN, 0.5);  B(3, 25) = complex (-Inf, 0.5);
+%!   B(9, 2) = complex (1, Inf);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   i = [5, 9, 12, 20, 25, 30, m, randi(m, 1, 8)];
+%!   Ar = double (real (A(i, :)));  Ai = double (imag (A(i, :)));
+%!   Br = double (real (B));  Bi = double (imag (B));
+%!   parts = {real(C(i, :)), Ar * Br - Ai * Bi; imag(C(i, :)), Ar * Bi + Ai * Br};
+%!   for q = 1:2
+%!     [c, r] = parts{q, :};
+%!     what = sprintf ("complex %s, part %d", cls{1}, q);
+%!     assert (isequal (isnan (c), isnan (r)), "%s: NaN", what);
+%!     assert (isequal (isinf (c), isinf (r)), "%s: Inf", what);
+%!     assert (isequal (sign (c(isinf (r))), sign (r(isinf (r)))),
+%!             "%s: sign of Inf", what);
+%!   endfor
+%! endfor
+
+%!testif ; gpu
 %! ## larger than the device memory allowed: blocks of whole columns of C
 %! ## (A sent again for each), or where A itself does not fit, bands of
 %! ## rows too; every class

@@ -110,8 +110,8 @@ call_layout (const gt_context *ctx, gt_call *c)
   const size_t w_last = c->n - (c->panels - 1) * c->w;
   c->plan_last = w_last == c->w   /* one plan costs every kernel's model */
                  ? c->plan_full
-                 : gt_plan_mixed (c->type, real_a, real_b, c->m, w_last,
-                                  c->k, c->tile, 0);
+                 : gt_plan_panel (&c->plan_full, c->m, w_last, c->k,
+                                  c->tile);
   if (c->plan_full.kernel == 0 || c->plan_last.kernel == 0)
     return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",
                     gt_type_name (c->type));

@@ -12,6 +12,7 @@
    will do.  */
 
 #include "gt_kernels.h"
+#include <stdint.h>
 #include "gt_launch.cuh"
 
 #define K10_T 64
@@ -139,45 +140,120 @@ k10_shfl_down (k10_complex<R> v, int off)
                          __shfl_down_sync (0xffffffffu, v.im, off));
 }
 
+/* V elements of T in one 16-byte load (V = 1 for complex double).  */
+template <typename T>
+struct k10_pack
+{
+  enum { V = sizeof (T) >= 16 ? 1 : 16 / sizeof (T) };
+  struct __align__ (16) v { T e[V]; };
+};
+
+/* n == 1: the sums of one lane's V rows from `row` over its columns of
+   [p0, p1) (p0 + warp, then every 8th), in acc.  va: A 16-byte aligned
+   with lda a multiple of V, so that the V rows come in one load;
+   K10_TRIP columns' loads in flight (one at a time left 4,096-row
+   products of 8-byte elements below a thread per row's rate).  */
+#define K10_TRIP 4
+#define K10_WARPS (K10_THREADS / 32)
+template <typename T>
+static __device__ void
+k10_rows_partial (const T *__restrict__ A, size_t lda,
+                  const T *__restrict__ x, long long m, long long row,
+                  long long p0, long long p1, int warp, bool va,
+                  T (&acc)[k10_pack<T>::V])
+{
+  typedef typename k10_pack<T>::v pack;
+  const int V = k10_pack<T>::V;
+  if (va && row + V <= m)
+    {
+      long long p = p0 + warp;
+      for (; p + (K10_TRIP - 1) * K10_WARPS < p1; p += K10_TRIP * K10_WARPS)
+        {
+          pack a[K10_TRIP];
+          T xs[K10_TRIP];
+#pragma unroll
+          for (int t = 0; t < K10_TRIP; t++)
+            {
+              a[t] = *reinterpret_cast<const pack *> (
+                A + row + (size_t) (p + t * K10_WARPS) * lda);
+              xs[t] = x[p + t * K10_WARPS];
+            }
+#pragma unroll
+          for (int t = 0; t < K10_TRIP; t++)
+#pragma unroll
+            for (int e = 0; e < V; e++)
+              acc[e] += a[t].e[e] * xs[t];
+        }
+      for (; p < p1; p += K10_WARPS)
+        {
+          const pack a = *reinterpret_cast<const pack *> (
+            A + row + (size_t) p * lda);
+          const T xs = x[p];
+#pragma unroll
+          for (int e = 0; e < V; e++)
+            acc[e] += a.e[e] * xs;
+        }
+      return;
+    }
+  for (long long p = p0 + warp; p < p1; p += K10_WARPS)
+    {
+      const T xs = x[p];
+#pragma unroll
+      for (int e = 0; e < V; e++)
+        if (row + e < m)
+          acc[e] += A[row + e + (size_t) p * lda] * xs;
+    }
+}
+
 /* Vector sides (m == 1 or n == 1), memory-bound: each element of the
-   matrix read once.  n == 1: a block per 32 rows of A, a lane per row
-   (coalesced down the columns), its 8 warps on interleaved columns and
-   their sums added in warp order (a thread per row over all its columns
-   left 1,000 rows with 4 blocks); m == 1: a warp per column of B, its
-   lanes along k, reduced by shuffles.  k is split over grid.y where the rows or columns alone give
-   too few blocks; the pieces' sums go to partial and k10_reduce adds them
-   in split order (deterministic, unlike atomics).  */
+   matrix read once.  n == 1: a block per 32 V rows of A, V rows a lane
+   (16 bytes, coalesced down the columns), its 8 warps on interleaved
+   columns and their sums added in warp order (a thread per row over all
+   its columns left 1,000 rows with 4 blocks; a warp's 32 elements a load
+   left 4,096 rows below it); m == 1: a warp per column of B, its lanes
+   along k, reduced by shuffles.  k is split over grid.y where the rows or
+   columns alone give too few blocks; the pieces' sums go to partial and
+   k10_reduce adds them in split order (deterministic, unlike atomics).  */
 template <typename T>
 __global__ void __launch_bounds__ (K10_THREADS)
 k10_gemv (const T *__restrict__ A, size_t lda, const T *__restrict__ B,
           size_t ldb, T *__restrict__ C, size_t ldc, long long m,
-          long long n, long long k, long long kchunk, T *__restrict__ partial)
+          long long n, long long k, long long kchunk, T *__restrict__ partial,
+          bool va)
 {
   const long long p0 = (long long) blockIdx.y * kchunk;
   const long long p1 = p0 + kchunk < k ? p0 + kchunk : k;
   const bool split = gridDim.y > 1;
   if (n == 1 && m > 1)
     {
+      typedef typename k10_pack<T>::v pack;
+      const int V = k10_pack<T>::V;
       /* raw storage: a __shared__ array may not have a constructor */
-      __shared__ __align__ (16) unsigned char red_raw[K10_THREADS * sizeof (T)];
-      T *red = reinterpret_cast<T *> (red_raw);
+      __shared__ __align__ (16) unsigned char red_raw[K10_THREADS
+                                                      * sizeof (pack)];
+      pack *red = reinterpret_cast<pack *> (red_raw);
       const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-      const long long row = (long long) blockIdx.x * 32 + lane;
-      T acc = 0;
-      if (row < m)
-#pragma unroll 4
-        for (long long p = p0 + warp; p < p1; p += K10_THREADS / 32)
-          acc += A[row + (size_t) p * lda] * B[p];
-      red[threadIdx.x] = acc;
+      const long long row = (long long) blockIdx.x * 32 * V + lane * V;
+      T acc[V];
+#pragma unroll
+      for (int e = 0; e < V; e++)
+        acc[e] = 0;
+      k10_rows_partial (A, lda, B, m, row, p0, p1, warp, va, acc);
+#pragma unroll
+      for (int e = 0; e < V; e++)
+        red[threadIdx.x].e[e] = acc[e];
       __syncthreads ();
-      if (warp != 0 || row >= m)
+      if (warp != 0)
         return;
-      for (int w = 1; w < K10_THREADS / 32; w++)
-        acc += red[w * 32 + lane];
-      if (split)
-        partial[blockIdx.y * m + row] = acc;
-      else
-        C[row] = acc;
+      for (int w = 1; w < K10_WARPS; w++)
+#pragma unroll
+        for (int e = 0; e < V; e++)
+          acc[e] += red[w * 32 + lane].e[e];
+      T *out = split ? partial + blockIdx.y * m : C;
+#pragma unroll
+      for (int e = 0; e < V; e++)
+        if (row + e < m)
+          out[row + e] = acc[e];
       return;
     }
   const int lane = threadIdx.x % 32;
@@ -230,10 +306,13 @@ k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
     return cudaErrorInvalidValue;
   const bool rows = n == 1 && m > 1;
   const long long len = rows ? m : n;
-  const long long blocks = rows ? gt_ceil_div (m, 32)
-                                : gt_ceil_div (n, K10_THREADS / 32);
+  const long long blocks
+    = rows ? gt_ceil_div (m, gt_k10_vector_rows (sizeof (T)))
+           : gt_ceil_div (n, K10_THREADS / 32);
+  const bool va = (uintptr_t) A % 16 == 0 && lda % k10_pack<T>::V == 0;
   k10_gemv<T><<<dim3 ((unsigned) blocks, (unsigned) splits), K10_THREADS, 0,
-                s>>> (A, lda, B, ldb, C, ldc, m, n, k, kchunk, (T *) work);
+                s>>> (A, lda, B, ldb, C, ldc, m, n, k, kchunk, (T *) work,
+                      va);
   cudaError_t err = cudaGetLastError ();
   if (err != cudaSuccess || splits == 1)
     return err;

@@ -163,12 +163,19 @@ int gt_k4_occupancy (int cfg);
 #define GT_PLANES_ROWS 0     /* re above im in each column */
 #define GT_PLANES_EXPAND 1   /* ROWS, and [-im; re] in columns cols.. */
 #define GT_PLANES_COLS 2     /* re in columns 0.., im in columns cols.. */
+#define GT_PLANES_SUM 4      /* COLS, and re + im in columns 2 cols.. */
 cudaError_t gt_planes_split (gt_type real, int mode, const void *src,
                              size_t lds, void *dst, size_t ldd, size_t rows,
                              size_t cols, cudaStream_t s);
 cudaError_t gt_planes_join (gt_type real, int mode, const void *P,
                             size_t ldp, void *C, size_t ldc, size_t rows,
                             size_t cols, cudaStream_t s);
+/* C from Gauss's three products [T1 T2 T3] in P, with the SUM planes of
+   A (ld lda) and B (ld ldb) for the elements where one is not finite.  */
+cudaError_t gt_planes_join3 (gt_type real, const void *P, size_t ldp,
+                             const void *Ap, size_t lda, const void *Bp,
+                             size_t ldb, size_t k, void *C, size_t ldc,
+                             size_t rows, size_t cols, cudaStream_t s);
 
 /* ---- registry rows (plan/gt_registry.cu lists them) ---- */
 cudaError_t gt_k1_row_launch (const gt_plan *p, const gt_gemm_args *a,
@@ -202,7 +209,14 @@ size_t gt_k11_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
 cudaError_t gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a,
                                cudaStream_t s);
 void gt_k11_forget (void);
-/* kernel 10: any real type, any shape and alignment */
+/* kernel 10: any real type, any shape and alignment; on a vector side
+   with n == 1, a block per this many rows of A (elements of es bytes, 16
+   bytes a lane) */
+static inline size_t
+gt_k10_vector_rows (size_t es)
+{
+  return 32 * (es >= 16 ? 1 : 16 / es);
+}
 size_t gt_k10_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
                         int repack);
 cudaError_t gt_k10_row_launch (const gt_plan *p, const gt_gemm_args *a,

@@ -2,6 +2,8 @@
    runs as one real product of planes (plan/gt_run.cu): with A and B
    complex, [Ar -Ai; Ai Ar] (2m x 2k) times [Br; Bi] (2k x n) is
    [Cr; Ci]; with B real, [Ar; Ai] B; with A real, A [Br Bi] is [Cr Ci].
+   Or, both complex, as three (Gauss's): T1 = Ar Br, T2 = Ai Bi,
+   T3 = (Ar + Ai)(Br + Bi), Cr = T1 - T2, Ci = T3 - T1 - T2.
    These kernels make the planes from interleaved (re, im) matrices and
    interleave the product back.  Memory-bound: one read and one write of
    each element, i fastest so both sides coalesce.  */
@@ -16,7 +18,8 @@ template <> struct k_pair<double> { typedef double2 t; };
 /* dst from src (rows x cols complex, leading dimension lds in complex
    elements): GT_PLANES_ROWS: dst(i, c) = re, dst(rows + i, c) = im, and
    with GT_PLANES_EXPAND also dst(i, cols + c) = -im, dst(rows + i,
-   cols + c) = re; GT_PLANES_COLS: dst(i, c) = re, dst(i, cols + c) = im.  */
+   cols + c) = re; GT_PLANES_COLS: dst(i, c) = re, dst(i, cols + c) = im,
+   with GT_PLANES_SUM also dst(i, 2 cols + c) = re + im.  */
 template <typename T>
 __global__ void
 planes_split (const typename k_pair<T>::t *__restrict__ src, size_t lds,
@@ -32,7 +35,11 @@ planes_split (const typename k_pair<T>::t *__restrict__ src, size_t lds,
       T *d = dst + i + (size_t) c * ldd;
       d[0] = v.x;
       if (mode & GT_PLANES_COLS)
-        d[(size_t) cols * ldd] = v.y;
+        {
+          d[(size_t) cols * ldd] = v.y;
+          if (mode & GT_PLANES_SUM)
+            d[(size_t) 2 * cols * ldd] = v.x + v.y;
+        }
       else
         {
           d[rows] = v.y;
@@ -63,6 +70,46 @@ planes_join (const T *__restrict__ P, size_t ldp,
       typename k_pair<T>::t v;
       v.x = p[0];
       v.y = (mode & GT_PLANES_COLS) ? p[(size_t) cols * ldp] : p[rows];
+      C[i + (size_t) c * ldc] = v;
+    }
+}
+
+/* C (rows x cols complex) from Gauss's three products, T1, T2 and T3 side
+   by side in P (rows x 3 cols).  Where one of them is not finite, the
+   difference of Inf (or of products that overflow where re + im does)
+   need not be `*`'s imaginary part: there it is summed as four products
+   would, Ai Br + Ar Bi over the planes of A (rows x 2 k, ld lda) and B
+   (k x 2 cols, ld ldb), k multiply-adds for each such element.  The real
+   part, T1 - T2, is the four products' sum as it is.  */
+template <typename T>
+__global__ void
+planes_join3 (const T *__restrict__ P, size_t ldp, const T *__restrict__ Ap,
+              size_t lda, const T *__restrict__ Bp, size_t ldb, long long k,
+              typename k_pair<T>::t *__restrict__ C, size_t ldc,
+              long long rows, long long cols)
+{
+  const long long total = rows * cols;
+  for (long long e = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+       e < total; e += (long long) gridDim.x * blockDim.x)
+    {
+      const long long i = e % rows, c = e / rows;
+      const T *p = P + i + (size_t) c * ldp;
+      const T t1 = p[0], t2 = p[(size_t) cols * ldp],
+              t3 = p[(size_t) 2 * cols * ldp];
+      typename k_pair<T>::t v;
+      v.x = t1 - t2;
+      v.y = t3 - t1 - t2;
+      if (!isfinite (t1) || !isfinite (t2) || !isfinite (t3))
+        {
+          const T *ar = Ap + i, *ai = Ap + i + (size_t) k * lda;
+          const T *br = Bp + (size_t) c * ldb;
+          const T *bi = Bp + (size_t) (cols + c) * ldb;
+          T im = 0;
+          for (long long l = 0; l < k; l++)
+            im = fma (ai[(size_t) l * lda], br[l],
+                      fma (ar[(size_t) l * lda], bi[l], im));
+          v.y = im;
+        }
       C[i + (size_t) c * ldc] = v;
     }
 }
@@ -105,5 +152,24 @@ gt_planes_join (gt_type real, int mode, const void *P, size_t ldp, void *C,
   else
     planes_join<float><<<blocks, 256, 0, s>>> (
       (const float *) P, ldp, (float2 *) C, ldc, rows, cols, mode);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+gt_planes_join3 (gt_type real, const void *P, size_t ldp, const void *Ap,
+                 size_t lda, const void *Bp, size_t ldb, size_t k, void *C,
+                 size_t ldc, size_t rows, size_t cols, cudaStream_t s)
+{
+  if (rows == 0 || cols == 0)
+    return cudaSuccess;
+  const unsigned blocks = planes_blocks (rows, cols);
+  if (real == GT_DOUBLE)
+    planes_join3<double><<<blocks, 256, 0, s>>> (
+      (const double *) P, ldp, (const double *) Ap, lda, (const double *) Bp,
+      ldb, (long long) k, (double2 *) C, ldc, rows, cols);
+  else
+    planes_join3<float><<<blocks, 256, 0, s>>> (
+      (const float *) P, ldp, (const float *) Ap, lda, (const float *) Bp,
+      ldb, (long long) k, (float2 *) C, ldc, rows, cols);
   return cudaGetLastError ();
 }

@@ -43,6 +43,12 @@ static const double cfg_efficiency[GT_K4_CONFIG_COUNT] = { 0.86, 1.0, 0.93, 0.93
 /* Split-k partial sums never take more scratch than this.  */
 #define MAX_SPLIT_BYTES ((size_t) 256 << 20)
 
+extern "C" double
+gt_cost_passes (double bytes, int launches)
+{
+  return bytes * FLOP_PER_SM_PER_BYTE + launches * FLOP_PER_SM_PER_LAUNCH;
+}
+
 static size_t
 cap_splits (size_t k, int bk)
 {
@@ -387,8 +393,10 @@ static double
 k10_vector (gt_plan *p, size_t m, size_t n, size_t k)
 {
   const gt_facts *f = gt_facts_current ();
-  const size_t blocks = (n == 1 && m > 1) ? gt_ceil_div (m, 32)
-                                          : gt_ceil_div (n, 8);
+  const size_t blocks
+    = (n == 1 && m > 1)
+      ? gt_ceil_div (m, gt_k10_vector_rows (gt_type_size (p->type)))
+      : gt_ceil_div (n, 8);
   const size_t want = (size_t) f->sms * 8;
   const size_t most = k / 128 < 1 ? 1 : k / 128;
   size_t sp = blocks >= want ? 1 : gt_ceil_div (want, blocks);

@@ -32,6 +32,10 @@ double gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 double gt_k11_seconds (size_t m, size_t n, size_t k);
 double gt_cost_seconds (int repack);
 
+/* The cost of passes over memory that move `bytes`, in `launches`
+   launches.  */
+double gt_cost_passes (double bytes, int launches);
+
 /* Kernels 4/5 with the configuration and splits fixed where only_cfg >= 0
    and only_splits > 0; *cost (where not NULL) gets the plan's cost.  */
 gt_plan gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k,

@@ -28,6 +28,7 @@ gt_plan_make (gt_type type, int kernel)
   p.type = type;
   p.complex_a = 0;
   p.complex_b = 0;
+  p.three = 0;
   p.tile = 0;
   p.k4_config = GT_CHOOSE;
   p.k8_mode = GT_CHOOSE;
@@ -70,9 +71,10 @@ gt_type_served (gt_type type)
 }
 
 /* The cheapest of the rows' proposals, first row first on a tie; vector
-   shapes (m or n 1) go to the rows made for them.  */
+   shapes (m or n 1) go to the rows made for them.  *cost_out: its cost.  */
 static gt_plan
-cheapest (gt_type type, size_t m, size_t n, size_t k, int repack)
+cheapest (gt_type type, size_t m, size_t n, size_t k, int repack,
+          double *cost_out)
 {
   const unsigned shape = m == 1 || n == 1 ? GT_SHAPE_VECTOR : GT_SHAPE_MATRIX;
   int count;
@@ -93,27 +95,53 @@ cheapest (gt_type type, size_t m, size_t n, size_t k, int repack)
           best_cost = cost;
         }
     }
+  *cost_out = best_cost;
   return best;
 }
 
-/* A complex product as one real product of the planes: [Ar -Ai; Ai Ar]
+static gt_plan
+plan_real (gt_type type, size_t m, size_t n, size_t k, int tile, int repack)
+{
+  if (tile != GT_TILE_DEFAULT)
+    {
+      gt_plan p = gt_plan_make (type, serving_row (GT_K1_CLASSIC, type)
+                                      ? GT_K1_CLASSIC : 0);
+      p.tile = tile;
+      return p;
+    }
+  double cost;
+  return cheapest (type, m, n, k, repack, &cost);
+}
+
+/* The planes' passes of a complex product (both complex), in elements of
+   the real type moved: four products in one read A (2mk) and write its
+   expanded planes (4mk), read and write B's (2kn each way) and C's (2mn);
+   three write three planes of A and of B from two and read three of C.  */
+static double
+planes_passes (int three, size_t m, size_t n, size_t k)
+{
+  const double mk = (double) m * k, kn = (double) k * n, mn = (double) m * n;
+  return three ? 5.0 * (mk + kn + mn) : 6.0 * mk + 4.0 * kn + 4.0 * mn;
+}
+
+/* A complex product as real products of the planes: [Ar -Ai; Ai Ar]
    times [Br; Bi] where both are complex, [Ar; Ai] B where B is real,
    A [Br Bi] where A is real (the 4 real products of the complex product in
-   one, or 2 where an operand is real).  The plan is the real product's,
-   with the planes of B and the product in its scratch before the real
-   plan's own: [B planes][P][work].  The real product is planned for
-   aligned operands (repack 0): the planes are, and so is every real
-   operand the callers pass (the host path's, padded to 16 bytes);
-   gt_mtimes_device makes complex plans only where both operands become
-   planes.  */
-extern "C" gt_plan
-gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m, size_t n,
-               size_t k, int tile, int repack)
+   one, or 2 where an operand is real); or, both complex, three m x n x k
+   products (Gauss's, gt_planes.cu) where their cost and their passes' is
+   below the four's: 25% fewer flops, in three launches of a quarter of
+   the tiles each.  three: -1 chooses, 0 and 1 say which.  The plan is the
+   real product's, with the planes of B and the product in its scratch
+   before the real plan's own: [B planes][P][work].  The real product is
+   planned for aligned operands (repack 0): the planes are, and so is
+   every real operand the callers pass (the host path's, padded to 16
+   bytes); gt_mtimes_device makes complex plans only where both operands
+   become planes.  */
+static gt_plan
+plan_complex (gt_type c, int ca, int cb, size_t m, size_t n, size_t k,
+              int tile, int repack, int three)
 {
   const gt_type r = gt_type_real (c);
-  if (r == c || (real_a && real_b))
-    return gt_plan_for (r, m, n, k, tile, repack);
-  const int ca = !real_a, cb = !real_b;
   if (ca && cb && !repack && tile == GT_TILE_DEFAULT && (m == 1 || n == 1))
     {
       /* a vector side: kernel 10 reads the complex matrix as it is (in
@@ -122,44 +150,44 @@ gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m, size_t n,
       gt_cost_k10 (&p, m, n, k, repack);
       return p;
     }
+  const size_t es = gt_type_size (r);
   const size_t m2 = ca ? 2 * m : m, k2 = ca && cb ? 2 * k : k;
   const size_t n2 = !ca ? 2 * n : n;
-  gt_plan p = gt_plan_for (r, m2, n2, k2, tile, 0);
+  gt_plan p;
+  int use_three = 0;
+  if (ca && cb && tile == GT_TILE_DEFAULT && three != 0)
+    {
+      double c3, c4 = HUGE_VAL;
+      p = cheapest (r, m, n, k, 0, &c3);
+      use_three = p.kernel != 0;
+      if (three < 0 && p.kernel)
+        {
+          const gt_plan p4 = cheapest (r, m2, n2, k2, 0, &c4);
+          c3 = 3.0 * c3 + gt_cost_passes (es * planes_passes (1, m, n, k), 5);
+          c4 += gt_cost_passes (es * planes_passes (0, m, n, k), 3);
+          if (!(c3 < c4))
+            {
+              p = p4;
+              use_three = 0;
+            }
+        }
+    }
+  else
+    p = plan_real (r, m2, n2, k2, tile, 0);
   if (p.kernel == 0)
     return gt_plan_make (c, 0);
   p.type = c;
   p.complex_a = ca;
   p.complex_b = cb;
-  const size_t es = gt_type_size (r);
-  const size_t b_planes = cb ? gt_bytes_256 (r, gt_ld_16 (es, k2) * n2) : 0;
-  p.work_bytes += b_planes + gt_bytes_256 (r, gt_ld_16 (es, m2) * n2);
+  p.three = use_three;
+  const size_t planes = use_three ? 3 : 1;
+  const size_t b_planes
+    = cb ? gt_bytes_256 (r, gt_ld_16 (es, use_three ? k : k2) * n2 * planes)
+         : 0;
+  p.work_bytes += b_planes
+                  + gt_bytes_256 (r, gt_ld_16 (es, use_three ? m : m2) * n2
+                                     * planes);
   return p;
-}
-
-extern "C" size_t
-gt_plan_a_ld (const gt_plan *p, size_t m)
-{
-  return p->complex_a
-         ? gt_ld_16 (gt_type_size (gt_type_real (p->type)), 2 * m) : 0;
-}
-
-extern "C" size_t
-gt_plan_a_bytes (const gt_plan *p, size_t m, size_t k)
-{
-  const size_t cols = p->complex_b ? 2 * k : k;
-  return p->complex_a
-         ? gt_bytes_256 (gt_type_real (p->type), gt_plan_a_ld (p, m) * cols) : 0;
-}
-
-extern "C" cudaError_t
-gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
-                   void *planes, size_t m, size_t k, cudaStream_t s)
-{
-  if (!p->complex_a)
-    return cudaSuccess;
-  return gt_planes_split (gt_type_real (p->type),
-                          p->complex_b ? GT_PLANES_EXPAND : GT_PLANES_ROWS,
-                          A, lda, planes, gt_plan_a_ld (p, m), m, k, s);
 }
 
 /* Recent plans, per host thread.  A plan runs every kernel's cost model
@@ -167,12 +195,13 @@ gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
    scripts multiply the same shapes again and again.  A plan depends on
    its arguments, the device's facts and the emulation setting; the
    generation moves on when the last two may have changed
-   (gt_plans_forget).  */
+   (gt_plans_forget).  `mix` tells complex plans apart: which operands are
+   complex, and the three products' choice asked for.  */
 #define PLAN_MEMO 8
 typedef struct
 {
   unsigned generation;   /* 0: empty */
-  int device, tile, repack;
+  int device, tile, repack, mix;
   gt_type type;
   size_t m, n, k;
   gt_plan plan;
@@ -187,17 +216,98 @@ gt_plans_forget (void)
   __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
 }
 
-static gt_plan
-plan_real (gt_type type, size_t m, size_t n, size_t k, int tile, int repack)
+static int
+mix_of (int ca, int cb, int three)
 {
-  if (tile != GT_TILE_DEFAULT)
+  return (ca ? 1 : 0) | (cb ? 2 : 0) | ((three + 1) << 2);
+}
+
+/* The plan (plan_real for mix 0, plan_complex otherwise), made for the
+   current device or taken from the recent ones.  */
+static gt_plan
+remembered (gt_type type, int mix, size_t m, size_t n, size_t k, int tile,
+            int repack)
+{
+  int dev = -1;
+  gt_current_device (&dev);
+  const unsigned gen = __atomic_load_n (&generation, __ATOMIC_ACQUIRE);
+  for (int i = 0; i < PLAN_MEMO; i++)
     {
-      gt_plan p = gt_plan_make (type, serving_row (GT_K1_CLASSIC, type)
-                                      ? GT_K1_CLASSIC : 0);
-      p.tile = tile;
-      return p;
+      const plan_memo *e = &memo[i];
+      if (e->generation == gen && e->device == dev && e->type == type
+          && e->mix == mix && e->m == m && e->n == n && e->k == k
+          && e->tile == tile && e->repack == repack)
+        return e->plan;
     }
-  return cheapest (type, m, n, k, repack);
+  const int outer = gt_planning_begin (dev);
+  const gt_plan p
+    = mix ? plan_complex (type, mix & 1, mix & 2, m, n, k, tile, repack,
+                          (mix >> 2) - 1)
+          : plan_real (type, m, n, k, tile, repack);
+  const int facts_read = gt_device_props_current () != NULL;
+  gt_planning_end (outer);
+  if (!facts_read)   /* made on the fallback facts: ask again next time */
+    return p;
+  plan_memo *e = &memo[memo_next++ % PLAN_MEMO];
+  e->generation = gen;
+  e->device = dev;
+  e->tile = tile;
+  e->repack = repack;
+  e->mix = mix;
+  e->type = type;
+  e->m = m;
+  e->n = n;
+  e->k = k;
+  e->plan = p;
+  return p;
+}
+
+extern "C" gt_plan
+gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m, size_t n,
+               size_t k, int tile, int repack)
+{
+  const gt_type r = gt_type_real (c);
+  if (r == c || (real_a && real_b))
+    return gt_plan_for (r, m, n, k, tile, repack);
+  return remembered (c, mix_of (!real_a, !real_b, -1), m, n, k, tile,
+                     repack);
+}
+
+extern "C" gt_plan
+gt_plan_panel (const gt_plan *full, size_t m, size_t n, size_t k, int tile)
+{
+  if (full->complex_a || full->complex_b)
+    return remembered (full->type, mix_of (full->complex_a, full->complex_b,
+                                           full->three),
+                       m, n, k, tile, 0);
+  return gt_plan_for (full->type, m, n, k, tile, 0);
+}
+
+extern "C" size_t
+gt_plan_a_ld (const gt_plan *p, size_t m)
+{
+  const size_t es = gt_type_size (gt_type_real (p->type));
+  return !p->complex_a ? 0 : gt_ld_16 (es, p->three ? m : 2 * m);
+}
+
+extern "C" size_t
+gt_plan_a_bytes (const gt_plan *p, size_t m, size_t k)
+{
+  const size_t cols = p->three ? 3 * k : p->complex_b ? 2 * k : k;
+  return p->complex_a
+         ? gt_bytes_256 (gt_type_real (p->type), gt_plan_a_ld (p, m) * cols) : 0;
+}
+
+extern "C" cudaError_t
+gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
+                   void *planes, size_t m, size_t k, cudaStream_t s)
+{
+  if (!p->complex_a)
+    return cudaSuccess;
+  const int mode = p->three ? GT_PLANES_COLS | GT_PLANES_SUM
+                   : p->complex_b ? GT_PLANES_EXPAND : GT_PLANES_ROWS;
+  return gt_planes_split (gt_type_real (p->type), mode, A, lda, planes,
+                          gt_plan_a_ld (p, m), m, k, s);
 }
 
 extern "C" gt_plan
@@ -208,34 +318,7 @@ gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
     return gt_plan_make (type, 0);
   if (gt_type_real (type) != type)
     return gt_plan_mixed (type, 0, 0, m, n, k, tile, repack);
-  int dev = -1;
-  gt_current_device (&dev);
-  const unsigned gen = __atomic_load_n (&generation, __ATOMIC_ACQUIRE);
-  for (int i = 0; i < PLAN_MEMO; i++)
-    {
-      const plan_memo *e = &memo[i];
-      if (e->generation == gen && e->device == dev && e->type == type
-          && e->m == m && e->n == n && e->k == k && e->tile == tile
-          && e->repack == repack)
-        return e->plan;
-    }
-  const int outer = gt_planning_begin (dev);
-  const gt_plan p = plan_real (type, m, n, k, tile, repack);
-  const int facts_read = gt_device_props_current () != NULL;
-  gt_planning_end (outer);
-  if (!facts_read)   /* made on the fallback facts: ask again next time */
-    return p;
-  plan_memo *e = &memo[memo_next++ % PLAN_MEMO];
-  e->generation = gen;
-  e->device = dev;
-  e->tile = tile;
-  e->repack = repack;
-  e->type = type;
-  e->m = m;
-  e->n = n;
-  e->k = k;
-  e->plan = p;
-  return p;
+  return remembered (type, 0, m, n, k, tile, repack);
 }
 
 extern "C" gt_plan

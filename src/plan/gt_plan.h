@@ -57,6 +57,9 @@ typedef struct
   int complex_a;       /* a complex product: A complex (1) or real (0), */
   int complex_b;       /* B likewise; the kernel's fields below then plan
                           the real product of the planes (gt_run.cu) */
+  int three;           /* both complex: three real products (Gauss's),
+                          each m x n x k, where four in one would cost
+                          more (gt_dispatch.cu) */
   int tile;            /* kernel 1: 8, 16 or 32 */
   int k4_config;       /* kernels 4/5: gt_k4_config (gt_kernels.h) */
   int k8_mode;         /* kernel 8: GT_K8_* bits (gt_kernels.h) */
@@ -109,6 +112,11 @@ gt_plan gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
    complex product; as gt_plan_for otherwise.  */
 gt_plan gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m,
                        size_t n, size_t k, int tile, int repack);
+
+/* The plan of another panel (n columns) of a product planned as full
+   (the same m, k and tile): a complex one on the same planes of A.  */
+gt_plan gt_plan_panel (const gt_plan *full, size_t m, size_t n, size_t k,
+                       int tile);
 
 /* A complex plan runs on A's planes: where A is complex they are made
    once per product by gt_plan_prepare_a, into gt_plan_a_bytes of device

@@ -48,6 +48,38 @@ run_with_strips (const gt_kernel_row *r, const gt_plan *p,
   return err;
 }
 
+/* Gauss's three products (p->three): B's planes [Br Bi Br+Bi], the
+   products of A's three planes by them into [T1 T2 T3], joined into C.
+   The real plan is the same for all three; they run in turn on s and
+   share its scratch.  The scratch: [B planes][P][the real plan's].  */
+static cudaError_t
+run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  const gt_type r = gt_type_real (p->type);
+  const size_t es = gt_type_size (r);
+  gt_plan rp = *p;
+  rp.type = r;
+  rp.complex_a = rp.complex_b = rp.three = 0;
+  const size_t ldb = gt_ld_16 (es, a->k), ldp = gt_ld_16 (es, a->m);
+  char *bp = (char *) a->work;
+  char *pp = bp + gt_bytes_256 (r, ldb * 3 * a->n);
+  cudaError_t err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_SUM, a->B,
+                                     a->ldb, bp, ldb, a->k, a->n, s);
+  for (int j = 0; j < 3 && err == cudaSuccess; j++)
+    {
+      const gt_gemm_args g = {
+        (const char *) a->A + (size_t) j * a->k * a->lda * es, a->lda,
+        bp + (size_t) j * a->n * ldb * es, ldb,
+        pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
+        pp + gt_bytes_256 (r, ldp * 3 * a->n) };
+      err = gt_gemm_run (&rp, &g, s);
+    }
+  if (err == cudaSuccess)
+    err = gt_planes_join3 (r, pp, ldp, a->A, a->lda, bp, ldb, a->k, a->C,
+                           a->ldc, a->m, a->n, s);
+  return err;
+}
+
 /* A complex plan (gt_plan_mixed): B's planes where B is complex, the real
    product of the planes into P, P interleaved into C.  a->A holds A's
    planes (gt_plan_prepare_a) or A itself where it is real; the scratch
@@ -55,6 +87,8 @@ run_with_strips (const gt_kernel_row *r, const gt_plan *p,
 static cudaError_t
 run_planes (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
+  if (p->three)
+    return run_three (p, a, s);
   const gt_type r = gt_type_real (p->type);
   const int ca = p->complex_a, cb = p->complex_b;
   const size_t m2 = ca ? 2 * a->m : a->m, k2 = ca && cb ? 2 * a->k : a->k;
