@@ -18,10 +18,16 @@ gt_mtimes_device (gt_type type, const void *A, size_t lda, const void *B,
   if ((st = gt_ctx_get (device, &ctx)) != GT_OK)
     return st;
   cudaStream_t s = (cudaStream_t) stream;
-  /* a complex product's repack flag covers C too (kernel 10 writes a
-     vector's complex elements whole; the planes' route needs nothing) */
-  const int repack = gt_needs_repack (type, A, lda, B, ldb)
-                     || (gt_type_real (type) != type && (uintptr_t) C % 16);
+  /* a complex product with a vector side reads and writes whole complex
+     elements on kernel 10 (any leading dimension; A, B and C aligned to
+     their elements, as from cudaMalloc), so its repack flag asks for that
+     only; the planes' route of other complex products needs nothing of
+     C */
+  const size_t es = gt_type_size (type);
+  const int repack
+    = gt_type_real (type) != type && (m == 1 || n == 1)
+      ? ((uintptr_t) A % es || (uintptr_t) B % es || (uintptr_t) C % es)
+      : gt_needs_repack (type, A, lda, B, ldb);
   const gt_plan plan = gt_plan_for (type, m, n, k, tile, repack);
   if (plan.kernel == 0)
     return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",

@@ -140,12 +140,11 @@ k10_shfl_down (k10_complex<R> v, int off)
                          __shfl_down_sync (0xffffffffu, v.im, off));
 }
 
-/* V elements of T in one 16-byte load (V = 1 for complex double).  */
-template <typename T>
-struct k10_pack
+/* V elements of T in one load (16 bytes for the wide layout).  */
+template <typename T, int V>
+struct __align__ (V * sizeof (T)) k10_pack
 {
-  enum { V = sizeof (T) >= 16 ? 1 : 16 / sizeof (T) };
-  struct __align__ (16) v { T e[V]; };
+  T e[V];
 };
 
 /* n == 1: the sums of one lane's V rows from `row` over its columns of
@@ -155,15 +154,13 @@ struct k10_pack
    products of 8-byte elements below a thread per row's rate).  */
 #define K10_TRIP 4
 #define K10_WARPS (K10_THREADS / 32)
-template <typename T>
+template <typename T, int V>
 static __device__ void
 k10_rows_partial (const T *__restrict__ A, size_t lda,
                   const T *__restrict__ x, long long m, long long row,
-                  long long p0, long long p1, int warp, bool va,
-                  T (&acc)[k10_pack<T>::V])
+                  long long p0, long long p1, int warp, bool va, T (&acc)[V])
 {
-  typedef typename k10_pack<T>::v pack;
-  const int V = k10_pack<T>::V;
+  typedef k10_pack<T, V> pack;
   if (va && row + V <= m)
     {
       long long p = p0 + warp;
@@ -214,7 +211,7 @@ k10_rows_partial (const T *__restrict__ A, size_t lda,
    along k, reduced by shuffles.  k is split over grid.y where the rows or
    columns alone give too few blocks; the pieces' sums go to partial and
    k10_reduce adds them in split order (deterministic, unlike atomics).  */
-template <typename T>
+template <typename T, int V>
 __global__ void __launch_bounds__ (K10_THREADS)
 k10_gemv (const T *__restrict__ A, size_t lda, const T *__restrict__ B,
           size_t ldb, T *__restrict__ C, size_t ldc, long long m,
@@ -226,8 +223,7 @@ k10_gemv (const T *__restrict__ A, size_t lda, const T *__restrict__ B,
   const bool split = gridDim.y > 1;
   if (n == 1 && m > 1)
     {
-      typedef typename k10_pack<T>::v pack;
-      const int V = k10_pack<T>::V;
+      typedef k10_pack<T, V> pack;
       /* raw storage: a __shared__ array may not have a constructor */
       __shared__ __align__ (16) unsigned char red_raw[K10_THREADS
                                                       * sizeof (pack)];
@@ -306,13 +302,20 @@ k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
     return cudaErrorInvalidValue;
   const bool rows = n == 1 && m > 1;
   const long long len = rows ? m : n;
-  const long long blocks
-    = rows ? gt_ceil_div (m, gt_k10_vector_rows (sizeof (T)))
-           : gt_ceil_div (n, K10_THREADS / 32);
-  const bool va = (uintptr_t) A % 16 == 0 && lda % k10_pack<T>::V == 0;
-  k10_gemv<T><<<dim3 ((unsigned) blocks, (unsigned) splits), K10_THREADS, 0,
-                s>>> (A, lda, B, ldb, C, ldc, m, n, k, kchunk, (T *) work,
-                      va);
+  const gt_device_props *d = gt_device_props_current ();
+  const size_t per = rows ? gt_k10_vector_rows (sizeof (T), m,
+                                                d ? d->sms : 1)
+                          : K10_THREADS / 32;
+  const dim3 grid ((unsigned) gt_ceil_div (len, per), (unsigned) splits);
+  const int V = sizeof (T) >= 16 ? 1 : 16 / sizeof (T);
+  const bool va = (uintptr_t) A % 16 == 0 && lda % V == 0;
+  if (per == 32 * V && V > 1)
+    k10_gemv<T, V><<<grid, K10_THREADS, 0, s>>> (
+      A, lda, B, ldb, C, ldc, m, n, k, kchunk, (T *) work, va);
+  else
+    k10_gemv<T, 1><<<grid, K10_THREADS, 0, s>>> (
+      A, lda, B, ldb, C, ldc, m, n, k, kchunk, (T *) work,
+      (uintptr_t) A % sizeof (T) == 0);
   cudaError_t err = cudaGetLastError ();
   if (err != cudaSuccess || splits == 1)
     return err;

@@ -65,6 +65,36 @@
 #define K9_STAGE (K9_A_DBL + (K9_BK / 2) * K9_LDB * 2)  /* a stage's */
 #define K9_SMEM ((size_t) 2 * K9_STAGE * sizeof (double))
 
+/* Rows of tiles per band of the order in which blocks take tiles.  */
+#define K9_BAND 8
+
+/* The tile (m0, n0) of block x.  Tiles go in bands of `band` rows of
+   tiles from the top, each band column by column, so that the blocks
+   resident at once share a few panels of A and of B in L2 (column by
+   column over all of C, each round of 132 blocks at 8192^3 read all 64
+   panels of A).  The last band holds what is left, so the last tiles of
+   the order are still the bottom ones of the last column
+   (gt_k9_dmma_tail) where the tail is no deeper than that band; band 0:
+   column by column.  */
+static __device__ void
+k9_tile_of (long long x, long long m, long long n, int band, long long *m0,
+            long long *n0)
+{
+  const long long tiles_m = (m + K9_BM - 1) / K9_BM;
+  if (band <= 0 || band >= tiles_m)
+    {
+      *m0 = x % tiles_m * K9_BM;
+      *n0 = x / tiles_m * K9_BN;
+      return;
+    }
+  const long long tiles_n = (n + K9_BN - 1) / K9_BN;
+  const long long per = (long long) band * tiles_n, b = x / per, r = x % per;
+  const long long rows = tiles_m - b * band < band ? tiles_m - b * band
+                                                   : band;
+  *m0 = (b * band + r % rows) * K9_BM;
+  *n0 = r / rows * K9_BN;
+}
+
 __device__ __forceinline__ void
 k9_mma (double (&d)[4], const double (&a)[4], const double (&b)[2])
 {
@@ -339,7 +369,7 @@ k9_dmma (const T *__restrict__ A, size_t lda,
          const T *__restrict__ B, size_t ldb, T *__restrict__ C,
          size_t ldc, long long m, long long n, long long k, bool va, bool vb,
          bool vc, const double *__restrict__ pin, double *__restrict__ pout,
-         long long kc)
+         long long kc, int band)
 {
 #if K9_ARCH
   if (PART && gridDim.z > 1)
@@ -352,11 +382,8 @@ k9_dmma (const T *__restrict__ A, size_t lda,
       pout += (size_t) blockIdx.z * m * n;
     }
   extern __shared__ __align__ (16) double k9_smem[];
-  /* x numbers the tiles down each column of tiles in turn, so that a
-     launch can stop short of the last few (gt_k9_dmma_tail) */
-  const long long tiles_m = (m + K9_BM - 1) / K9_BM;
-  const long long m0 = ((long long) blockIdx.x % tiles_m) * K9_BM;
-  const long long n0 = ((long long) blockIdx.x / tiles_m) * K9_BN;
+  long long m0, n0;
+  k9_tile_of (blockIdx.x, m, n, band, &m0, &n0);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = (warp % 4) * 32, wn = (warp / 4) * 32;
   const int g = lane / 4, t = lane % 4;
@@ -597,7 +624,7 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
            const double *__restrict__ B, size_t ldb, double *__restrict__ C,
            size_t ldc, long long m, long long n, long long k, bool va,
            bool vb, bool vc, const double *__restrict__ pin,
-           double *__restrict__ pout, long long kc)
+           double *__restrict__ pout, long long kc, int band)
 {
 #if K9_ARCH
   if (PART && gridDim.z > 1)
@@ -609,9 +636,8 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
       pout += (size_t) blockIdx.z * m * n;
     }
   extern __shared__ __align__ (16) double k9_smem[];
-  const long long tiles_m = (m + K9_BM - 1) / K9_BM;
-  const long long m0 = ((long long) blockIdx.x % tiles_m) * K9_BM;
-  const long long n0 = ((long long) blockIdx.x / tiles_m) * K9_BN;
+  long long m0, n0;
+  k9_tile_of (blockIdx.x, m, n, band, &m0, &n0);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = (warp % 4) * 32, wn = (warp / 4) * 32;
   const int g = lane / 4, t = lane % 4;
@@ -737,6 +763,10 @@ k9_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
     return cudaErrorInvalidValue;
   if (tiles == 0)
     tiles = tiles_m * tiles_n;
+  /* bands where the tiles left out are the bottom of the last band's
+     last column */
+  const long long last = tiles_m - (tiles_m - 1) / K9_BAND * K9_BAND;
+  const int band = tiles_m * tiles_n - tiles > last ? 0 : K9_BAND;
   if (!gt_k9_usable ())
     return cudaErrorInvalidDeviceFunction;
   const bool part = pin || pout;
@@ -759,17 +789,17 @@ k9_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
     {
       if (part)
         k9_dmma_d<true><<<grid, K9_THREADS, smem, s>>> (
-          A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc);
+          A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc, band);
       else
         k9_dmma_d<false><<<grid, K9_THREADS, smem, s>>> (
-          A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0);
+          A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0, band);
     }
   else if (part)
     k9_dmma<T, true><<<grid, K9_THREADS, smem, s>>> (
-      A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc);
+      A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc, band);
   else
     k9_dmma<T, false><<<grid, K9_THREADS, smem, s>>> (
-      A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0);
+      A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0, band);
   return cudaGetLastError ();
 }
 
@@ -918,14 +948,52 @@ gt_k9_dmma_tail (int tail, int splits, const float *A, size_t lda,
 
 /* ---- the registry row: single and double ---- */
 
+static size_t
+k9_round_256 (size_t bytes)
+{
+  return (bytes + 255) / 256 * 256;
+}
+
+extern "C" size_t
+gt_k9_repack_bytes (size_t m, size_t n, size_t k)
+{
+  return k9_round_256 (gt_ld_16 (8, m) * k * 8)
+         + k9_round_256 (gt_ld_16 (8, k) * n * 8);
+}
+
 extern "C" size_t
 gt_k9_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
   (void) repack;
+  const size_t copies = p->repacked ? gt_k9_repack_bytes (m, n, k) : 0;
   if (p->splits > 1)
-    return gt_k9_work_bytes (p->splits, m, n, k);
-  return p->tail > 0
-         ? gt_k9_tail_work_bytes (p->tail, p->tail_splits, m, n, k) : 0;
+    return copies + gt_k9_work_bytes (p->splits, m, n, k);
+  return copies + (p->tail > 0
+                   ? gt_k9_tail_work_bytes (p->tail, p->tail_splits, m, n, k)
+                   : 0);
+}
+
+/* A (m x k) and B (k x n) to the front of the scratch with 16-byte
+   columns (plans with `repacked`, doubles only); *w moves past them.  */
+template <typename T>
+static cudaError_t
+k9_repack (const T **A, size_t *lda, const T **B, size_t *ldb, size_t m,
+           size_t n, size_t k, char **w, cudaStream_t s)
+{
+  const size_t es = sizeof (T), la = gt_ld_16 (es, m), lb = gt_ld_16 (es, k);
+  cudaError_t err = cudaMemcpy2DAsync (*w, la * es, *A, *lda * es, m * es, k,
+                                       cudaMemcpyDeviceToDevice, s);
+  if (err != cudaSuccess)
+    return err;
+  *A = (const T *) *w;
+  *lda = la;
+  *w += k9_round_256 (la * k * es);
+  err = cudaMemcpy2DAsync (*w, lb * es, *B, *ldb * es, k * es, n,
+                           cudaMemcpyDeviceToDevice, s);
+  *B = (const T *) *w;
+  *ldb = lb;
+  *w += k9_round_256 (lb * n * es);
+  return err;
 }
 
 template <typename T>
@@ -933,15 +1001,26 @@ static cudaError_t
 k9_row (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
   const T *A = (const T *) a->A, *B = (const T *) a->B;
+  size_t lda = a->lda, ldb = a->ldb;
   T *C = (T *) a->C;
+  char *w = (char *) a->work;
+  if (p->repacked && sizeof (T) == 8 && a->m && a->n && a->k)
+    {
+      if (!w)
+        return cudaErrorInvalidValue;
+      const cudaError_t err = k9_repack<T> (&A, &lda, &B, &ldb, a->m, a->n,
+                                            a->k, &w, s);
+      if (err != cudaSuccess)
+        return err;
+    }
   if (p->splits > 1)
-    return k9_split<T> (p->splits, A, a->lda, B, a->ldb, C, a->ldc, a->m,
-                        a->n, a->k, a->work, s);
+    return k9_split<T> (p->splits, A, lda, B, ldb, C, a->ldc, a->m, a->n,
+                        a->k, w, s);
   if (p->tail > 0)
-    return k9_tail<T> (p->tail, p->tail_splits, A, a->lda, B, a->ldb, C,
-                       a->ldc, a->m, a->n, a->k, a->work, s);
-  return k9_launch<T> (A, a->lda, B, a->ldb, C, a->ldc, a->m, a->n, a->k,
-                       NULL, NULL, 1, 0, 0, s);
+    return k9_tail<T> (p->tail, p->tail_splits, A, lda, B, ldb, C, a->ldc,
+                       a->m, a->n, a->k, w, s);
+  return k9_launch<T> (A, lda, B, ldb, C, a->ldc, a->m, a->n, a->k, NULL,
+                       NULL, 1, 0, 0, s);
 }
 
 extern "C" cudaError_t

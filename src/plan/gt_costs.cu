@@ -76,6 +76,9 @@ typedef struct
   int occupancy;
   double efficiency;
   int streamk;          /* blocks share the tiles' k stages evenly */
+  double fill;          /* k a round costs beyond its own (k9_fill) */
+  int copies;           /* kernel 9 on doubles copies unaligned A and B
+                           to aligned scratch first (`repacked`) */
 } k8_family;
 
 /* 256x128 tiles of one block per SM against two 128x128 blocks (H200,
@@ -109,20 +112,49 @@ typedef struct
 #define K9_MAX_SPLITS 8
 #define K9_MAX_SPLITS_D 128
 #define K9_FILL_K 64.0
+/* Doubles, fitted to the H100's times of kernel 9 at 256^3 to 2048^3,
+   k split 1 to 32 ways (bench/RESULTS.md): a round of tiles takes as long
+   as kc + 240 of k in the steady state (the fill, the drain and the store
+   of a tile of doubles weigh that much), and the pieces' sums and the
+   second launch about a third of what the singles' constants say, so
+   pieces down to 32 pay where few tiles meet any k (256^3: 8 pieces,
+   0.56x -> 0.88x cuBLAS; 1000^3: 2 pieces, 0.79x -> 1.01x).  The singles
+   keep their constants (their small products go to kernels 5 and 11).  */
+#define K9_FILL_K_D 240.0
+#define K9_D_PER_BYTE 0.05
+#define K9_D_LAUNCH 0.5e6
+/* Bytes the copies of unaligned double operands move (read and write).  */
 static double
-k9_split_cost (size_t m, size_t n, size_t k, int sp)
+k9_copies_moved (size_t m, size_t n, size_t k)
+{
+  return 16.0 * ((double) m * k + (double) k * n);
+}
+
+static double
+k9_fill (gt_type type)
+{
+  return type == GT_DOUBLE ? K9_FILL_K_D : 0.0;
+}
+
+static double
+k9_split_cost (gt_type type, size_t m, size_t n, size_t k, int sp)
 {
   const gt_facts *f = gt_facts_current ();
+  const int dbl = type == GT_DOUBLE;
   long long kc;
   const double z = (double) gt_k9_split_k (sp, k, &kc);
-  if (z < 2 || kc < 256)
+  if (z < 2 || kc < (dbl ? 32 : 256))
     return HUGE_VAL;
   const double tiles = (double) gt_ceil_div (m, GT_K9_TILE)
                        * (double) gt_ceil_div (n, GT_K9_TILE);
   const double rounds = ceil (tiles * z / f->sms);
-  return rounds * (double) GT_K9_TILE * GT_K9_TILE * (kc + K9_FILL_K) / K9_EFFICIENCY
-         + 16.0 * z * m * n * FLOP_PER_SM_PER_BYTE
-         + 2.0 * FLOP_PER_SM_PER_LAUNCH;
+  const double work = rounds * (double) GT_K9_TILE * GT_K9_TILE
+                      * (kc + (dbl ? K9_FILL_K_D : K9_FILL_K)) / K9_EFFICIENCY;
+  const double sums = 16.0 * z * m * n;
+  return dbl ? work + sums * K9_D_PER_BYTE + K9_D_LAUNCH
+                 + FLOP_PER_SM_PER_LAUNCH
+             : work + sums * FLOP_PER_SM_PER_BYTE
+                 + 2.0 * FLOP_PER_SM_PER_LAUNCH;
 }
 
 /* Kernel 9 on all but the last round's tiles, those with k split
@@ -138,7 +170,8 @@ k9_split_cost (size_t m, size_t n, size_t k, int sp)
    not apply.  */
 #define K9_TAIL_MIN_K 2048
 static double
-k9_tail_cost (size_t m, size_t n, size_t k, int *tail, int *splits)
+k9_tail_cost (gt_type type, size_t m, size_t n, size_t k, int *tail,
+              int *splits)
 {
   const gt_facts *f = gt_facts_current ();
   const long long tm = gt_ceil_div (m, GT_K9_TILE), tn = gt_ceil_div (n, GT_K9_TILE);
@@ -154,12 +187,13 @@ k9_tail_cost (size_t m, size_t n, size_t k, int *tail, int *splits)
   /* the whole rounds, then the tail as a split product of its own after
      them (one launch more) */
   const double main_cost = (double) full * (double) GT_K9_TILE * GT_K9_TILE
-                           * (double) (gt_ceil_div (k, 8) * 8)
+                           * ((double) (gt_ceil_div (k, 8) * 8)
+                              + k9_fill (type))
                            / K9_EFFICIENCY
                            + FLOP_PER_SM_PER_LAUNCH;
   for (long long sp = 2; sp <= f->sms / r && sp <= 64; sp++)
     {
-      const double split = k9_split_cost (rows, cols, k, (int) sp);
+      const double split = k9_split_cost (type, rows, cols, k, (int) sp);
       if (split == HUGE_VAL)   /* pieces under 256: more splits, shorter */
         break;
       const double cost = main_cost + split;
@@ -175,7 +209,7 @@ k9_tail_cost (size_t m, size_t n, size_t k, int *tail, int *splits)
 
 /* The families worth trying for k; returns how many were written.  */
 static int
-k8_families (size_t k, k8_family fam[4])
+k8_families (gt_type type, size_t k, k8_family fam[4])
 {
   const gt_facts *f = gt_facts_current ();
   int nf = 0;
@@ -184,6 +218,8 @@ k8_families (size_t k, k8_family fam[4])
   fam[nf].rows = GT_K8_TILE_N;
   fam[nf].occupancy = f->k8_occupancy;
   fam[nf].efficiency = K8_EFFICIENCY;
+  fam[nf].fill = 0.0;
+  fam[nf].copies = 0;
   fam[nf++].streamk = 0;
   if (k >= 2048 && f->k8_wide_occupancy > 0)
     for (int sk = 0; sk < 2; sk++)
@@ -193,6 +229,8 @@ k8_families (size_t k, k8_family fam[4])
         fam[nf].rows = 256;
         fam[nf].occupancy = f->k8_wide_occupancy;
         fam[nf].efficiency = K8_WIDE_EFFICIENCY;
+        fam[nf].fill = 0.0;
+        fam[nf].copies = 0;
         fam[nf++].streamk = sk;
       }
   if (f->k9_usable)
@@ -202,6 +240,8 @@ k8_families (size_t k, k8_family fam[4])
       fam[nf].rows = GT_K9_TILE;
       fam[nf].occupancy = 1;
       fam[nf].efficiency = K9_EFFICIENCY;
+      fam[nf].fill = k9_fill (type);
+      fam[nf].copies = type == GT_DOUBLE;
       fam[nf++].streamk = 0;
     }
   return nf;
@@ -230,10 +270,12 @@ k8_cost (const k8_family *fam, size_t m, size_t n, size_t k, int repack)
     }
   /* its advantage holds once the busiest SM is full */
   const double eff = per_sm >= occ ? fam->efficiency : 1.0;
-  const double kc = (double) gt_ceil_div (k, 8) * 8;
+  const double kc = (double) gt_ceil_div (k, 8) * 8 + fam->fill;
   /* kernel 8's passes over B (transposed) and an unaligned A */
   const double moved = fam->kernel == GT_K9_DMMA
-                       ? 0.0 : 8.0 * k * n + (repack ? 8.0 * m * k : 0.0);
+                       ? (fam->copies && repack ? k9_copies_moved (m, n, k)
+                                                : 0.0)
+                       : 8.0 * k * n + (repack ? 8.0 * m * k : 0.0);
   return rounds * occ * fam->rows * (double) GT_K8_TILE_N * kc / eff
          + moved * K8_FLOP_PER_SM_PER_BYTE + FLOP_PER_SM_PER_LAUNCH;
 }
@@ -395,7 +437,8 @@ k10_vector (gt_plan *p, size_t m, size_t n, size_t k)
   const gt_facts *f = gt_facts_current ();
   const size_t blocks
     = (n == 1 && m > 1)
-      ? gt_ceil_div (m, gt_k10_vector_rows (gt_type_size (p->type)))
+      ? gt_ceil_div (m, gt_k10_vector_rows (gt_type_size (p->type), m,
+                                            f->sms))
       : gt_ceil_div (n, 8);
   const size_t want = (size_t) f->sms * 8;
   const size_t most = k / 128 < 1 ? 1 : k / 128;
@@ -473,8 +516,10 @@ family_with_strips (const k8_family *fam, gt_type type, size_t m, size_t n,
       const size_t cm = m - er, cn = n - ec;
       double cost = k8_cost (fam, cm, cn, k, repack);
       double c_rows = 0.0, c_cols = 0.0;
+      const int copies = fam->copies && repack;
+      const size_t copied = copies ? gt_k9_repack_bytes (cm, cn, k) : 0;
       size_t work = fam->kernel == GT_K9_DMMA
-                    ? 0 : gt_k8_work_bytes (fam->mode, cm, cn, k, repack);
+                    ? copied : gt_k8_work_bytes (fam->mode, cm, cn, k, repack);
       if (er)
         {
           const gt_plan e = gt_plan_strip (type, er, n, k, repack, &c_rows);
@@ -489,13 +534,14 @@ family_with_strips (const k8_family *fam, gt_type type, size_t m, size_t n,
       if (fam->kernel == GT_K9_DMMA)
         {
           int tl, ts;
-          const double ct = k9_tail_cost (cm, cn, k, &tl, &ts);
+          const double ct = k9_tail_cost (type, cm, cn, k, &tl, &ts);
           if (ct < cost)
             {
               cost = ct;
               tail = tl;
               tail_splits = ts;
-              const size_t tw = gt_k9_tail_work_bytes (tl, ts, cm, cn, k);
+              const size_t tw = copied
+                                + gt_k9_tail_work_bytes (tl, ts, cm, cn, k);
               work = tw > work ? tw : work;
             }
         }
@@ -510,6 +556,7 @@ family_with_strips (const k8_family *fam, gt_type type, size_t m, size_t n,
           best->edge_cols = (int) ec;
           best->tail = tail;
           best->tail_splits = tail_splits;
+          best->repacked = copies;
         }
     }
 }
@@ -538,7 +585,7 @@ best_family (int kernel, gt_plan *p, size_t m, size_t n, size_t k,
              int repack)
 {
   k8_family fam[4];
-  const int nf = k8_families (k, fam);
+  const int nf = k8_families (p->type, k, fam);
   double best = HUGE_VAL;
   for (int fi = 0; fi < nf; fi++)
     if (fam[fi].kernel == kernel)
@@ -565,13 +612,18 @@ gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
   const int most = p->type == GT_SINGLE ? K9_MAX_SPLITS : K9_MAX_SPLITS_D;
   for (int sp = 2; sp <= most; sp *= 2)
     {
-      const double cost = k9_split_cost (m, n, k, sp);
+      const int copies = p->type == GT_DOUBLE && repack;
+      const double cost = k9_split_cost (p->type, m, n, k, sp)
+                          + (copies ? k9_copies_moved (m, n, k)
+                                      * K8_FLOP_PER_SM_PER_BYTE : 0.0);
       if (cost < best)
         {
           best = cost;
           *p = gt_plan_make (p->type, GT_K9_DMMA);
           p->splits = sp;
-          p->work_bytes = gt_k9_work_bytes (sp, m, n, k);
+          p->repacked = copies;
+          p->work_bytes = gt_k9_work_bytes (sp, m, n, k)
+                          + (copies ? gt_k9_repack_bytes (m, n, k) : 0);
         }
     }
   return best;

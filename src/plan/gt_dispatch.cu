@@ -40,6 +40,7 @@ gt_plan_make (gt_type type, int kernel)
   p.edge_cols = 0;
   p.tail = 0;
   p.tail_splits = 1;
+  p.repacked = 0;
   return p;
 }
 
@@ -351,7 +352,9 @@ gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
       break;
     case GT_K9_DMMA:
       p.splits = splits > 1 ? splits : 1;
-      p.work_bytes = gt_k9_work_bytes (p.splits, m, n, k);
+      p.repacked = want->type == GT_DOUBLE && repack;
+      p.work_bytes = gt_k9_work_bytes (p.splits, m, n, k)
+                     + (p.repacked ? gt_k9_repack_bytes (m, n, k) : 0);
       break;
     default:
       break;

@@ -75,6 +75,8 @@ typedef struct
                           plans gt_plan_for would make for those strips */
   int tail;            /* kernel 9: the last tail tiles of its grid */
   int tail_splits;     /* run with k split so many ways */
+  int repacked;        /* kernel 9 on doubles: A and B copied first to
+                          16-byte aligned scratch (gt_k9_repack_bytes) */
 } gt_plan;
 
 /* The plan of `kernel` for `type` with every other field at its neutral
