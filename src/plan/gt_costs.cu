@@ -112,15 +112,16 @@ typedef struct
 #define K9_MAX_SPLITS 8
 #define K9_MAX_SPLITS_D 128
 #define K9_FILL_K 64.0
-/* Doubles, fitted to the H100's times of kernel 9 at 256^3 to 2048^3,
-   k split 1 to 32 ways (bench/RESULTS.md): a round of tiles takes as long
-   as kc + 240 of k in the steady state (the fill, the drain and the store
-   of a tile of doubles weigh that much), and the pieces' sums and the
-   second launch about a third of what the singles' constants say, so
-   pieces down to 32 pay where few tiles meet any k (256^3: 8 pieces,
-   0.56x -> 0.88x cuBLAS; 1000^3: 2 pieces, 0.79x -> 1.01x).  The singles
-   keep their constants (their small products go to kernels 5 and 11).  */
-#define K9_FILL_K_D 240.0
+/* Doubles, fitted to the H100's times of kernel 9 from 256^3 to 2048^3
+   and 65536x64x64, k split 1 to 32 ways (bench/RESULTS.md): a round of
+   tiles takes as long as kc + 110 of k in the steady state (the fill, the
+   drain and the store of a tile of doubles weigh that much), and the
+   pieces' sums and the second launch about a third of what the singles'
+   constants say, so pieces down to 32 pay where few tiles meet any k
+   (256^3: 8 pieces, 0.56x -> 0.81x cuBLAS; 1000^3: 2 pieces, 0.74x ->
+   0.96x).  The singles keep their constants (their small products go to
+   kernels 5 and 11).  */
+#define K9_FILL_K_D 110.0
 #define K9_D_PER_BYTE 0.05
 #define K9_D_LAUNCH 0.5e6
 /* Bytes the copies of unaligned double operands move (read and write).  */
