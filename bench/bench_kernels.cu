@@ -1238,9 +1238,10 @@ typed_row (const bench_env *b, typed_problem *tp, int use_cublas,
   return bad;
 }
 
-/* Kernel 9 with k split 1 to 32 ways and kernel 10 on doubles (k9_d_splitN,
-   k10_d), where --only names them: what the double plans of small and
-   thin shapes are chosen from.  */
+/* Kernel 9 with k split 1 to 32 ways, 2 to 8 within a cluster, and
+   kernel 10 on doubles (k9_d_splitN, k9_d_clusterN, k10_d), where --only
+   names them: what the double plans of small and thin shapes are chosen
+   from.  */
 typedef struct
 {
   typed_problem *tp;
@@ -1262,18 +1263,23 @@ static int
 double_variants (const bench_env *b, typed_problem *tp, double cublas_ms)
 {
   int failures = 0;
-  for (int v = 0; v < 7; v++)
+  for (int v = 0; v < 10; v++)
     {
       char name[32];
-      gt_plan want = gt_plan_make (GT_DOUBLE, v < 6 ? GT_K9_DMMA
-                                                    : GT_K10_GENERIC);
-      want.splits = 1 << v;
+      gt_plan want = gt_plan_make (GT_DOUBLE, v == 6 ? GT_K10_GENERIC
+                                                     : GT_K9_DMMA);
+      want.splits = v < 6 ? 1 << v : 1 << (v - 6);
       if (v < 6)
         snprintf (name, sizeof name, "k9_d_split%d", 1 << v);
-      else
+      else if (v == 6)
         strcpy (name, "k10_d");
+      else
+        {
+          want.cluster = 1;
+          snprintf (name, sizeof name, "k9_d_cluster%d", want.splits);
+        }
       if (!selected (b->o.only, name)
-          || (v < 6 && !gt_registry_row (GT_K9_DMMA)))
+          || (v != 6 && !gt_registry_row (GT_K9_DMMA)))
         continue;
       fixed_typed_run r = { tp, gt_plan_fixed (&want, tp->m, tp->n, tp->k,
                                                0), NULL };

@@ -334,8 +334,7 @@ gt_k4_occupancy (int cfg)
 /* The most pieces of k a configuration can add within a cluster on the
    current device (0: none: not Hopper, where the rule in gt_costs.cu was
    measured; a build without sm_90 code; or stages too small for its
-   tile of C); at most 8, the portable size.  */
-#define K4_CLUSTER_MAX 8
+   tile of C).  */
 static int k4_cluster_known[GT_K4_CONFIG_COUNT][GT_MAX_DEVICES];
 
 extern "C" int
@@ -343,32 +342,9 @@ gt_k4_cluster_max (int cfg)
 {
   if (cfg < 0 || cfg >= GT_K4_CONFIG_COUNT || !k4_table[cfg].holds_c)
     return 0;
-  int dev = 0;
-  const int seen = gt_device_seen (k4_cluster_known[cfg], &dev);
-  if (seen)
-    return seen < 0 ? 0 : seen - 1;
   const k4_entry *e = &k4_table[cfg];
-  const gt_device_props *d = gt_device_props_current ();
-  cudaFuncAttributes attr;
-  int most = 0;
-  if (d && d->cc_major == 9
-      && cudaFuncGetAttributes (&attr, (const void *) e->fn) == cudaSuccess
-      && attr.ptxVersion >= 90
-      && cudaFuncSetAttribute ((const void *) e->fn,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               e->smem) == cudaSuccess)
-    {
-      cudaLaunchConfig_t lc = {};
-      lc.gridDim = dim3 (1, 1, K4_CLUSTER_MAX);
-      lc.blockDim = dim3 (e->threads);
-      lc.dynamicSmemBytes = e->smem;
-      if (cudaOccupancyMaxPotentialClusterSize (&most, (const void *) e->fn,
-                                                &lc) != cudaSuccess)
-        most = 0;
-    }
-  cudaGetLastError ();
-  return gt_device_remember (k4_cluster_known[cfg], dev,
-                             most > K4_CLUSTER_MAX ? K4_CLUSTER_MAX : most);
+  return gt_cluster_max (k4_cluster_known[cfg], (const void *) e->fn,
+                         e->threads, e->smem, 2);
 }
 
 /* Scratch layout: [A repacked][B repacked][split partials], each part
@@ -401,33 +377,6 @@ gt_repack (const float *src, size_t lds, float *dst, size_t ldd,
   k4_repack<<<(unsigned) blocks, 256, 0, s>>> (src, lds, dst, ldd, rows,
                                                cols);
   return cudaGetLastError ();
-}
-
-/* Kernel 5 with its `used` pieces of k as one cluster (grid.z).  */
-static cudaError_t
-k4_launch_cluster (const k4_entry *e, dim3 grid, int used, const float *A,
-                   size_t lda, const float *B, size_t ldb, float *C,
-                   size_t ldc, size_t m, size_t n, size_t k,
-                   long long kchunk, long long tiles_n, cudaStream_t s)
-{
-  cudaLaunchConfig_t lc = {};
-  lc.gridDim = grid;
-  lc.blockDim = dim3 (e->threads);
-  lc.dynamicSmemBytes = e->smem;
-  lc.stream = s;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeClusterDimension;
-  at[0].val.clusterDim.x = 1;
-  at[0].val.clusterDim.y = 1;
-  at[0].val.clusterDim.z = (unsigned) used;
-  lc.attrs = at;
-  lc.numAttrs = 1;
-  const cudaError_t err = cudaLaunchKernelEx (
-    &lc, e->fn, A, lda, B, ldb, C, ldc, (long long) m, (long long) n,
-    (long long) k, kchunk, tiles_n, (float *) NULL, gt_aligned16 (C, ldc),
-    false, true);
-  const cudaError_t last = cudaGetLastError ();
-  return err != cudaSuccess ? err : last;
 }
 
 extern "C" cudaError_t
@@ -475,8 +424,12 @@ gt_k4_async (int cfg, int splits, int cluster, int accumulate,
   dim3 grid ((unsigned) tiles_m, (unsigned) gt_min_ll (tiles_n, GT_GRID_YZ_MAX),
              (unsigned) used);
   if (cluster > 0 && used > 1 && used <= gt_k4_cluster_max (cfg))
-    return k4_launch_cluster (e, grid, used, A, lda, B, ldb, C, ldc, m, n,
-                              k, kchunk, tiles_n, s);
+    /* kernel 5 with its `used` pieces of k as one cluster (grid.z) */
+    return gt_launch_cluster (e->fn, grid, e->threads, (size_t) e->smem, 2,
+                              used, s, A, lda, B, ldb, C, ldc, (long long) m,
+                              (long long) n, (long long) k, kchunk, tiles_n,
+                              (float *) NULL, gt_aligned16 (C, ldc), false,
+                              true);
   if (used > 1 && work == NULL)
     return cudaErrorInvalidValue;
   e->fn<<<grid, e->threads, e->smem, s>>> (A, lda, B, ldb, C, ldc, m, n, k,

@@ -204,54 +204,13 @@ gt_k6_work_bytes (int splits, size_t m, size_t n)
    a build without sm_90 code).  At most 8,
    the portable size (16-block clusters ran at 0.83-0.93x cuBLAS where 8
    ran at 0.95-1.09x: bench/RESULTS.md).  */
-#define K6_CLUSTER_MAX 8
 static int k6_cluster_known[GT_MAX_DEVICES];
 
 extern "C" int
 gt_k6_cluster_max (void)
 {
-  int dev = 0;
-  const int seen = gt_device_seen (k6_cluster_known, &dev);
-  if (seen)
-    return seen < 0 ? 0 : seen - 1;
-  const gt_device_props *d = gt_device_props_current ();
-  const void *fn = (const void *) k6_gemv_n1;
-  cudaFuncAttributes attr;
-  int most = 0;
-  if (d && d->cc_major == 9 && cudaFuncGetAttributes (&attr, fn) == cudaSuccess
-      && attr.ptxVersion >= 90)
-    {
-      cudaLaunchConfig_t cfg = {};
-      cfg.gridDim = dim3 (1, K6_CLUSTER_MAX);
-      cfg.blockDim = dim3 (K6_THREADS);
-      if (cudaOccupancyMaxPotentialClusterSize (&most, fn, &cfg)
-          != cudaSuccess)
-        most = 0;
-    }
-  cudaGetLastError ();
-  return gt_device_remember (k6_cluster_known, dev,
-                             most > K6_CLUSTER_MAX ? K6_CLUSTER_MAX : most);
-}
-
-static cudaError_t
-k6_launch_cluster (int splits, const float *A, size_t lda, const float *x,
-                   float *y, size_t m, size_t k, long long kchunk,
-                   cudaStream_t s)
-{
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3 ((unsigned) gt_ceil_div (m, K6_ROWS), (unsigned) splits);
-  cfg.blockDim = dim3 (K6_THREADS);
-  cfg.stream = s;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeClusterDimension;
-  at[0].val.clusterDim.x = 1;
-  at[0].val.clusterDim.y = (unsigned) splits;
-  at[0].val.clusterDim.z = 1;
-  cfg.attrs = at;
-  cfg.numAttrs = 1;
-  return cudaLaunchKernelEx (&cfg, k6_gemv_n1, A, lda, x, y, (long long) m,
-                             (long long) k, kchunk, (float *) NULL,
-                             gt_aligned16 (A, lda), true);
+  return gt_cluster_max (k6_cluster_known, (const void *) k6_gemv_n1,
+                         K6_THREADS, 0, 1);
 }
 
 extern "C" cudaError_t
@@ -274,12 +233,10 @@ gt_k6_gemv (int splits, int cluster, const float *A, size_t lda,
   if (blocks > GT_GRID_X_MAX)
     return cudaErrorInvalidValue;
   if (cluster > 0 && by_rows && splits > 1 && splits <= gt_k6_cluster_max ())
-    {
-      const cudaError_t err = k6_launch_cluster (splits, A, lda, B, C, m,
-                                                 k, kchunk, s);
-      const cudaError_t last = cudaGetLastError ();
-      return err != cudaSuccess ? err : last;
-    }
+    return gt_launch_cluster (
+      k6_gemv_n1, dim3 ((unsigned) blocks, (unsigned) splits), K6_THREADS, 0,
+      1, splits, s, A, lda, B, C, (long long) m, (long long) k, kchunk,
+      (float *) NULL, gt_aligned16 (A, lda), true);
   if (splits > 1 && work == NULL)
     return cudaErrorInvalidValue;
   float *partial = (float *) work;

@@ -35,8 +35,11 @@
    TFLOP/s); with split barriers, where a warp announces its stores and
    reads as done and waits only for the ones it depends on, 56.2.  */
 
+#include <cooperative_groups.h>
 #include "gt_kernels.h"
 #include "gt_launch.cuh"
+
+namespace cg = cooperative_groups;
 
 /* The m16n8k8 shape on doubles is sm_90's, and only Hopper runs it at
    its FP32 rate; built for other targets the kernel is empty and
@@ -298,7 +301,7 @@ template <typename T>
 __device__ __forceinline__ void
 k9_store_c (const double (&acc)[2][4][4], T *__restrict__ C, size_t ldc,
             long long m, long long n, long long r0, long long c0, int g,
-            int t, bool vc)
+            int t, bool vc, unsigned mask = 0xffu)
 {
 #pragma unroll
   for (int j = 0; j < 4; j++)
@@ -311,6 +314,8 @@ k9_store_c (const double (&acc)[2][4][4], T *__restrict__ C, size_t ldc,
 #pragma unroll
         for (int i = 0; i < 2; i++)
           {
+            if (!((mask >> (i * 4 + j)) & 1))
+              continue;
             const long long row = r0 + 16 * i + 2 * g;
             T *d = C + row + (size_t) col * ldc;
             k9_store2 (d, vc && row + 1 < m, row < m, row + 1 < m,
@@ -617,14 +622,59 @@ k9_step_d (double (&acc)[2][4][4], const double *st, int ks, int wm, int wn,
     }
 }
 
-/* As k9_dmma, on doubles; stage s is in buffer s % 3, its fill s / 3.  */
+/* The pieces of k of one tile in one cluster (grid.z, doubles): each
+   block leaves its sums in its own stages; block r of the cluster then
+   adds, through distributed shared memory and in split order as
+   k9_reduce does (the same bits), the sums of the fragments q = 4 i + j
+   with q % blocks == r, and stores those: the sums never cross device
+   memory, no second kernel runs, and no block reads more than a tile.
+   Laid out [element][thread] so that a warp's reads are consecutive
+   words.  Returns the mask of q for k9_store_c.  */
+static __device__ unsigned
+k9_cluster_sum (double *smem, double (&acc)[2][4][4])
+{
+  unsigned mask = 0;
+#if K9_ARCH
+  cg::cluster_group cluster = cg::this_cluster ();
+  const unsigned rank = cluster.block_rank (), z = cluster.num_blocks ();
+  __syncthreads ();   /* every thread is done with the stages */
+#pragma unroll
+  for (int q = 0; q < 8; q++)
+#pragma unroll
+    for (int c = 0; c < 4; c++)
+      smem[(q * 4 + c) * K9_THREADS + threadIdx.x] = acc[q / 4][q % 4][c];
+  cluster.sync ();
+#pragma unroll
+  for (int q = 0; q < 8; q++)
+    if (q % z == rank)
+      {
+        mask |= 1u << q;
+        for (unsigned b = 0; b < z; b++)
+          {
+            const double *r = cluster.map_shared_rank (smem, b);
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+              {
+                const double v = r[(q * 4 + c) * K9_THREADS + threadIdx.x];
+                acc[q / 4][q % 4][c] = b ? acc[q / 4][q % 4][c] + v : v;
+              }
+          }
+      }
+  cluster.sync ();   /* the others' sums stay until they are read */
+#endif
+  return mask;
+}
+
+/* As k9_dmma, on doubles; stage s is in buffer s % 3, its fill s / 3.
+   in_cluster (PART): the pieces of k of grid.z are one cluster's,
+   summed by k9_cluster_sum.  */
 template <bool PART>
 __global__ void __launch_bounds__ (K9_THREADS, 1)
 k9_dmma_d (const double *__restrict__ A, size_t lda,
            const double *__restrict__ B, size_t ldb, double *__restrict__ C,
            size_t ldc, long long m, long long n, long long k, bool va,
            bool vb, bool vc, const double *__restrict__ pin,
-           double *__restrict__ pout, long long kc, int band)
+           double *__restrict__ pout, long long kc, int band, bool in_cluster)
 {
 #if K9_ARCH
   if (PART && gridDim.z > 1)
@@ -633,7 +683,8 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
       A += (size_t) k0 * lda;
       B += k0;
       k = k - k0 < kc ? k - k0 : kc;
-      pout += (size_t) blockIdx.z * m * n;
+      if (pout)
+        pout += (size_t) blockIdx.z * m * n;
     }
   extern __shared__ __align__ (16) double k9_smem[];
   long long m0, n0;
@@ -689,7 +740,9 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
       k9_partial<true> (acc, pout, m, n, m0 + wm + 2 * g, n0 + wn + 2 * t);
       return;
     }
-  k9_store_c (acc, C, ldc, m, n, m0 + wm, n0 + wn, g, t, vc);
+  const unsigned mask = PART && in_cluster ? k9_cluster_sum (k9_smem, acc)
+                                            : 0xffu;
+  k9_store_c (acc, C, ldc, m, n, m0 + wm, n0 + wn, g, t, vc, mask);
 #endif
 }
 
@@ -789,10 +842,12 @@ k9_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
     {
       if (part)
         k9_dmma_d<true><<<grid, K9_THREADS, smem, s>>> (
-          A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc, band);
+          A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc, band,
+          false);
       else
         k9_dmma_d<false><<<grid, K9_THREADS, smem, s>>> (
-          A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0, band);
+          A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0, band,
+          false);
     }
   else if (part)
     k9_dmma<T, true><<<grid, K9_THREADS, smem, s>>> (
@@ -837,17 +892,66 @@ k9_reduce (const double *__restrict__ part, long long splits, long long m,
     }
 }
 
+/* Per device: 1 + the most pieces of k kernel 9 adds within a cluster (0:
+   not asked yet).  */
+static int k9_cluster_known[GT_MAX_DEVICES];
+
+extern "C" int
+gt_k9_cluster_max (void)
+{
+  if (!gt_k9_usable ())
+    return 0;
+  return gt_cluster_max (k9_cluster_known, (const void *) k9_dmma_d<true>,
+                         K9_THREADS, K9_D_SMEM, 2);
+}
+
+extern "C" int
+gt_k9_in_cluster (const gt_plan *p, size_t k)
+{
+  long long kc;
+  return p->type == GT_DOUBLE && p->cluster > 0 && p->splits > 1
+         && gt_k9_split_k (p->splits, k, &kc) <= gt_k9_cluster_max ();
+}
+
+/* Doubles with their z pieces of k in one cluster per tile.  */
+static cudaError_t
+k9_split_cluster (long long z, long long kc, const double *A, size_t lda,
+                  const double *B, size_t ldb, double *C, size_t ldc,
+                  size_t m, size_t n, size_t k, cudaStream_t s)
+{
+  const long long tiles_m = gt_ceil_div (m, K9_BM);
+  const long long tiles = tiles_m * gt_ceil_div (n, K9_BN);
+  if (tiles > GT_GRID_X_MAX || k > (size_t) GT_GRID_X_MAX)
+    return cudaErrorInvalidValue;
+  const cudaError_t err = gt_allow_smem_once (
+    (const void *) k9_dmma_d<true>, K9_D_SMEM, k9_attr_done[1][1]);
+  if (err != cudaSuccess)
+    return err;
+  return gt_launch_cluster (
+    k9_dmma_d<true>, dim3 ((unsigned) tiles, 1, (unsigned) z), K9_THREADS,
+    K9_D_SMEM, 2, (int) z, s, A, lda, B, ldb, C, ldc, (long long) m,
+    (long long) n, (long long) k, k9_aligned (A, lda), k9_aligned (B, ldb),
+    k9_aligned (C, ldc), (const double *) NULL, (double *) NULL, kc,
+    (int) K9_BAND, true);
+}
+
+/* Kernel 9 with k split `splits` ways; doubles with `cluster` add the
+   pieces within a cluster where this device can (at most
+   gt_k9_cluster_max of them), the others through work.  */
 template <typename T>
 static cudaError_t
-k9_split (int splits, const T *A, size_t lda, const T *B, size_t ldb, T *C,
-          size_t ldc, size_t m, size_t n, size_t k, void *work,
-          cudaStream_t s)
+k9_split (int splits, int cluster, const T *A, size_t lda, const T *B,
+          size_t ldb, T *C, size_t ldc, size_t m, size_t n, size_t k,
+          void *work, cudaStream_t s)
 {
   long long kc;
   const long long z = gt_k9_split_k (splits, k, &kc);
   if (z <= 1 || m == 0 || n == 0)
     return k9_launch<T> (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0,
                          0, s);
+  if constexpr (sizeof (T) == sizeof (double))
+    if (cluster > 0 && z <= gt_k9_cluster_max ())
+      return k9_split_cluster (z, kc, A, lda, B, ldb, C, ldc, m, n, k, s);
   if (!work)
     return cudaErrorInvalidValue;
   double *part = (double *) work;
@@ -906,7 +1010,7 @@ k9_tail (int tail, int splits, const T *A, size_t lda, const T *B,
     : cudaSuccess;
   if (err != cudaSuccess)
     return err;
-  return k9_split<T> (splits, A + r0, lda, B + c0 * ldb, ldb,
+  return k9_split<T> (splits, 0, A + r0, lda, B + c0 * ldb, ldb,
                       C + r0 + c0 * ldc, ldc, m - r0, n - c0, k, work, s);
 }
 
@@ -934,7 +1038,8 @@ gt_k9_dmma_split (int splits, const float *A, size_t lda, const float *B,
                   size_t ldb, float *C, size_t ldc, size_t m, size_t n,
                   size_t k, void *work, cudaStream_t s)
 {
-  return k9_split<float> (splits, A, lda, B, ldb, C, ldc, m, n, k, work, s);
+  return k9_split<float> (splits, 0, A, lda, B, ldb, C, ldc, m, n, k, work,
+                          s);
 }
 
 extern "C" cudaError_t
@@ -967,7 +1072,8 @@ gt_k9_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
   (void) repack;
   const size_t copies = p->repacked ? gt_k9_repack_bytes (m, n, k) : 0;
   if (p->splits > 1)
-    return copies + gt_k9_work_bytes (p->splits, m, n, k);
+    return copies + (gt_k9_in_cluster (p, k)
+                     ? 0 : gt_k9_work_bytes (p->splits, m, n, k));
   return copies + (p->tail > 0
                    ? gt_k9_tail_work_bytes (p->tail, p->tail_splits, m, n, k)
                    : 0);
@@ -1014,7 +1120,8 @@ k9_row (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
         return err;
     }
   if (p->splits > 1)
-    return k9_split<T> (p->splits, A, lda, B, ldb, C, a->ldc, a->m, a->n,
+    return k9_split<T> (p->splits, p->cluster, A, lda, B, ldb, C, a->ldc,
+                        a->m, a->n,
                         a->k, w, s);
   if (p->tail > 0)
     return k9_tail<T> (p->tail, p->tail_splits, A, lda, B, ldb, C, a->ldc,

@@ -119,6 +119,11 @@ size_t gt_k9_tail_work_bytes (int tail, int splits, size_t m, size_t n,
    (8-byte copies): a plan with `repacked` copies A and B to aligned
    scratch first, this many bytes before the split's or tail's own.  */
 size_t gt_k9_repack_bytes (size_t m, size_t n, size_t k);
+/* The most pieces of k of a double product kernel 9 adds within a
+   thread-block cluster on the current device (0: none), and whether a
+   plan's pieces go that way (then no partial sums in its scratch).  */
+int gt_k9_cluster_max (void);
+int gt_k9_in_cluster (const gt_plan *p, size_t k);
 /* Nonzero where kernel 9 runs on the current device: a Hopper GPU, and a
    build for it.  */
 int gt_k9_usable (void);

@@ -57,6 +57,70 @@ gt_device_remember (int *known, int dev, int fact)
   return fact;
 }
 
+/* Thread-block clusters (Hopper): the pieces of k of kernels 5, 6 and 9
+   added within a cluster through distributed shared memory.
+   gt_cluster_max: the most blocks of fn (threads each, smem bytes of
+   dynamic shared memory) a cluster along grid axis `axis` (1: y, 2: z)
+   may have on the current device, at most GT_CLUSTER_MAX (the portable
+   size); 0 but on Hopper (cc 9, where the rules that use clusters were
+   measured) and where fn has sm_90 code.  Asked once per device through
+   known (gt_device_seen).  */
+#define GT_CLUSTER_MAX 8
+static inline int
+gt_cluster_max (int *known, const void *fn, int threads, size_t smem,
+                int axis)
+{
+  int dev = 0;
+  const int seen = gt_device_seen (known, &dev);
+  if (seen)
+    return seen < 0 ? 0 : seen - 1;
+  const gt_device_props *d = gt_device_props_current ();
+  cudaFuncAttributes attr;
+  int most = 0;
+  if (d && d->cc_major == 9 && cudaFuncGetAttributes (&attr, fn) == cudaSuccess
+      && attr.ptxVersion >= 90
+      && (smem == 0
+          || cudaFuncSetAttribute (fn,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int) smem) == cudaSuccess))
+    {
+      cudaLaunchConfig_t lc = {};
+      lc.gridDim = axis == 1 ? dim3 (1, GT_CLUSTER_MAX)
+                             : dim3 (1, 1, GT_CLUSTER_MAX);
+      lc.blockDim = dim3 (threads);
+      lc.dynamicSmemBytes = smem;
+      if (cudaOccupancyMaxPotentialClusterSize (&most, fn, &lc)
+          != cudaSuccess)
+        most = 0;
+    }
+  cudaGetLastError ();
+  return gt_device_remember (known, dev,
+                             most > GT_CLUSTER_MAX ? GT_CLUSTER_MAX : most);
+}
+
+/* fn on grid in clusters of `size` blocks along axis (1: y, 2: z).  */
+template <typename... P, typename... Args>
+static cudaError_t
+gt_launch_cluster (void (*fn) (P...), dim3 grid, int threads, size_t smem,
+                   int axis, int size, cudaStream_t s, Args... args)
+{
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = grid;
+  lc.blockDim = dim3 (threads);
+  lc.dynamicSmemBytes = smem;
+  lc.stream = s;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim.x = 1;
+  at[0].val.clusterDim.y = axis == 1 ? (unsigned) size : 1;
+  at[0].val.clusterDim.z = axis == 2 ? (unsigned) size : 1;
+  lc.attrs = at;
+  lc.numAttrs = 1;
+  const cudaError_t err = cudaLaunchKernelEx (&lc, fn, args...);
+  const cudaError_t last = cudaGetLastError ();
+  return err != cudaSuccess ? err : last;
+}
+
 /* Lets kernel fn have `bytes` of dynamic shared memory (the default limit
    is 48 KiB), once per device: done[d] marks device d done (devices past
    GT_MAX_DEVICES ask each time), and whoever resets a device clears

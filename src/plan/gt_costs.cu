@@ -137,8 +137,15 @@ k9_fill (gt_type type)
   return type == GT_DOUBLE ? K9_FILL_K_D : 0.0;
 }
 
+/* Doubles whose pieces of k are added within a cluster (at most 8, a
+   cluster's blocks on one GPC: 128 of the H100's 132 SMs hold whole
+   clusters of 8): no partial sums in device memory and no second launch,
+   each block reading a tile's worth of its cluster's sums.  */
+#define K9_CLUSTER_SMS(sms) ((sms) / 8 * 8)
+#define K9_D_CLUSTER_ROUND 1.5e5
 static double
-k9_split_cost (gt_type type, size_t m, size_t n, size_t k, int sp)
+k9_split_cost (gt_type type, size_t m, size_t n, size_t k, int sp,
+               int cluster)
 {
   const gt_facts *f = gt_facts_current ();
   const int dbl = type == GT_DOUBLE;
@@ -148,6 +155,14 @@ k9_split_cost (gt_type type, size_t m, size_t n, size_t k, int sp)
     return HUGE_VAL;
   const double tiles = (double) gt_ceil_div (m, GT_K9_TILE)
                        * (double) gt_ceil_div (n, GT_K9_TILE);
+  if (cluster)
+    {
+      const double rounds = ceil (tiles * z / K9_CLUSTER_SMS (f->sms));
+      return rounds * ((double) GT_K9_TILE * GT_K9_TILE
+                       * (kc + K9_FILL_K_D) / K9_EFFICIENCY
+                       + K9_D_CLUSTER_ROUND)
+             + FLOP_PER_SM_PER_LAUNCH;
+    }
   const double rounds = ceil (tiles * z / f->sms);
   const double work = rounds * (double) GT_K9_TILE * GT_K9_TILE
                       * (kc + (dbl ? K9_FILL_K_D : K9_FILL_K)) / K9_EFFICIENCY;
@@ -194,7 +209,7 @@ k9_tail_cost (gt_type type, size_t m, size_t n, size_t k, int *tail,
                            + FLOP_PER_SM_PER_LAUNCH;
   for (long long sp = 2; sp <= f->sms / r && sp <= 64; sp++)
     {
-      const double split = k9_split_cost (type, rows, cols, k, (int) sp);
+      const double split = k9_split_cost (type, rows, cols, k, (int) sp, 0);
       if (split == HUGE_VAL)   /* pieces under 256: more splits, shorter */
         break;
       const double cost = main_cost + split;
@@ -611,21 +626,28 @@ gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
   double best = best_family (GT_K9_DMMA, p, m, n, k, repack);
   /* singles have kernel 5 for more splits; doubles only this */
   const int most = p->type == GT_SINGLE ? K9_MAX_SPLITS : K9_MAX_SPLITS_D;
+  const int copies = p->type == GT_DOUBLE && repack;
+  const int cmax = p->type == GT_DOUBLE ? gt_k9_cluster_max () : 0;
   for (int sp = 2; sp <= most; sp *= 2)
-    {
-      const int copies = p->type == GT_DOUBLE && repack;
-      const double cost = k9_split_cost (p->type, m, n, k, sp)
-                          + (copies ? k9_copies_moved (m, n, k)
-                                      * K8_FLOP_PER_SM_PER_BYTE : 0.0);
-      if (cost < best)
-        {
-          best = cost;
-          *p = gt_plan_make (p->type, GT_K9_DMMA);
-          p->splits = sp;
-          p->repacked = copies;
-          p->work_bytes = gt_k9_work_bytes (sp, m, n, k)
-                          + (copies ? gt_k9_repack_bytes (m, n, k) : 0);
-        }
-    }
+    for (int cl = 0; cl < 2; cl++)
+      {
+        long long kc;
+        if (cl && gt_k9_split_k (sp, k, &kc) > cmax)
+          continue;
+        const double cost = k9_split_cost (p->type, m, n, k, sp, cl)
+                            + (copies ? k9_copies_moved (m, n, k)
+                                        * K8_FLOP_PER_SM_PER_BYTE : 0.0);
+        if (cost < best)
+          {
+            best = cost;
+            const gt_type t = p->type;
+            *p = gt_plan_make (t, GT_K9_DMMA);
+            p->splits = sp;
+            p->cluster = cl;
+            p->repacked = copies;
+            p->work_bytes = (cl ? 0 : gt_k9_work_bytes (sp, m, n, k))
+                            + (copies ? gt_k9_repack_bytes (m, n, k) : 0);
+          }
+      }
   return best;
 }

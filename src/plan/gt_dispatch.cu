@@ -360,7 +360,8 @@ gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
       break;
     }
   if (want->cluster != GT_CHOOSE
-      && (p.kernel == GT_K5_SPLITK || p.kernel == GT_K6_GEMV))
+      && (p.kernel == GT_K5_SPLITK || p.kernel == GT_K6_GEMV
+          || p.kernel == GT_K9_DMMA))
     {
       p.cluster = want->cluster;
       const gt_kernel_row *r = gt_registry_row (p.kernel);

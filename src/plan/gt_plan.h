@@ -65,9 +65,9 @@ typedef struct
   int k8_mode;         /* kernel 8: GT_K8_* bits (gt_kernels.h) */
   int min_blocks;      /* kernel 7: blocks per SM its registers are for */
   int splits;          /* kernels 5, 6, 9: pieces of k, >= 1 */
-  int cluster;         /* kernels 5 and 6 (n == 1): the pieces of k added
-                          within a thread-block cluster (Hopper, splits
-                          <= 8), not by a second kernel */
+  int cluster;         /* kernels 5, 6 (n == 1) and 9 (doubles): the
+                          pieces of k added within a thread-block cluster
+                          (Hopper, splits <= 8), not by a second kernel */
   size_t work_bytes;   /* device scratch the plan needs */
   int edge_rows;       /* kernels 8/9: the last edge_rows rows and */
   int edge_cols;       /* edge_cols columns of C, left out of the kernel's
