@@ -1293,6 +1293,9 @@ double_variants (const bench_env *b, typed_problem *tp, double cublas_ms)
       const double err = rel_error (b, tp->C, GT_DOUBLE, tp->ref, c_n,
                                     &nonfinite);
       const int bad = nonfinite > 0 || !(err <= type_limit[GT_DOUBLE]);
+      if (b->o.digest)
+        print_digest (name, tp->C, c_n * sizeof (double), tp->m, tp->n,
+                      tp->k);
       const float med = b->o.check ? 0.0f
                         : median_ms (b, run_fixed_typed, &r, tp->sets);
       print_row (b, name, tp->m, tp->n, tp->k, med, 2.0, cublas_ms, err, bad,

@@ -913,6 +913,18 @@ gt_k9_in_cluster (const gt_plan *p, size_t k)
          && gt_k9_split_k (p->splits, k, &kc) <= gt_k9_cluster_max ();
 }
 
+/* Per cluster size and device: 1 + the blocks resident at once.  */
+static int k9_slots_known[GT_CLUSTER_MAX + 1][GT_MAX_DEVICES];
+
+extern "C" int
+gt_k9_cluster_slots (int z)
+{
+  if (z < 2 || z > gt_k9_cluster_max ())
+    return 0;
+  return gt_cluster_slots (k9_slots_known[z], (const void *) k9_dmma_d<true>,
+                           K9_THREADS, K9_D_SMEM, 2, z);
+}
+
 /* Doubles with their z pieces of k in one cluster per tile.  */
 static cudaError_t
 k9_split_cluster (long long z, long long kc, const double *A, size_t lda,

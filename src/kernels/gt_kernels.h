@@ -123,6 +123,9 @@ size_t gt_k9_repack_bytes (size_t m, size_t n, size_t k);
    thread-block cluster on the current device (0: none), and whether a
    plan's pieces go that way (then no partial sums in its scratch).  */
 int gt_k9_cluster_max (void);
+/* The blocks of kernel 9's clusters of z (doubles) resident at once on the
+   current device (0: none).  */
+int gt_k9_cluster_slots (int z);
 int gt_k9_in_cluster (const gt_plan *p, size_t k);
 /* Nonzero where kernel 9 runs on the current device: a Hopper GPU, and a
    build for it.  */

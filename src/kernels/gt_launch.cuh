@@ -98,6 +98,36 @@ gt_cluster_max (int *known, const void *fn, int threads, size_t smem,
                              most > GT_CLUSTER_MAX ? GT_CLUSTER_MAX : most);
 }
 
+/* The blocks of fn resident at once in clusters of `size` along axis
+   (the clusters a device holds at once times size: a cluster's blocks
+   share a GPC, so the H100's 132 SMs hold 14 clusters of 8 whole
+   blocks an SM, not 16); 0 where none fit.  Asked once per device.  */
+static inline int
+gt_cluster_slots (int *known, const void *fn, int threads, size_t smem,
+                  int axis, int size)
+{
+  int dev = 0;
+  const int seen = gt_device_seen (known, &dev);
+  if (seen)
+    return seen < 0 ? 0 : seen - 1;
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = axis == 1 ? dim3 (1, size) : dim3 (1, 1, size);
+  lc.blockDim = dim3 (threads);
+  lc.dynamicSmemBytes = smem;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim.x = 1;
+  at[0].val.clusterDim.y = axis == 1 ? (unsigned) size : 1;
+  at[0].val.clusterDim.z = axis == 2 ? (unsigned) size : 1;
+  lc.attrs = at;
+  lc.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters (&clusters, fn, &lc) != cudaSuccess)
+    clusters = 0;
+  cudaGetLastError ();
+  return gt_device_remember (known, dev, clusters * size);
+}
+
 /* fn on grid in clusters of `size` blocks along axis (1: y, 2: z).  */
 template <typename... P, typename... Args>
 static cudaError_t

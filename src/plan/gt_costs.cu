@@ -137,11 +137,12 @@ k9_fill (gt_type type)
   return type == GT_DOUBLE ? K9_FILL_K_D : 0.0;
 }
 
-/* Doubles whose pieces of k are added within a cluster (at most 8, a
-   cluster's blocks on one GPC: 128 of the H100's 132 SMs hold whole
-   clusters of 8): no partial sums in device memory and no second launch,
-   each block reading a tile's worth of its cluster's sums.  */
-#define K9_CLUSTER_SMS(sms) ((sms) / 8 * 8)
+/* Doubles whose pieces of k are added within a cluster (at most 8): no
+   partial sums in device memory and no second launch, each block reading
+   a tile's worth of its cluster's sums; but a cluster's blocks share a
+   GPC, and fewer are resident at once (gt_k9_cluster_slots: H100, 512^3
+   in clusters of 8 took two rounds, 0.55x cuBLAS, where 4 took one,
+   0.89x).  */
 #define K9_D_CLUSTER_ROUND 1.5e5
 static double
 k9_split_cost (gt_type type, size_t m, size_t n, size_t k, int sp,
@@ -157,7 +158,10 @@ k9_split_cost (gt_type type, size_t m, size_t n, size_t k, int sp,
                        * (double) gt_ceil_div (n, GT_K9_TILE);
   if (cluster)
     {
-      const double rounds = ceil (tiles * z / K9_CLUSTER_SMS (f->sms));
+      const int slots = gt_k9_cluster_slots ((int) z);
+      if (slots < z)
+        return HUGE_VAL;
+      const double rounds = ceil (tiles * z / slots);
       return rounds * ((double) GT_K9_TILE * GT_K9_TILE
                        * (kc + K9_FILL_K_D) / K9_EFFICIENCY
                        + K9_D_CLUSTER_ROUND)
