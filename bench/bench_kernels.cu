@@ -1238,9 +1238,9 @@ typed_row (const bench_env *b, typed_problem *tp, int use_cublas,
   return bad;
 }
 
-/* Kernel 9 with k split 1 to 32 ways, 2 to 8 within a cluster, and
-   kernel 10 on doubles (k9_d_splitN, k9_d_clusterN, k10_d), where --only
-   names them: what the double plans of small and thin shapes are chosen
+/* Kernel 9 with k split N ways (k9_d_splitN), N ways within a cluster
+   (k9_d_clusterN), and kernel 10 (k10_d) on doubles, as --only names
+   them: what the double plans of small and thin shapes are chosen
    from.  */
 typedef struct
 {
@@ -1263,23 +1263,29 @@ static int
 double_variants (const bench_env *b, typed_problem *tp, double cublas_ms)
 {
   int failures = 0;
-  for (int v = 0; v < 10; v++)
+  for (const char *o = b->o.only; o && *o;
+       o = strchr (o, ',') ? strchr (o, ',') + 1 : NULL)
     {
       char name[32];
-      gt_plan want = gt_plan_make (GT_DOUBLE, v == 6 ? GT_K10_GENERIC
-                                                     : GT_K9_DMMA);
-      want.splits = v < 6 ? 1 << v : 1 << (v - 6);
-      if (v < 6)
-        snprintf (name, sizeof name, "k9_d_split%d", 1 << v);
-      else if (v == 6)
-        strcpy (name, "k10_d");
-      else
+      const size_t len = strcspn (o, ",");
+      if (len >= sizeof name)
+        continue;
+      memcpy (name, o, len);
+      name[len] = 0;
+      gt_plan want = gt_plan_make (GT_DOUBLE, GT_K9_DMMA);
+      int n = 0;
+      if (sscanf (name, "k9_d_split%d", &n) == 1 && n >= 1)
+        want.splits = n;
+      else if (sscanf (name, "k9_d_cluster%d", &n) == 1 && n >= 1)
         {
+          want.splits = n;
           want.cluster = 1;
-          snprintf (name, sizeof name, "k9_d_cluster%d", want.splits);
         }
-      if (!selected (b->o.only, name)
-          || (v != 6 && !gt_registry_row (GT_K9_DMMA)))
+      else if (!strcmp (name, "k10_d"))
+        want = gt_plan_make (GT_DOUBLE, GT_K10_GENERIC);
+      else
+        continue;
+      if (!gt_registry_row (want.kernel))
         continue;
       fixed_typed_run r = { tp, gt_plan_fixed (&want, tp->m, tp->n, tp->k,
                                                0), NULL };
