@@ -258,8 +258,26 @@ k10_gemv (const T *__restrict__ A, size_t lda, const T *__restrict__ B,
   if (col >= n)
     return;
   T acc = 0;
-  for (long long p = p0 + lane; p < p1; p += 32)
-    acc += A[(size_t) p * lda] * B[p + (size_t) col * ldb];
+  const T *bc = B + (size_t) col * ldb;
+  if (V > 1 && va)
+    {
+      /* V of the column a lane, 16 bytes (B aligned, p0 a multiple of V);
+         the lane that meets p1 inside its V takes the rest one by one */
+      long long p = p0 + (long long) lane * V;
+      for (; p + V <= p1; p += 32 * V)
+        {
+          const k10_pack<T, V> b
+            = *reinterpret_cast<const k10_pack<T, V> *> (bc + p);
+#pragma unroll
+          for (int e = 0; e < V; e++)
+            acc += A[(size_t) (p + e) * lda] * b.e[e];
+        }
+      for (; p < p1; p++)
+        acc += A[(size_t) p * lda] * bc[p];
+    }
+  else
+    for (long long p = p0 + lane; p < p1; p += 32)
+      acc += A[(size_t) p * lda] * bc[p];
 #pragma unroll
   for (int off = 16; off > 0; off /= 2)
     acc += k10_shfl_down (acc, off);
@@ -296,7 +314,9 @@ k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
-  const long long kchunk = gt_ceil_div (k > 0 ? k : 1, splits);
+  long long kchunk = gt_ceil_div (k > 0 ? k : 1, splits);
+  if (m == 1 && n > 1)   /* pieces a multiple of 16 bytes (m == 1) */
+    kchunk = gt_ceil_div (kchunk, 2) * 2;
   splits = (int) gt_ceil_div (k > 0 ? k : 1, kchunk);
   if (splits > GT_GRID_YZ_MAX || (splits > 1 && !work))
     return cudaErrorInvalidValue;
@@ -308,8 +328,11 @@ k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
                           : K10_THREADS / 32;
   const dim3 grid ((unsigned) gt_ceil_div (len, per), (unsigned) splits);
   const int V = sizeof (T) >= 16 ? 1 : 16 / sizeof (T);
-  const bool va = (uintptr_t) A % 16 == 0 && lda % V == 0;
-  if (per == 32 * V && V > 1)
+  /* rows: A's columns in 16 bytes a lane; m == 1: B's */
+  const bool va = rows ? (uintptr_t) A % 16 == 0 && lda % V == 0
+                       : (uintptr_t) B % 16 == 0 && ldb % V == 0
+                         && kchunk % V == 0;
+  if ((rows ? per == 32 * V : true) && V > 1)
     k10_gemv<T, V><<<grid, K10_THREADS, 0, s>>> (
       A, lda, B, ldb, C, ldc, m, n, k, kchunk, (T *) work, va);
   else
