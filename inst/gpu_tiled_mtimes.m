@@ -862,8 +862,17 @@ endfunction
 %!     assert (isequal (isinf (c), isinf (r)), "%s: Inf", what);
 %!     assert (isequal (sign (c(isinf (r))), sign (r(isinf (r)))),
 %!             "%s: sign of Inf", what);
+%!     ## the finite elements, each against its own bound
+%!     bound = 8 * k * eps (cls{1}) * (double (abs (A(i, :))) * double (abs (B)));
+%!     f = isfinite (r);
+%!     assert (all (abs (double (c(f)) - r(f)) <= bound(f)), "%s: values", what);
 %!   endfor
 %! endfor
+%! ## a last panel of one column (4,096 x 2,049 at 1,024 columns a panel on
+%! ## a 132-SM GPU), on A's planes
+%! check_default (complex (randn (2048), randn (2048)),
+%!                complex (randn (2048, 2049), randn (2048, 2049)),
+%!                "complex double, a last panel of one column");
 
 %!testif ; gpu
 %! ## larger than the device memory allowed: blocks of whole columns of C

@@ -116,8 +116,11 @@ gt_status gt_mtimes_host (gt_type c, gt_operand A, gt_operand B, void *C,
 /* C = A * B for matrices of one type already in memory of device
    (GT_DEVICE_DEFAULT or an ordinal), queued on stream (a cudaStream_t of
    that device, 0 for its legacy default stream).  The call is
-   asynchronous; leading dimensions may exceed the row counts.  Complex
-   products use scratch of the device's context for the planes.  */
+   asynchronous, except that a complex product run as three real products
+   waits for its check of the operands (Inf, NaN); leading dimensions may
+   exceed the row counts.  Complex operands must be aligned to their
+   elements (8 or 16 bytes, as from cudaMalloc).  Complex products use
+   scratch of the device's context for the planes.  */
 gt_status gt_mtimes_device (gt_type type, const void *A, size_t lda,
                             const void *B, size_t ldb, void *C, size_t ldc,
                             size_t m, size_t n, size_t k, int tile,

@@ -18,16 +18,17 @@ gt_mtimes_device (gt_type type, const void *A, size_t lda, const void *B,
   if ((st = gt_ctx_get (device, &ctx)) != GT_OK)
     return st;
   cudaStream_t s = (cudaStream_t) stream;
-  /* a complex product with a vector side reads and writes whole complex
-     elements on kernel 10 (any leading dimension; A, B and C aligned to
-     their elements, as from cudaMalloc), so its repack flag asks for that
-     only; the planes' route of other complex products needs nothing of
-     C */
+  /* complex elements are read and written whole (kernel 10's vectors,
+     the planes' split and join): A, B and C aligned to them, as from
+     cudaMalloc; then any leading dimension will do, and a complex product
+     needs no repacking */
+  const int complex = gt_type_real (type) != type;
   const size_t es = gt_type_size (type);
-  const int repack
-    = gt_type_real (type) != type && (m == 1 || n == 1)
-      ? ((uintptr_t) A % es || (uintptr_t) B % es || (uintptr_t) C % es)
-      : gt_needs_repack (type, A, lda, B, ldb);
+  if (complex
+      && ((uintptr_t) A % es || (uintptr_t) B % es || (uintptr_t) C % es))
+    return gt_fail (GT_ERR_ARG, "complex operands must be aligned to their "
+                                "elements (%zu bytes)", es);
+  const int repack = !complex && gt_needs_repack (type, A, lda, B, ldb);
   const gt_plan plan = gt_plan_for (type, m, n, k, tile, repack);
   if (plan.kernel == 0)
     return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",

@@ -262,7 +262,9 @@ k10_gemv (const T *__restrict__ A, size_t lda, const T *__restrict__ B,
   if (V > 1 && va)
     {
       /* V of the column a lane, 16 bytes (B aligned, p0 a multiple of V);
-         the lane that meets p1 inside its V takes the rest one by one */
+         the lane that meets p1 inside its V takes the rest one by one.
+         (The order of the sums, and so the bits, is not that of an
+         unaligned B's.) */
       long long p = p0 + (long long) lane * V;
       for (; p + V <= p1; p += 32 * V)
         {
@@ -314,9 +316,10 @@ k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
+  const int V = sizeof (T) >= 16 ? 1 : 16 / sizeof (T);
   long long kchunk = gt_ceil_div (k > 0 ? k : 1, splits);
   if (m == 1 && n > 1)   /* pieces a multiple of 16 bytes (m == 1) */
-    kchunk = gt_ceil_div (kchunk, 2) * 2;
+    kchunk = gt_ceil_div (kchunk, V) * V;
   splits = (int) gt_ceil_div (k > 0 ? k : 1, kchunk);
   if (splits > GT_GRID_YZ_MAX || (splits > 1 && !work))
     return cudaErrorInvalidValue;
@@ -327,7 +330,6 @@ k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
                                                 d ? d->sms : 1)
                           : K10_THREADS / 32;
   const dim3 grid ((unsigned) gt_ceil_div (len, per), (unsigned) splits);
-  const int V = sizeof (T) >= 16 ? 1 : 16 / sizeof (T);
   /* rows: A's columns in 16 bytes a lane; m == 1: B's */
   const bool va = rows ? (uintptr_t) A % 16 == 0 && lda % V == 0
                        : (uintptr_t) B % 16 == 0 && ldb % V == 0

@@ -746,6 +746,12 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
 #endif
 }
 
+/* Per device: 1 + the most pieces of k kernel 9 adds within a cluster,
+   and per cluster size 1 + the blocks resident at once (0: not asked
+   yet); a device reset forgets them.  */
+static int k9_cluster_known[GT_MAX_DEVICES];
+static int k9_slots_known[GT_CLUSTER_MAX + 1][GT_MAX_DEVICES];
+
 /* Devices where k9_dmma has been allowed its shared memory, per input
    type and PART; a device reset forgets it.  */
 static unsigned char k9_attr_done[2][2][GT_MAX_DEVICES];
@@ -754,9 +760,14 @@ extern "C" void
 gt_k9_forget (void)
 {
   for (int d = 0; d < GT_MAX_DEVICES; d++)
-    for (int t = 0; t < 2; t++)
-      for (int part = 0; part < 2; part++)
-        __atomic_store_n (&k9_attr_done[t][part][d], 0, __ATOMIC_RELEASE);
+    {
+      for (int t = 0; t < 2; t++)
+        for (int part = 0; part < 2; part++)
+          __atomic_store_n (&k9_attr_done[t][part][d], 0, __ATOMIC_RELEASE);
+      __atomic_store_n (&k9_cluster_known[d], 0, __ATOMIC_RELEASE);
+      for (int z = 0; z <= GT_CLUSTER_MAX; z++)
+        __atomic_store_n (&k9_slots_known[z][d], 0, __ATOMIC_RELEASE);
+    }
 }
 
 /* Per device: 1 + whether kernel 9 runs there (0: not asked yet).  */
@@ -892,9 +903,6 @@ k9_reduce (const double *__restrict__ part, long long splits, long long m,
     }
 }
 
-/* Per device: 1 + the most pieces of k kernel 9 adds within a cluster (0:
-   not asked yet).  */
-static int k9_cluster_known[GT_MAX_DEVICES];
 
 extern "C" int
 gt_k9_cluster_max (void)
@@ -913,8 +921,6 @@ gt_k9_in_cluster (const gt_plan *p, size_t k)
          && gt_k9_split_k (p->splits, k, &kc) <= gt_k9_cluster_max ();
 }
 
-/* Per cluster size and device: 1 + the blocks resident at once.  */
-static int k9_slots_known[GT_CLUSTER_MAX + 1][GT_MAX_DEVICES];
 
 extern "C" int
 gt_k9_cluster_slots (int z)
@@ -962,8 +968,13 @@ k9_split (int splits, int cluster, const T *A, size_t lda, const T *B,
     return k9_launch<T> (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0,
                          0, s);
   if constexpr (sizeof (T) == sizeof (double))
-    if (cluster > 0 && z <= gt_k9_cluster_max ())
-      return k9_split_cluster (z, kc, A, lda, B, ldb, C, ldc, m, n, k, s);
+    if (cluster > 0)
+      {
+        /* its plan has no room for partial sums (gt_k9_in_cluster) */
+        if (z > gt_k9_cluster_max ())
+          return cudaErrorInvalidConfiguration;
+        return k9_split_cluster (z, kc, A, lda, B, ldb, C, ldc, m, n, k, s);
+      }
   if (!work)
     return cudaErrorInvalidValue;
   double *part = (double *) work;

@@ -175,10 +175,13 @@ int gt_k4_occupancy (int cfg);
 #define GT_PLANES_ROWS 0     /* re above im in each column */
 #define GT_PLANES_EXPAND 1   /* ROWS, and [-im; re] in columns cols.. */
 #define GT_PLANES_COLS 2     /* re in columns 0.., im in columns cols.. */
-#define GT_PLANES_SUM 4      /* COLS, and re + im in columns 2 cols.. */
+#define GT_PLANES_SUM 4      /* COLS, and re + im in columns 2 cols..;
+                                flag set where a part or the sum is not
+                                finite */
+/* COLS | EXPAND: [re im; -im re] (2 rows x 2 cols) */
 cudaError_t gt_planes_split (gt_type real, int mode, const void *src,
                              size_t lds, void *dst, size_t ldd, size_t rows,
-                             size_t cols, cudaStream_t s);
+                             size_t cols, int *flag, cudaStream_t s);
 cudaError_t gt_planes_join (gt_type real, int mode, const void *P,
                             size_t ldp, void *C, size_t ldc, size_t rows,
                             size_t cols, cudaStream_t s);

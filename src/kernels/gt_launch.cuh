@@ -98,6 +98,26 @@ gt_cluster_max (int *known, const void *fn, int threads, size_t smem,
                              most > GT_CLUSTER_MAX ? GT_CLUSTER_MAX : most);
 }
 
+/* A launch of grid in clusters of `size` blocks along axis (1: y, 2: z);
+   *at holds the cluster's attribute the configuration points to.  */
+static inline cudaLaunchConfig_t
+gt_cluster_config (dim3 grid, int threads, size_t smem, int axis, int size,
+                   cudaStream_t s, cudaLaunchAttribute *at)
+{
+  cudaLaunchConfig_t lc = {};
+  lc.gridDim = grid;
+  lc.blockDim = dim3 (threads);
+  lc.dynamicSmemBytes = smem;
+  lc.stream = s;
+  at->id = cudaLaunchAttributeClusterDimension;
+  at->val.clusterDim.x = 1;
+  at->val.clusterDim.y = axis == 1 ? (unsigned) size : 1;
+  at->val.clusterDim.z = axis == 2 ? (unsigned) size : 1;
+  lc.attrs = at;
+  lc.numAttrs = 1;
+  return lc;
+}
+
 /* The blocks of fn resident at once in clusters of `size` along axis
    (the clusters a device holds at once times size: a cluster's blocks
    share a GPC, so the H100's 132 SMs hold 14 clusters of 8 whole
@@ -110,17 +130,10 @@ gt_cluster_slots (int *known, const void *fn, int threads, size_t smem,
   const int seen = gt_device_seen (known, &dev);
   if (seen)
     return seen < 0 ? 0 : seen - 1;
-  cudaLaunchConfig_t lc = {};
-  lc.gridDim = axis == 1 ? dim3 (1, size) : dim3 (1, 1, size);
-  lc.blockDim = dim3 (threads);
-  lc.dynamicSmemBytes = smem;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeClusterDimension;
-  at[0].val.clusterDim.x = 1;
-  at[0].val.clusterDim.y = axis == 1 ? (unsigned) size : 1;
-  at[0].val.clusterDim.z = axis == 2 ? (unsigned) size : 1;
-  lc.attrs = at;
-  lc.numAttrs = 1;
+  cudaLaunchAttribute at;
+  const cudaLaunchConfig_t lc = gt_cluster_config (
+    axis == 1 ? dim3 (1, size) : dim3 (1, 1, size), threads, smem, axis,
+    size, 0, &at);
   int clusters = 0;
   if (cudaOccupancyMaxActiveClusters (&clusters, fn, &lc) != cudaSuccess)
     clusters = 0;
@@ -134,18 +147,9 @@ static cudaError_t
 gt_launch_cluster (void (*fn) (P...), dim3 grid, int threads, size_t smem,
                    int axis, int size, cudaStream_t s, Args... args)
 {
-  cudaLaunchConfig_t lc = {};
-  lc.gridDim = grid;
-  lc.blockDim = dim3 (threads);
-  lc.dynamicSmemBytes = smem;
-  lc.stream = s;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeClusterDimension;
-  at[0].val.clusterDim.x = 1;
-  at[0].val.clusterDim.y = axis == 1 ? (unsigned) size : 1;
-  at[0].val.clusterDim.z = axis == 2 ? (unsigned) size : 1;
-  lc.attrs = at;
-  lc.numAttrs = 1;
+  cudaLaunchAttribute at;
+  const cudaLaunchConfig_t lc = gt_cluster_config (grid, threads, smem, axis,
+                                                   size, s, &at);
   const cudaError_t err = cudaLaunchKernelEx (&lc, fn, args...);
   const cudaError_t last = cudaGetLastError ();
   return err != cudaSuccess ? err : last;

@@ -19,12 +19,15 @@ template <> struct k_pair<double> { typedef double2 t; };
    elements): GT_PLANES_ROWS: dst(i, c) = re, dst(rows + i, c) = im, and
    with GT_PLANES_EXPAND also dst(i, cols + c) = -im, dst(rows + i,
    cols + c) = re; GT_PLANES_COLS: dst(i, c) = re, dst(i, cols + c) = im,
-   with GT_PLANES_SUM also dst(i, 2 cols + c) = re + im.  */
+   with GT_PLANES_SUM also dst(i, 2 cols + c) = re + im, with
+   GT_PLANES_EXPAND also dst(rows + i, c) = -im, dst(rows + i, cols + c) =
+   re.  With SUM, *flag (where not NULL) is set where a part or their sum
+   is not finite.  */
 template <typename T>
 __global__ void
 planes_split (const typename k_pair<T>::t *__restrict__ src, size_t lds,
               T *__restrict__ dst, size_t ldd, long long rows,
-              long long cols, int mode)
+              long long cols, int mode, int *flag)
 {
   const long long total = rows * cols;
   for (long long e = (long long) blockIdx.x * blockDim.x + threadIdx.x;
@@ -38,7 +41,18 @@ planes_split (const typename k_pair<T>::t *__restrict__ src, size_t lds,
         {
           d[(size_t) cols * ldd] = v.y;
           if (mode & GT_PLANES_SUM)
-            d[(size_t) 2 * cols * ldd] = v.x + v.y;
+            {
+              const T sum = v.x + v.y;
+              d[(size_t) 2 * cols * ldd] = sum;
+              if (flag && !(isfinite (v.x) && isfinite (v.y)
+                            && isfinite (sum)))
+                *flag = 1;
+            }
+          else if (mode & GT_PLANES_EXPAND)
+            {
+              d[rows] = -v.y;
+              d[(size_t) cols * ldd + rows] = v.x;
+            }
         }
       else
         {
@@ -124,7 +138,7 @@ planes_blocks (size_t rows, size_t cols)
 
 extern "C" cudaError_t
 gt_planes_split (gt_type real, int mode, const void *src, size_t lds,
-                 void *dst, size_t ldd, size_t rows, size_t cols,
+                 void *dst, size_t ldd, size_t rows, size_t cols, int *flag,
                  cudaStream_t s)
 {
   if (rows == 0 || cols == 0)
@@ -132,10 +146,12 @@ gt_planes_split (gt_type real, int mode, const void *src, size_t lds,
   const unsigned blocks = planes_blocks (rows, cols);
   if (real == GT_DOUBLE)
     planes_split<double><<<blocks, 256, 0, s>>> (
-      (const double2 *) src, lds, (double *) dst, ldd, rows, cols, mode);
+      (const double2 *) src, lds, (double *) dst, ldd, rows, cols, mode,
+      flag);
   else
     planes_split<float><<<blocks, 256, 0, s>>> (
-      (const float2 *) src, lds, (float *) dst, ldd, rows, cols, mode);
+      (const float2 *) src, lds, (float *) dst, ldd, rows, cols, mode,
+      flag);
   return cudaGetLastError ();
 }
 

@@ -572,7 +572,11 @@ family_with_strips (const k8_family *family, gt_type type, size_t m,
       if (fam->kernel == GT_K9_DMMA)
         {
           int tl, ts;
-          const double ct = k9_tail_cost (type, cm, cn, k, &tl, &ts);
+          double ct = k9_tail_cost (type, cm, cn, k, &tl, &ts);
+          if (copies)
+            ct += k9_copies_moved (cm, cn, k) * K8_FLOP_PER_SM_PER_BYTE;
+          else if (t & 4)
+            ct *= K9_D_UNALIGNED;
           if (ct < cost)
             {
               cost = ct;
@@ -660,8 +664,8 @@ gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
         const int cl = v & 1, cp = copies && !(v & 2);
         long long kc;
         /* clusters of 2, 4, 8 (512^3 in 6 took 0.70x cuBLAS, in 4 0.83x) */
-        if ((cl && (gt_k9_split_k (sp, k, &kc) > cmax || (sp & (sp - 1))))
-            || (v & 2 && !copies))
+        const long long z = gt_k9_split_k (sp, k, &kc);
+        if ((cl && (z > cmax || (z & (z - 1)))) || (v & 2 && !copies))
           continue;
         const double cost = k9_split_cost (p->type, m, n, k, sp, cl)
                             * (copies && !cp ? K9_D_UNALIGNED : 1.0)

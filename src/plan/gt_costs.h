@@ -32,6 +32,20 @@ double gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 double gt_k11_seconds (size_t m, size_t n, size_t k);
 double gt_cost_seconds (int repack);
 
+/* The ints at src[0] .. src[count - 1] (device memory, count <= 4) in
+   out, read after what stream s has queued: the plan layer's waits on the
+   device (gt_emulate.cu's mailbox, one per device).  */
+cudaError_t gt_plan_read_back (const int *const *src, int count, int *out,
+                               cudaStream_t s);
+
+/* Gauss's three products of a complex plan (gt_run.cu): in its scratch, a
+   flag at 0, B's planes at *b_off, the products at *p_off, and the real
+   plan's own scratch from the offset returned; large enough also for the
+   four products in one that replace the three where an operand holds Inf,
+   NaN or parts whose sum overflows.  */
+size_t gt_three_layout (gt_type real, size_t m, size_t n, size_t k,
+                        size_t *b_off, size_t *p_off);
+
 /* The cost of passes over memory that move `bytes`, in `launches`
    launches.  */
 double gt_cost_passes (double bytes, int launches);

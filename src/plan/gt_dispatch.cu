@@ -181,13 +181,18 @@ plan_complex (gt_type c, int ca, int cb, size_t m, size_t n, size_t k,
   p.complex_a = ca;
   p.complex_b = cb;
   p.three = use_three;
-  const size_t planes = use_three ? 3 : 1;
-  const size_t b_planes
-    = cb ? gt_bytes_256 (r, gt_ld_16 (es, use_three ? k : k2) * n2 * planes)
-         : 0;
-  p.work_bytes += b_planes
-                  + gt_bytes_256 (r, gt_ld_16 (es, use_three ? m : m2) * n2
-                                     * planes);
+  if (use_three)
+    {
+      /* room for the four in one as well (gt_run.cu: run_three) */
+      size_t b_off, p_off;
+      const size_t own = gt_three_layout (r, m, n, k, &b_off, &p_off);
+      const gt_plan four = plan_real (r, m, 2 * n, 2 * k, tile, 0);
+      p.work_bytes = own + (four.work_bytes > p.work_bytes
+                            ? four.work_bytes : p.work_bytes);
+      return p;
+    }
+  const size_t b_planes = cb ? gt_bytes_256 (r, gt_ld_16 (es, k2) * n2) : 0;
+  p.work_bytes += b_planes + gt_bytes_256 (r, gt_ld_16 (es, m2) * n2);
   return p;
 }
 
@@ -242,8 +247,8 @@ remembered (gt_type type, int mix, size_t m, size_t n, size_t k, int tile,
     }
   const int outer = gt_planning_begin (dev);
   const gt_plan p
-    = mix ? plan_complex (type, mix & 1, mix & 2, m, n, k, tile, repack,
-                          (mix >> 2) - 1)
+    = mix ? plan_complex (type, mix & 1, (mix >> 1) & 1, m, n, k, tile,
+                          repack, (mix >> 2) - 1)
           : plan_real (type, m, n, k, tile, repack);
   const int facts_read = gt_device_props_current () != NULL;
   gt_planning_end (outer);
@@ -277,10 +282,12 @@ gt_plan_mixed (gt_type c, int real_a, int real_b, size_t m, size_t n,
 extern "C" gt_plan
 gt_plan_panel (const gt_plan *full, size_t m, size_t n, size_t k, int tile)
 {
+  /* (repack 1 keeps a one-column last panel off kernel 10's complex
+     vector path, which would read A's planes as interleaved A) */
   if (full->complex_a || full->complex_b)
     return remembered (full->type, mix_of (full->complex_a, full->complex_b,
                                            full->three),
-                       m, n, k, tile, 0);
+                       m, n, k, tile, 1);
   return gt_plan_for (full->type, m, n, k, tile, 0);
 }
 
@@ -291,12 +298,15 @@ gt_plan_a_ld (const gt_plan *p, size_t m)
   return !p->complex_a ? 0 : gt_ld_16 (es, p->three ? m : 2 * m);
 }
 
+/* (three products: a flag in the last 256 bytes, gt_run.cu) */
 extern "C" size_t
 gt_plan_a_bytes (const gt_plan *p, size_t m, size_t k)
 {
   const size_t cols = p->three ? 3 * k : p->complex_b ? 2 * k : k;
   return p->complex_a
-         ? gt_bytes_256 (gt_type_real (p->type), gt_plan_a_ld (p, m) * cols) : 0;
+         ? gt_bytes_256 (gt_type_real (p->type), gt_plan_a_ld (p, m) * cols)
+           + (p->three ? 256 : 0)
+         : 0;
 }
 
 extern "C" cudaError_t
@@ -307,8 +317,16 @@ gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
     return cudaSuccess;
   const int mode = p->three ? GT_PLANES_COLS | GT_PLANES_SUM
                    : p->complex_b ? GT_PLANES_EXPAND : GT_PLANES_ROWS;
+  int *flag = NULL;
+  if (p->three)
+    {
+      flag = (int *) ((char *) planes + gt_plan_a_bytes (p, m, k) - 256);
+      const cudaError_t err = cudaMemsetAsync (flag, 0, sizeof (int), s);
+      if (err != cudaSuccess)
+        return err;
+    }
   return gt_planes_split (gt_type_real (p->type), mode, A, lda, planes,
-                          gt_plan_a_ld (p, m), m, k, s);
+                          gt_plan_a_ld (p, m), m, k, flag, s);
 }
 
 extern "C" gt_plan

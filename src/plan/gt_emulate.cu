@@ -186,7 +186,7 @@ mailbox (choice_mailbox **out, int *dev_out)
       if ((err = cudaEventCreateWithFlags (&m->copied,
                                            cudaEventDisableTiming))
           == cudaSuccess
-          && (err = cudaHostAlloc ((void **) &m->choice, sizeof (int),
+          && (err = cudaHostAlloc ((void **) &m->choice, 4 * sizeof (int),
                                    cudaHostAllocDefault)) != cudaSuccess)
         cudaEventDestroy (m->copied);
       if (err != cudaSuccess)
@@ -204,6 +204,30 @@ static void
 mailbox_done (int dev)
 {
   pthread_mutex_unlock (&mailbox_locks[dev]);
+}
+
+extern "C" cudaError_t
+gt_plan_read_back (const int *const *src, int count, int *out,
+                   cudaStream_t s)
+{
+  if (count < 1 || count > 4)
+    return cudaErrorInvalidValue;
+  choice_mailbox *box;
+  int dev;
+  cudaError_t err = mailbox (&box, &dev);
+  if (err != cudaSuccess)
+    return err;
+  for (int i = 0; i < count && err == cudaSuccess; i++)
+    err = cudaMemcpyAsync (box->choice + i, src[i], sizeof (int),
+                           cudaMemcpyDeviceToHost, s);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (box->copied, s);
+  if (err == cudaSuccess)
+    err = cudaEventSynchronize (box->copied);
+  for (int i = 0; i < count && err == cudaSuccess; i++)
+    out[i] = box->choice[i];
+  mailbox_done (dev);
+  return err;
 }
 
 /* The scan and the slices for the number of moduli it chooses, queued

@@ -48,10 +48,49 @@ run_with_strips (const gt_kernel_row *r, const gt_plan *p,
   return err;
 }
 
+extern "C" size_t
+gt_three_layout (gt_type r, size_t m, size_t n, size_t k, size_t *b_off,
+                 size_t *p_off)
+{
+  const size_t es = gt_type_size (r);
+  const size_t b3 = gt_bytes_256 (r, gt_ld_16 (es, k) * 3 * n);
+  const size_t b4 = gt_bytes_256 (r, gt_ld_16 (es, 2 * k) * 2 * n);
+  *b_off = 256;
+  *p_off = *b_off + (b3 > b4 ? b3 : b4);
+  return *p_off + gt_bytes_256 (r, gt_ld_16 (es, m) * 3 * n);
+}
+
+/* The four products in one where A's or B's planes hold a part that is
+   not finite, or parts whose sum overflows (the three would turn such
+   Inf into NaN): [Ar Ai] (A's first two planes) times [Br Bi; -Bi Br] is
+   [Cr Ci].  */
+static cudaError_t
+run_four_in_one (gt_type r, const gt_gemm_args *a, char *bp, char *pp,
+                 size_t ldp, char *w, cudaStream_t s)
+{
+  const size_t es = gt_type_size (r), ldb = gt_ld_16 (es, 2 * a->k);
+  cudaError_t err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_EXPAND,
+                                     a->B, a->ldb, bp, ldb, a->k, a->n, NULL,
+                                     s);
+  const gt_plan four = gt_plan_for (r, a->m, 2 * a->n, 2 * a->k,
+                                    GT_TILE_DEFAULT, 0);
+  const gt_gemm_args g = { a->A, a->lda, bp, ldb, pp, ldp, a->m, 2 * a->n,
+                           2 * a->k, w };
+  if (err == cudaSuccess)
+    err = gt_gemm_run (&four, &g, s);
+  if (err == cudaSuccess)
+    err = gt_planes_join (r, GT_PLANES_COLS, pp, ldp, a->C, a->ldc, a->m,
+                          a->n, s);
+  return err;
+}
+
 /* Gauss's three products (p->three): B's planes [Br Bi Br+Bi], the
    products of A's three planes by them into [T1 T2 T3], joined into C.
    The real plan is the same for all three; they run in turn on s and
-   share its scratch.  The scratch: [B planes][P][the real plan's].  */
+   share its scratch (gt_three_layout).  Whether an operand holds Inf, NaN
+   or parts whose sum overflows is learnt from the splits (a wait on the
+   device: what runs next depends on it); then the four products in one
+   run instead.  */
 static cudaError_t
 run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
@@ -60,18 +99,32 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   gt_plan rp = *p;
   rp.type = r;
   rp.complex_a = rp.complex_b = rp.three = 0;
+  size_t b_off, p_off;
+  const size_t w_off = gt_three_layout (r, a->m, a->n, a->k, &b_off, &p_off);
+  char *base = (char *) a->work, *bp = base + b_off, *pp = base + p_off;
   const size_t ldb = gt_ld_16 (es, a->k), ldp = gt_ld_16 (es, a->m);
-  char *bp = (char *) a->work;
-  char *pp = bp + gt_bytes_256 (r, ldb * 3 * a->n);
-  cudaError_t err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_SUM, a->B,
-                                     a->ldb, bp, ldb, a->k, a->n, s);
+  int *flag_b = (int *) base;
+  const int *flags[2] = {
+    (const int *) ((const char *) a->A
+                   + gt_bytes_256 (r, a->lda * 3 * a->k)), flag_b };
+  int seen[2] = { 0, 0 };
+  cudaError_t err = cudaMemsetAsync (flag_b, 0, sizeof (int), s);
+  if (err == cudaSuccess)
+    err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_SUM, a->B, a->ldb,
+                           bp, ldb, a->k, a->n, flag_b, s);
+  if (err == cudaSuccess)
+    err = gt_plan_read_back (flags, 2, seen, s);
+  if (err != cudaSuccess)
+    return err;
+  if (seen[0] || seen[1])
+    return run_four_in_one (r, a, bp, pp, ldp, base + w_off, s);
   for (int j = 0; j < 3 && err == cudaSuccess; j++)
     {
       const gt_gemm_args g = {
         (const char *) a->A + (size_t) j * a->k * a->lda * es, a->lda,
         bp + (size_t) j * a->n * ldb * es, ldb,
         pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
-        pp + gt_bytes_256 (r, ldp * 3 * a->n) };
+        base + w_off };
       err = gt_gemm_run (&rp, &g, s);
     }
   if (err == cudaSuccess)
@@ -106,7 +159,8 @@ run_planes (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
     {
       g.B = w;
       g.ldb = gt_ld_16 (es, k2);
-      err = gt_planes_split (r, mode, a->B, a->ldb, w, g.ldb, a->k, a->n, s);
+      err = gt_planes_split (r, mode, a->B, a->ldb, w, g.ldb, a->k, a->n,
+                             NULL, s);
       w += gt_bytes_256 (r, g.ldb * n2);
     }
   g.C = w;
