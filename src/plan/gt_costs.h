@@ -45,6 +45,8 @@ cudaError_t gt_plan_read_back (const int *const *src, int count, int *out,
    NaN or parts whose sum overflows.  */
 size_t gt_three_layout (gt_type real, size_t m, size_t n, size_t k,
                         size_t *b_off, size_t *p_off);
+/* The plan of that m x 2n x 2k product (gt_dispatch.cu).  */
+gt_plan gt_plan_four (gt_type real, size_t m, size_t n, size_t k);
 
 /* The cost of passes over memory that move `bytes`, in `launches`
    launches.  */

@@ -74,8 +74,8 @@ gt_type_served (gt_type type)
 /* The cheapest of the rows' proposals, first row first on a tie; vector
    shapes (m or n 1) go to the rows made for them.  *cost_out: its cost.  */
 static gt_plan
-cheapest (gt_type type, size_t m, size_t n, size_t k, int repack,
-          double *cost_out)
+cheapest_but (int skip, gt_type type, size_t m, size_t n, size_t k,
+              int repack, double *cost_out)
 {
   const unsigned shape = m == 1 || n == 1 ? GT_SHAPE_VECTOR : GT_SHAPE_MATRIX;
   int count;
@@ -85,8 +85,8 @@ cheapest (gt_type type, size_t m, size_t n, size_t k, int repack,
   for (int i = 0; i < count; i++)
     {
       const gt_kernel_row *r = &rows[i];
-      if (!r->propose || !(r->shapes & shape) || !gt_row_serves (r, type)
-          || (r->usable && !r->usable ()))
+      if (r->id == skip || !r->propose || !(r->shapes & shape)
+          || !gt_row_serves (r, type) || (r->usable && !r->usable ()))
         continue;
       gt_plan p = gt_plan_make (type, r->id);
       const double cost = r->propose (&p, m, n, k, repack);
@@ -98,6 +98,24 @@ cheapest (gt_type type, size_t m, size_t n, size_t k, int repack,
     }
   *cost_out = best_cost;
   return best;
+}
+
+static gt_plan
+cheapest (gt_type type, size_t m, size_t n, size_t k, int repack,
+          double *cost_out)
+{
+  return cheapest_but (0, type, m, n, k, repack, cost_out);
+}
+
+/* The four products in one that replace Gauss's three where an operand
+   holds Inf or NaN: not on kernel 11, which would decline such operands
+   and whose scratch for the 2k-long product the plan would have to hold
+   besides its own.  */
+extern "C" gt_plan
+gt_plan_four (gt_type real, size_t m, size_t n, size_t k)
+{
+  double cost;
+  return cheapest_but (GT_K11_OZAKI, real, m, 2 * n, 2 * k, 0, &cost);
 }
 
 static gt_plan
@@ -186,7 +204,7 @@ plan_complex (gt_type c, int ca, int cb, size_t m, size_t n, size_t k,
       /* room for the four in one as well (gt_run.cu: run_three) */
       size_t b_off, p_off;
       const size_t own = gt_three_layout (r, m, n, k, &b_off, &p_off);
-      const gt_plan four = plan_real (r, m, 2 * n, 2 * k, tile, 0);
+      const gt_plan four = gt_plan_four (r, m, n, k);
       p.work_bytes = own + (four.work_bytes > p.work_bytes
                             ? four.work_bytes : p.work_bytes);
       return p;

@@ -72,8 +72,7 @@ run_four_in_one (gt_type r, const gt_gemm_args *a, char *bp, char *pp,
   cudaError_t err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_EXPAND,
                                      a->B, a->ldb, bp, ldb, a->k, a->n, NULL,
                                      s);
-  const gt_plan four = gt_plan_for (r, a->m, 2 * a->n, 2 * a->k,
-                                    GT_TILE_DEFAULT, 0);
+  const gt_plan four = gt_plan_four (r, a->m, a->n, a->k);
   const gt_gemm_args g = { a->A, a->lda, bp, ldb, pp, ldp, a->m, 2 * a->n,
                            2 * a->k, w };
   if (err == cudaSuccess)
