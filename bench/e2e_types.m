@@ -21,7 +21,8 @@ function e2e_types (sizes = [4096 8192], kernel_ms = struct ())
         t0 = tic;  C = gpu_tiled_mtimes (A, B);  t(r) = toc (t0);
         clear C;
       endfor
-      floor_s = max (2 * n * n * es, n * n * es) / 55e9;
+      bytes_in = 2 * n * n * es;  bytes_out = n * n * es;
+      floor_s = max (bytes_in, bytes_out) / 55e9;
       kern = NaN;
       if (isfield (kernel_ms, classes{c}))
         kern = kernel_ms.(classes{c})(i) / 1e3;
