@@ -316,7 +316,7 @@ k10_gemv_launch (int splits, const T *A, size_t lda, const T *B, size_t ldb,
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
-  const int V = sizeof (T) >= 16 ? 1 : 16 / sizeof (T);
+  const int V = GT_K10_LANE_ELEMS (sizeof (T));
   long long kchunk = gt_ceil_div (k > 0 ? k : 1, splits);
   if (m == 1 && n > 1)   /* pieces a multiple of 16 bytes (m == 1) */
     kchunk = gt_ceil_div (kchunk, V) * V;

@@ -117,9 +117,6 @@ struct k4_loader
   }
 };
 
-/* MINB resident blocks per SM bound the registers (65536 / (MINB * NT)):
-   left alone, the compiler hoists a whole stage's shared reads and takes
-   nearly 256 registers, leaving one block per SM.  */
 /* Whether a configuration's stages can hold its whole tile of C: its
    pieces of k can then be added within a cluster.  */
 template <int BM, int BN, int BK, int STAGES>
@@ -169,6 +166,9 @@ k4_cluster_sum (float *smem, float (&acc)[TM][TN])
 #endif
 }
 
+/* MINB resident blocks per SM bound the registers (65536 / (MINB * NT)):
+   left alone, the compiler hoists a whole stage's shared reads and takes
+   nearly 256 registers, leaving one block per SM.  */
 template <int BM, int BN, int BK, int TM, int TN, int STAGES, int MINB>
 __global__ void __launch_bounds__ (gt_tile<BM, BN, BK, TM, TN>::NT, MINB)
 k4_async (const float *__restrict__ A, size_t lda,

@@ -903,7 +903,6 @@ k9_reduce (const double *__restrict__ part, long long splits, long long m,
     }
 }
 
-
 extern "C" int
 gt_k9_cluster_max (void)
 {
@@ -920,7 +919,6 @@ gt_k9_in_cluster (const gt_plan *p, size_t k)
   return p->type == GT_DOUBLE && p->cluster > 0 && p->splits > 1
          && gt_k9_split_k (p->splits, k, &kc) <= gt_k9_cluster_max ();
 }
-
 
 extern "C" int
 gt_k9_cluster_slots (int z)

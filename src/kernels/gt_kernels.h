@@ -115,9 +115,9 @@ cudaError_t gt_k9_dmma_tail (int tail, int splits, const float *A,
                              size_t k, void *work, cudaStream_t s);
 size_t gt_k9_tail_work_bytes (int tail, int splits, size_t m, size_t n,
                               size_t k);
-/* Doubles read from 8-byte aligned columns go at half kernel 9's rate
-   (8-byte copies): a plan with `repacked` copies A and B to aligned
-   scratch first, this many bytes before the split's or tail's own.  */
+/* Doubles in columns that are not 16-byte aligned are read 8 bytes at a
+   time, slower: a plan with `repacked` copies A and B to aligned scratch
+   first, this many bytes before the split's or tail's own.  */
 size_t gt_k9_repack_bytes (size_t m, size_t n, size_t k);
 /* The most pieces of k of a double product kernel 9 adds within a
    thread-block cluster on the current device (0: none), and whether a
@@ -224,16 +224,17 @@ size_t gt_k11_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
 cudaError_t gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a,
                                cudaStream_t s);
 void gt_k11_forget (void);
-/* kernel 10: any real type, any shape and alignment; on a vector side
-   with n == 1, a block per this many rows of A (m rows of es bytes, on a
-   device of sms multiprocessors): 16 bytes a lane where that leaves a
-   block per 6 SMs or more (H100: from 4,096 rows, 8-byte elements 0.82-
-   0.94x cuBLAS -> 0.97-1.04x), an element a lane below (1,000 rows: 32
-   blocks a piece of k, not 16) */
+/* kernel 10: any real type, any shape and alignment.  On a vector side
+   a lane reads GT_K10_LANE_ELEMS elements of es bytes at once (16 bytes);
+   with n == 1 a block takes gt_k10_vector_rows rows of A (m rows, on a
+   device of sms multiprocessors): 32 lanes' worth where that leaves a
+   block per 6 SMs or more (8-byte elements on 132 SMs: from 1,408 rows),
+   32 rows, an element a lane, below (bench/RESULTS.md) */
+#define GT_K10_LANE_ELEMS(es) ((es) >= 16 ? 1 : 16 / (es))
 static inline size_t
 gt_k10_vector_rows (size_t es, size_t m, int sms)
 {
-  const size_t wide = 32 * (es >= 16 ? 1 : 16 / es);
+  const size_t wide = 32 * GT_K10_LANE_ELEMS (es);
   return m / wide >= (size_t) (sms / 6) ? wide : 32;
 }
 size_t gt_k10_row_work (const gt_plan *p, size_t m, size_t n, size_t k,

@@ -131,11 +131,12 @@ typedef struct
    slowdown, a compromise of the two.  */
 #define K9_D_UNALIGNED 1.15
 
-/* Bytes the copies of unaligned double operands move (read and write).  */
+/* The copies of unaligned double operands: the bytes they move (read
+   and write), at kernel 8's rate for its own passes.  */
 static double
-k9_copies_moved (size_t m, size_t n, size_t k)
+k9_copies_cost (size_t m, size_t n, size_t k)
 {
-  return 16.0 * ((double) m * k + (double) k * n);
+  return 16.0 * ((double) m * k + (double) k * n) * K8_FLOP_PER_SM_PER_BYTE;
 }
 
 static double
@@ -298,13 +299,14 @@ k8_cost (const k8_family *fam, size_t m, size_t n, size_t k, int repack)
   /* its advantage holds once the busiest SM is full */
   const double eff = per_sm >= occ ? fam->efficiency : 1.0;
   const double kc = (double) gt_ceil_div (k, 8) * 8 + fam->fill;
-  /* kernel 8's passes over B (transposed) and an unaligned A */
-  const double moved = fam->kernel == GT_K9_DMMA
-                       ? (fam->copies && repack ? k9_copies_moved (m, n, k)
-                                                : 0.0)
-                       : 8.0 * k * n + (repack ? 8.0 * m * k : 0.0);
+  /* kernel 8's passes over B (transposed) and an unaligned A; kernel 9's
+     copies of unaligned doubles */
+  const double passes
+    = fam->kernel == GT_K9_DMMA
+      ? (fam->copies && repack ? k9_copies_cost (m, n, k) : 0.0)
+      : (8.0 * k * n + (repack ? 8.0 * m * k : 0.0)) * K8_FLOP_PER_SM_PER_BYTE;
   return rounds * occ * fam->rows * (double) GT_K8_TILE_N * kc / eff
-         + moved * K8_FLOP_PER_SM_PER_BYTE + FLOP_PER_SM_PER_LAUNCH;
+         + passes + FLOP_PER_SM_PER_LAUNCH;
 }
 
 /* Kernel 5's pieces of k added within a cluster, the same bits without
@@ -574,7 +576,7 @@ family_with_strips (const k8_family *family, gt_type type, size_t m,
           int tl, ts;
           double ct = k9_tail_cost (type, cm, cn, k, &tl, &ts);
           if (copies)
-            ct += k9_copies_moved (cm, cn, k) * K8_FLOP_PER_SM_PER_BYTE;
+            ct += k9_copies_cost (cm, cn, k);
           else if (t & 4)
             ct *= K9_D_UNALIGNED;
           if (ct < cost)
@@ -669,8 +671,7 @@ gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
           continue;
         const double cost = k9_split_cost (p->type, m, n, k, sp, cl)
                             * (copies && !cp ? K9_D_UNALIGNED : 1.0)
-                            + (cp ? k9_copies_moved (m, n, k)
-                                    * K8_FLOP_PER_SM_PER_BYTE : 0.0);
+                            + (cp ? k9_copies_cost (m, n, k) : 0.0);
         if (cost < best)
           {
             best = cost;

@@ -45,6 +45,9 @@ cudaError_t gt_plan_read_back (const int *const *src, int count, int *out,
    NaN or parts whose sum overflows.  */
 size_t gt_three_layout (gt_type real, size_t m, size_t n, size_t k,
                         size_t *b_off, size_t *p_off);
+/* Where the three products' planes of A (m x 3k, leading dimension ld,
+   from gt_plan_prepare_a) keep their flag: in the 256 bytes after them.  */
+int *gt_three_a_flag (gt_type real, const void *planes, size_t ld, size_t k);
 /* The plan of that m x 2n x 2k product (gt_dispatch.cu).  */
 gt_plan gt_plan_four (gt_type real, size_t m, size_t n, size_t k);
 

@@ -316,7 +316,7 @@ gt_plan_a_ld (const gt_plan *p, size_t m)
   return !p->complex_a ? 0 : gt_ld_16 (es, p->three ? m : 2 * m);
 }
 
-/* (three products: a flag in the last 256 bytes, gt_run.cu) */
+/* (three products: and their flag, gt_three_a_flag) */
 extern "C" size_t
 gt_plan_a_bytes (const gt_plan *p, size_t m, size_t k)
 {
@@ -338,7 +338,8 @@ gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
   int *flag = NULL;
   if (p->three)
     {
-      flag = (int *) ((char *) planes + gt_plan_a_bytes (p, m, k) - 256);
+      flag = gt_three_a_flag (gt_type_real (p->type), planes,
+                              gt_plan_a_ld (p, m), k);
       const cudaError_t err = cudaMemsetAsync (flag, 0, sizeof (int), s);
       if (err != cudaSuccess)
         return err;

@@ -60,6 +60,12 @@ gt_three_layout (gt_type r, size_t m, size_t n, size_t k, size_t *b_off,
   return *p_off + gt_bytes_256 (r, gt_ld_16 (es, m) * 3 * n);
 }
 
+extern "C" int *
+gt_three_a_flag (gt_type r, const void *planes, size_t ld, size_t k)
+{
+  return (int *) ((char *) planes + gt_bytes_256 (r, ld * 3 * k));
+}
+
 /* The four products in one where A's or B's planes hold a part that is
    not finite, or parts whose sum overflows (the three would turn such
    Inf into NaN): [Ar Ai] (A's first two planes) times [Br Bi; -Bi Br] is
@@ -103,9 +109,7 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   char *base = (char *) a->work, *bp = base + b_off, *pp = base + p_off;
   const size_t ldb = gt_ld_16 (es, a->k), ldp = gt_ld_16 (es, a->m);
   int *flag_b = (int *) base;
-  const int *flags[2] = {
-    (const int *) ((const char *) a->A
-                   + gt_bytes_256 (r, a->lda * 3 * a->k)), flag_b };
+  const int *flags[2] = { gt_three_a_flag (r, a->A, a->lda, a->k), flag_b };
   int seen[2] = { 0, 0 };
   cudaError_t err = cudaMemsetAsync (flag_b, 0, sizeof (int), s);
   if (err == cudaSuccess)
