@@ -1239,7 +1239,8 @@ typed_row (const bench_env *b, typed_problem *tp, int use_cublas,
 }
 
 /* Kernel 9 with k split N ways (k9_d_splitN), N ways within a cluster
-   (k9_d_clusterN), and kernel 10 (k10_d) on doubles, as --only names
+   (k9_d_clusterN), the same on its small tiles (k9s_d_splitN,
+   k9s_d_clusterN), and kernel 10 (k10_d) on doubles, as --only names
    them: what the double plans of small and thin shapes are chosen
    from.  */
 typedef struct
@@ -1274,9 +1275,15 @@ double_variants (const bench_env *b, typed_problem *tp, double cublas_ms)
       name[len] = 0;
       gt_plan want = gt_plan_make (GT_DOUBLE, GT_K9_DMMA);
       int n = 0;
-      if (sscanf (name, "k9_d_split%d", &n) == 1 && n >= 1)
+      /* k9s_: the small tiles */
+      const int small = !strncmp (name, "k9s_", 4);
+      if (small)
+        want.k9_tile = GT_K9_SMALL_TILE;
+      if (sscanf (name, small ? "k9s_d_split%d" : "k9_d_split%d", &n) == 1
+          && n >= 1)
         want.splits = n;
-      else if (sscanf (name, "k9_d_cluster%d", &n) == 1 && n >= 1)
+      else if (sscanf (name, small ? "k9s_d_cluster%d" : "k9_d_cluster%d",
+                       &n) == 1 && n >= 1)
         {
           want.splits = n;
           want.cluster = 1;
@@ -1323,8 +1330,9 @@ bench_typed (const bench_env *b, gt_type t, const size_t *shape, int si)
   snprintf (cu, sizeof cu, "cublas%s", type_suffix[t]);
   snprintf (df, sizeof df, "default%s", type_suffix[t]);
   const int variants = t == GT_DOUBLE && b->o.only
-                       && (strstr (b->o.only, "k9_d_") || strstr (b->o.only,
-                                                                 "k10_d"));
+                       && (strstr (b->o.only, "k9_d_")
+                           || strstr (b->o.only, "k9s_d_")
+                           || strstr (b->o.only, "k10_d"));
   if (!selected (b->o.only, cu) && !selected (b->o.only, df) && !variants)
     return 0;
   typed_problem tp;

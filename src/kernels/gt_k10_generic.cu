@@ -301,10 +301,7 @@ k10_reduce (const T *__restrict__ partial, int splits, long long len,
   for (long long e = (long long) blockIdx.x * blockDim.x + threadIdx.x;
        e < len; e += (long long) gridDim.x * blockDim.x)
     {
-      T sum = partial[e];
-      for (int z = 1; z < splits; z++)
-        sum += partial[z * len + e];
-      out[e * stride] = sum;
+    out[e * stride] = gt_sum_in_order (partial + e, splits, (size_t) len);
     }
 }
 

@@ -12,10 +12,9 @@ k5_reduce (int splits, const float *__restrict__ partial, long long rows,
   for (size_t e = (size_t) blockIdx.x * blockDim.x + threadIdx.x; e < total;
        e += (size_t) gridDim.x * blockDim.x)
     {
-      float s = 0.0f;
-      for (int z = 0; z < splits; z++)
-        s += partial[z * total + e];
-      C[e % rows + (e / rows) * ldc] = s;
+      /* 0 + the sum: the bits of a sum started from 0 (a -0 sum is +0) */
+      C[e % rows + (e / rows) * ldc]
+        = 0.0f + gt_sum_in_order (partial + e, splits, total);
     }
 }
 

@@ -79,23 +79,24 @@ namespace cg = cooperative_groups;
    the order are still the bottom ones of the last column
    (gt_k9_dmma_tail) where the tail is no deeper than that band; band 0:
    column by column.  */
+template <int BM, int BN>
 static __device__ void
 k9_tile_of (long long x, long long m, long long n, int band, long long *m0,
             long long *n0)
 {
-  const long long tiles_m = (m + K9_BM - 1) / K9_BM;
+  const long long tiles_m = (m + BM - 1) / BM;
   if (band <= 0 || band >= tiles_m)
     {
-      *m0 = x % tiles_m * K9_BM;
-      *n0 = x / tiles_m * K9_BN;
+      *m0 = x % tiles_m * BM;
+      *n0 = x / tiles_m * BN;
       return;
     }
-  const long long tiles_n = (n + K9_BN - 1) / K9_BN;
+  const long long tiles_n = (n + BN - 1) / BN;
   const long long per = (long long) band * tiles_n, b = x / per, r = x % per;
   const long long rows = tiles_m - b * band < band ? tiles_m - b * band
                                                    : band;
-  *m0 = (b * band + r % rows) * K9_BM;
-  *n0 = r / rows * K9_BN;
+  *m0 = (b * band + r % rows) * BM;
+  *n0 = r / rows * BN;
 }
 
 __device__ __forceinline__ void
@@ -388,7 +389,7 @@ k9_dmma (const T *__restrict__ A, size_t lda,
     }
   extern __shared__ __align__ (16) double k9_smem[];
   long long m0, n0;
-  k9_tile_of (blockIdx.x, m, n, band, &m0, &n0);
+  k9_tile_of<K9_BM, K9_BN> (blockIdx.x, m, n, band, &m0, &n0);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = (warp % 4) * 32, wn = (warp / 4) * 32;
   const int g = lane / 4, t = lane % 4;
@@ -488,8 +489,32 @@ k9_dmma (const T *__restrict__ A, size_t lda,
    puts a half warp's 16 on distinct bank pairs.  */
 #define K9_D_STAGES 3
 #define K9_LDK 36
-#define K9_D_STAGE (K9_A_DBL + K9_BN * K9_LDK)
-#define K9_D_SMEM ((size_t) K9_D_STAGES * K9_D_STAGE * sizeof (double))
+
+/* The doubles' block shapes: WM x WN warps of 32 x 32 (each warp's
+   fragments and the shared layouts as above).  4 x 4 (128 x 128, 512
+   threads, one block an SM) is the large products' tile; 2 x 2 (64 x 64,
+   128 threads, two blocks an SM) gives a product four times the tiles,
+   for shapes whose 128 x 128 tiles leave the SMs short of work.  The row
+   stride of A stays 4 mod 8 (the fragments' reads conflict-free).  */
+template <int WM, int WN>
+struct k9_shape
+{
+  static constexpr int BM = 32 * WM, BN = 32 * WN, THREADS = 32 * WM * WN;
+  static constexpr int LDA = BM + 4;
+  static constexpr int A_DBL = K9_BK * LDA;
+  static constexpr int STAGE = A_DBL + BN * K9_LDK;
+  static constexpr size_t SMEM = (size_t) K9_D_STAGES * STAGE
+                                 * sizeof (double);
+  /* k9_cluster_sum's 32 doubles a thread fit in the stages */
+  static_assert (32 * THREADS <= K9_D_STAGES * STAGE, "cluster sums");
+  static_assert (WN == 1 || WN == 2 || WN == 4 || WN == 8, "A's passes");
+  static_assert (WM == 1 || WM == 2 || WM == 4 || WM == 8, "B's passes");
+};
+typedef k9_shape<4, 4> k9_large;
+typedef k9_shape<2, 2> k9_small;
+static_assert (k9_large::BM == K9_BM && k9_large::BN == K9_BN
+               && k9_large::THREADS == K9_THREADS
+               && k9_large::LDA == K9_LDA, "the singles' tile");
 
 /* An 8- or 16-byte cp.async, the first `bytes` of it from src, the rest
    zero (bytes 0: all zero, src not read).  */
@@ -509,13 +534,20 @@ k9_cp (void *dst, const void *src, int size, int bytes)
 
 /* One thread's copies of a stage, pointers moving on stage by stage (as
    k9_loader's, so that little stays live across the products): A rows
-   4 (tid % 32) .. + 3 at k rows tid / 32 and + 16; four 16-byte pieces of
-   B's columns tid / 16 + 32 r at k 2 (tid % 16).  Each issue ends with the
+   4 (tid % RA) .. + 3, RA = BM / 4 threads to a k row, at k rows tid / RA
+   + KA v (KA = THREADS / RA k rows a pass, 32 / KA passes); 16-byte
+   pieces of B's columns tid / 16 + CB r (CB = THREADS / 16 columns a
+   pass, BN / CB passes) at k 2 (tid % 16).  Each issue ends with the
    thread's arrival on the buffer's full barrier once its copies land.  */
+template <typename S>
 struct k9_d_copier
 {
+  static constexpr int RA = S::BM / 4, KA = S::THREADS / RA, PA = K9_BK / KA;
+  static constexpr int CB = S::THREADS / 16, PB = S::BN / CB;
+  static_assert (PA * KA == K9_BK && PB * CB == S::BN && PB <= 32,
+                 "a stage's copies");
   const double *pa, *pb;   /* the next stage's */
-  size_t a16, b32;         /* 16 k rows of A, 32 columns of B */
+  size_t ak, bc;           /* KA k rows of A, CB columns of B */
   int a_rows;              /* rows of A inside, of the thread's 4 */
   unsigned b_cols;         /* bit r: column piece r inside */
   int ka_left, kb_left;    /* k left from the thread's first */
@@ -527,17 +559,17 @@ struct k9_d_copier
         bool va_, bool vb_)
   {
     const int tid = threadIdx.x;
-    const long long row = m0 + (tid % 32) * 4;
+    const long long row = m0 + (tid % RA) * 4;
     a_rows = row < m ? (m - row > 4 ? 4 : (int) (m - row)) : 0;
-    pa = A + (a_rows ? row : 0) + (size_t) (tid / 32) * lda;
-    a16 = 16 * lda;
-    ka_left = (int) k - tid / 32;
+    pa = A + (a_rows ? row : 0) + (size_t) (tid / RA) * lda;
+    ak = KA * lda;
+    ka_left = (int) k - tid / RA;
     const long long col = n0 + tid / 16;
     b_cols = 0;
-    for (int r = 0; r < 4; r++)
-      b_cols |= (col + 32 * r < n ? 1u : 0u) << r;
+    for (int r = 0; r < PB; r++)
+      b_cols |= (col + CB * r < n ? 1u : 0u) << r;
     pb = B + (size_t) (b_cols ? col : 0) * ldb + (tid % 16) * 2;
-    b32 = 32 * ldb;
+    bc = CB * ldb;
     kb_left = (int) k - (tid % 16) * 2;
     va = va_;
     vb = vb_;
@@ -548,11 +580,11 @@ struct k9_d_copier
   {
     const int tid = threadIdx.x;
 #pragma unroll
-    for (int v = 0; v < 2; v++)
+    for (int v = 0; v < PA; v++)
       {
-        const int have = ka_left > 16 * v ? a_rows : 0;
-        const double *src = pa + v * a16;
-        double *dst = st + (tid / 32 + 16 * v) * K9_LDA + (tid % 32) * 4;
+        const int have = ka_left > KA * v ? a_rows : 0;
+        const double *src = pa + v * ak;
+        double *dst = st + (tid / RA + KA * v) * S::LDA + (tid % RA) * 4;
         if (va)
           {
             k9_cp (dst, have > 0 ? src : pa, 16, have >= 2 ? 16 : 8 * have);
@@ -565,13 +597,13 @@ struct k9_d_copier
             k9_cp (dst + e, e < have ? src + e : pa, 8, e < have ? 8 : 0);
       }
     const int bk = kb_left >= 2 ? 2 : (kb_left > 0 ? kb_left : 0);
-    double *bd = st + K9_A_DBL + (tid / 16) * K9_LDK + (tid % 16) * 2;
+    double *bd = st + S::A_DBL + (tid / 16) * K9_LDK + (tid % 16) * 2;
 #pragma unroll
-    for (int r = 0; r < 4; r++)
+    for (int r = 0; r < PB; r++)
       {
         const int have = (b_cols >> r) & 1 ? bk : 0;
-        const double *src = pb + r * b32;
-        double *dst = bd + 32 * r * K9_LDK;
+        const double *src = pb + r * bc;
+        double *dst = bd + CB * r * K9_LDK;
         if (vb)
           k9_cp (dst, have ? src : pb, 16, 8 * have);
         else
@@ -580,7 +612,7 @@ struct k9_d_copier
             k9_cp (dst + 1, have > 1 ? src + 1 : pb, 8, have > 1 ? 8 : 0);
           }
       }
-    pa += 2 * a16;
+    pa += PA * ak;
     pb += K9_BK;
     ka_left -= K9_BK;
     kb_left -= K9_BK;
@@ -592,12 +624,13 @@ struct k9_d_copier
 };
 
 /* k9_step with B column by column (Bd[n][K9_LDK]).  */
+template <typename S>
 __device__ __forceinline__ void
 k9_step_d (double (&acc)[2][4][4], const double *st, int ks, int wm, int wn,
            int g, int t)
 {
-  const double *as = st + (8 * ks + t) * K9_LDA + wm + 2 * g;
-  const double *bs = st + K9_A_DBL + (wn + g) * K9_LDK + 8 * ks + t;
+  const double *as = st + (8 * ks + t) * S::LDA + wm + 2 * g;
+  const double *bs = st + S::A_DBL + (wn + g) * K9_LDK + 8 * ks + t;
   double a[2][4], b[4][2];
 #pragma unroll
   for (int i = 0; i < 2; i++)
@@ -605,7 +638,7 @@ k9_step_d (double (&acc)[2][4][4], const double *st, int ks, int wm, int wn,
     for (int h = 0; h < 2; h++)
       {
         const double2 v = *reinterpret_cast<const double2 *> (
-          as + 4 * h * K9_LDA + 16 * i);
+          as + 4 * h * S::LDA + 16 * i);
         a[i][2 * h] = v.x;
         a[i][2 * h + 1] = v.y;
       }
@@ -630,6 +663,7 @@ k9_step_d (double (&acc)[2][4][4], const double *st, int ks, int wm, int wn,
    memory, no second kernel runs, and no block reads more than a tile.
    Laid out [element][thread] so that a warp's reads are consecutive
    words.  Returns the mask of q for k9_store_c.  */
+template <int THREADS>
 static __device__ unsigned
 k9_cluster_sum (double *smem, double (&acc)[2][4][4])
 {
@@ -642,7 +676,7 @@ k9_cluster_sum (double *smem, double (&acc)[2][4][4])
   for (int q = 0; q < 8; q++)
 #pragma unroll
     for (int c = 0; c < 4; c++)
-      smem[(q * 4 + c) * K9_THREADS + threadIdx.x] = acc[q / 4][q % 4][c];
+      smem[(q * 4 + c) * THREADS + threadIdx.x] = acc[q / 4][q % 4][c];
   cluster.sync ();
 #pragma unroll
   for (int q = 0; q < 8; q++)
@@ -655,7 +689,7 @@ k9_cluster_sum (double *smem, double (&acc)[2][4][4])
 #pragma unroll
             for (int c = 0; c < 4; c++)
               {
-                const double v = r[(q * 4 + c) * K9_THREADS + threadIdx.x];
+                const double v = r[(q * 4 + c) * THREADS + threadIdx.x];
                 acc[q / 4][q % 4][c] = b ? acc[q / 4][q % 4][c] + v : v;
               }
           }
@@ -665,11 +699,12 @@ k9_cluster_sum (double *smem, double (&acc)[2][4][4])
   return mask;
 }
 
-/* As k9_dmma, on doubles; stage s is in buffer s % 3, its fill s / 3.
-   in_cluster (PART): the pieces of k of grid.z are one cluster's,
-   summed by k9_cluster_sum.  */
-template <bool PART>
-__global__ void __launch_bounds__ (K9_THREADS, 1)
+/* As k9_dmma, on doubles, in blocks of shape S; stage s is in buffer
+   s % 3, its fill s / 3.  in_cluster (PART): the pieces of k of grid.z
+   are one cluster's, summed by k9_cluster_sum.  Two blocks of the small
+   shape share an SM (launch bounds: their registers allow it).  */
+template <bool PART, typename S>
+__global__ void __launch_bounds__ (S::THREADS, S::THREADS >= 512 ? 1 : 2)
 k9_dmma_d (const double *__restrict__ A, size_t lda,
            const double *__restrict__ B, size_t ldb, double *__restrict__ C,
            size_t ldc, long long m, long long n, long long k, bool va,
@@ -688,9 +723,9 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
     }
   extern __shared__ __align__ (16) double k9_smem[];
   long long m0, n0;
-  k9_tile_of (blockIdx.x, m, n, band, &m0, &n0);
+  k9_tile_of<S::BM, S::BN> (blockIdx.x, m, n, band, &m0, &n0);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int wm = (warp % 4) * 32, wn = (warp / 4) * 32;
+  const int wm = (warp % (S::BM / 32)) * 32, wn = (warp / (S::BM / 32)) * 32;
   const int g = lane / 4, t = lane % 4;
   double acc[2][4][4];
 #pragma unroll
@@ -708,23 +743,23 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
     for (int b = 0; b < K9_D_STAGES; b++)
       {
         asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
-                      :: "r"(k9_saddr (&full[b])), "r"(K9_THREADS));
+                      :: "r"(k9_saddr (&full[b])), "r"(S::THREADS));
         asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
-                      :: "r"(k9_saddr (&empty[b])), "r"(K9_THREADS));
+                      :: "r"(k9_saddr (&empty[b])), "r"(S::THREADS));
       }
   __syncthreads ();   /* the barriers initialized */
   const int nt = (int) ((k + K9_BK - 1) / K9_BK);
-  k9_d_copier cp;
+  k9_d_copier<S> cp;
   cp.init (A, lda, B, ldb, m, n, k, m0, n0, va, vb);
   for (int s = 0; s < 2 && s < nt; s++)
-    cp.issue (k9_smem + s * K9_D_STAGE, &full[s]);
+    cp.issue (k9_smem + s * S::STAGE, &full[s]);
   for (int s = 0; s < nt; s++)
     {
       const int b = s % K9_D_STAGES;
       k9_wait (&full[b], (s / K9_D_STAGES) & 1);
 #pragma unroll
       for (int ks = 0; ks < K9_BK / 8; ks++)
-        k9_step_d (acc, k9_smem + b * K9_D_STAGE, ks, wm, wn, g, t);
+        k9_step_d<S> (acc, k9_smem + b * S::STAGE, ks, wm, wn, g, t);
       k9_arrive (&empty[b]);
       if (s + 2 < nt)
         {
@@ -732,7 +767,7 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
           const int nb = (s + 2) % K9_D_STAGES;
           if (s >= 1)
             k9_wait (&empty[nb], ((s - 1) / K9_D_STAGES) & 1);
-          cp.issue (k9_smem + nb * K9_D_STAGE, &full[nb]);
+          cp.issue (k9_smem + nb * S::STAGE, &full[nb]);
         }
     }
   if (PART && pout)
@@ -740,33 +775,60 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
       k9_partial<true> (acc, pout, m, n, m0 + wm + 2 * g, n0 + wn + 2 * t);
       return;
     }
-  const unsigned mask = PART && in_cluster ? k9_cluster_sum (k9_smem, acc)
-                                            : 0xffu;
+  const unsigned mask = PART && in_cluster
+                        ? k9_cluster_sum<S::THREADS> (k9_smem, acc) : 0xffu;
   k9_store_c (acc, C, ldc, m, n, m0 + wm, n0 + wn, g, t, vc, mask);
 #endif
 }
 
-/* Per device: 1 + the most pieces of k kernel 9 adds within a cluster,
-   and per cluster size 1 + the blocks resident at once (0: not asked
-   yet); a device reset forgets them.  */
-static int k9_cluster_known[GT_MAX_DEVICES];
-static int k9_slots_known[GT_CLUSTER_MAX + 1][GT_MAX_DEVICES];
+/* The kernel of input type T in blocks of shape S (the singles' only in
+   k9_large), and the index of the pair in the per-device caches below:
+   0 singles, 1 doubles in large blocks, 2 in small.  */
+template <typename T, typename S, bool PART>
+static const void *
+k9_fn (void)
+{
+  if constexpr (sizeof (T) == sizeof (double))
+    return (const void *) k9_dmma_d<PART, S>;
+  else
+    return (const void *) k9_dmma<T, PART>;
+}
 
-/* Devices where k9_dmma has been allowed its shared memory, per input
-   type and PART; a device reset forgets it.  */
-static unsigned char k9_attr_done[2][2][GT_MAX_DEVICES];
+template <typename T, typename S>
+static int
+k9_which (void)
+{
+  return sizeof (T) == sizeof (float) ? 0 : (S::BM == K9_BM ? 1 : 2);
+}
+
+/* Per device and double block shape: 1 + the most pieces of k kernel 9
+   adds within a cluster, and per cluster size 1 + the blocks resident at
+   once; 1 + the blocks resident on one SM (0: not asked yet).  A device
+   reset forgets them.  */
+static int k9_cluster_known[2][GT_MAX_DEVICES];
+static int k9_slots_known[2][GT_CLUSTER_MAX + 1][GT_MAX_DEVICES];
+static int k9_occupancy_known[2][GT_MAX_DEVICES];
+
+/* Devices where each kernel (k9_which) has been allowed its shared
+   memory, per PART; a device reset forgets it.  */
+static unsigned char k9_attr_done[3][2][GT_MAX_DEVICES];
 
 extern "C" void
 gt_k9_forget (void)
 {
   for (int d = 0; d < GT_MAX_DEVICES; d++)
     {
-      for (int t = 0; t < 2; t++)
+      for (int t = 0; t < 3; t++)
         for (int part = 0; part < 2; part++)
           __atomic_store_n (&k9_attr_done[t][part][d], 0, __ATOMIC_RELEASE);
-      __atomic_store_n (&k9_cluster_known[d], 0, __ATOMIC_RELEASE);
-      for (int z = 0; z <= GT_CLUSTER_MAX; z++)
-        __atomic_store_n (&k9_slots_known[z][d], 0, __ATOMIC_RELEASE);
+      for (int sh = 0; sh < 2; sh++)
+        {
+          __atomic_store_n (&k9_cluster_known[sh][d], 0, __ATOMIC_RELEASE);
+          __atomic_store_n (&k9_occupancy_known[sh][d], 0, __ATOMIC_RELEASE);
+          for (int z = 0; z <= GT_CLUSTER_MAX; z++)
+            __atomic_store_n (&k9_slots_known[sh][z][d], 0,
+                              __ATOMIC_RELEASE);
+        }
     }
 }
 
@@ -810,8 +872,8 @@ k9_aligned (const T *p, size_t ld)
 
 /* Kernel 9 on the first `tiles` tiles of C (0: all of them) on a grid of
    `splits` z (each kc of k; pout then holds one m x n of sums per z), or
-   (splits 1) the whole of k.  */
-template <typename T>
+   (splits 1) the whole of k; doubles in blocks of shape S.  */
+template <typename T, typename S = k9_large>
 static cudaError_t
 k9_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
            size_t m, size_t n, size_t k, const double *pin, double *pout,
@@ -819,8 +881,10 @@ k9_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
 {
   if (m == 0 || n == 0)
     return cudaSuccess;
-  const long long tiles_m = gt_ceil_div (m, K9_BM);
-  const long long tiles_n = gt_ceil_div (n, K9_BN);
+  static_assert (sizeof (T) == sizeof (double) || S::BM == K9_BM,
+                 "singles in large blocks only");
+  const long long tiles_m = gt_ceil_div (m, S::BM);
+  const long long tiles_n = gt_ceil_div (n, S::BN);
   if (tiles_m > GT_GRID_X_MAX || tiles_n > GT_GRID_X_MAX
       || tiles_m * tiles_n > GT_GRID_X_MAX || k > (size_t) GT_GRID_X_MAX
       || tiles < 0 || tiles > tiles_m * tiles_n)
@@ -839,24 +903,21 @@ k9_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
   const bool va = k9_aligned (A, lda), vb = k9_aligned (B, ldb);
   const bool vc = k9_aligned (C, ldc);
   const dim3 grid ((unsigned) tiles, 1, (unsigned) splits);
-  const int ti = sizeof (T) == sizeof (double);
-  const void *fn;
-  if constexpr (sizeof (T) == sizeof (double))
-    fn = part ? (const void *) k9_dmma_d<true> : (const void *) k9_dmma_d<false>;
-  else
-    fn = part ? (const void *) k9_dmma<T, true> : (const void *) k9_dmma<T, false>;
-  const size_t smem = ti ? K9_D_SMEM : K9_SMEM;
-  cudaError_t err = gt_allow_smem_once (fn, smem, k9_attr_done[ti][part]);
+  const int dbl = sizeof (T) == sizeof (double);
+  const void *fn = part ? k9_fn<T, S, true> () : k9_fn<T, S, false> ();
+  const size_t smem = dbl ? S::SMEM : K9_SMEM;
+  cudaError_t err = gt_allow_smem_once (fn, smem,
+                                        k9_attr_done[k9_which<T, S> ()][part]);
   if (err != cudaSuccess)
     return err;
   if constexpr (sizeof (T) == sizeof (double))
     {
       if (part)
-        k9_dmma_d<true><<<grid, K9_THREADS, smem, s>>> (
+        k9_dmma_d<true, S><<<grid, S::THREADS, smem, s>>> (
           A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc, band,
           false);
       else
-        k9_dmma_d<false><<<grid, K9_THREADS, smem, s>>> (
+        k9_dmma_d<false, S><<<grid, S::THREADS, smem, s>>> (
           A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0, band,
           false);
     }
@@ -896,20 +957,36 @@ k9_reduce (const double *__restrict__ part, long long splits, long long m,
   for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
        i < mn; i += (long long) gridDim.x * blockDim.x)
     {
-      double sum = part[i];
-      for (long long z = 1; z < splits; z++)
-        sum += part[z * mn + i];
-      C[i % m + (size_t) (i / m) * ldc] = (T) sum;
+      C[i % m + (size_t) (i / m) * ldc]
+        = (T) gt_sum_in_order (part + i, splits, (size_t) mn);
     }
 }
 
+/* The double block shape's index in the per-device caches (0 large, 1
+   small) from a plan's k9_tile.  */
+static int
+k9_small_tile (int tile)
+{
+  return tile == GT_K9_SMALL_TILE;
+}
+
+template <typename S>
+static int
+k9_cluster_max_of (void)
+{
+  const int sh = S::BM != K9_BM;
+  return gt_cluster_max (k9_cluster_known[sh],
+                         (const void *) k9_dmma_d<true, S>, S::THREADS,
+                         S::SMEM, 2);
+}
+
 extern "C" int
-gt_k9_cluster_max (void)
+gt_k9_cluster_max (int tile)
 {
   if (!gt_k9_usable ())
     return 0;
-  return gt_cluster_max (k9_cluster_known, (const void *) k9_dmma_d<true>,
-                         K9_THREADS, K9_D_SMEM, 2);
+  return k9_small_tile (tile) ? k9_cluster_max_of<k9_small> ()
+                              : k9_cluster_max_of<k9_large> ();
 }
 
 extern "C" int
@@ -917,44 +994,87 @@ gt_k9_in_cluster (const gt_plan *p, size_t k)
 {
   long long kc;
   return p->type == GT_DOUBLE && p->cluster > 0 && p->splits > 1
-         && gt_k9_split_k (p->splits, k, &kc) <= gt_k9_cluster_max ();
+         && gt_k9_split_k (p->splits, k, &kc)
+              <= gt_k9_cluster_max (p->k9_tile);
+}
+
+template <typename S>
+static int
+k9_cluster_slots_of (int z)
+{
+  const int sh = S::BM != K9_BM;
+  return gt_cluster_slots (k9_slots_known[sh][z],
+                           (const void *) k9_dmma_d<true, S>, S::THREADS,
+                           S::SMEM, 2, z);
 }
 
 extern "C" int
-gt_k9_cluster_slots (int z)
+gt_k9_cluster_slots (int tile, int z)
 {
-  if (z < 2 || z > gt_k9_cluster_max ())
+  if (z < 2 || z > gt_k9_cluster_max (tile))
     return 0;
-  return gt_cluster_slots (k9_slots_known[z], (const void *) k9_dmma_d<true>,
-                           K9_THREADS, K9_D_SMEM, 2, z);
+  return k9_small_tile (tile) ? k9_cluster_slots_of<k9_small> (z)
+                              : k9_cluster_slots_of<k9_large> (z);
+}
+
+/* Blocks of the doubles' kernel in shape S resident on one SM.  */
+template <typename S>
+static int
+k9_occupancy_of (void)
+{
+  const int sh = S::BM != K9_BM;
+  int dev = 0;
+  const int seen = gt_device_seen (k9_occupancy_known[sh], &dev);
+  if (seen)
+    return seen < 0 ? 0 : seen - 1;
+  const void *fn = (const void *) k9_dmma_d<true, S>;
+  int blocks = 0;
+  if (gt_allow_smem_once (fn, S::SMEM, k9_attr_done[1 + sh][1]) != cudaSuccess
+      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks, fn,
+                                                        S::THREADS, S::SMEM)
+           != cudaSuccess)
+    blocks = 0;
+  cudaGetLastError ();
+  return gt_device_remember (k9_occupancy_known[sh], dev, blocks);
+}
+
+extern "C" int
+gt_k9_occupancy (int tile)
+{
+  if (!gt_k9_usable ())
+    return 0;
+  return k9_small_tile (tile) ? k9_occupancy_of<k9_small> ()
+                              : k9_occupancy_of<k9_large> ();
 }
 
 /* Doubles with their z pieces of k in one cluster per tile.  */
+template <typename S>
 static cudaError_t
 k9_split_cluster (long long z, long long kc, const double *A, size_t lda,
                   const double *B, size_t ldb, double *C, size_t ldc,
                   size_t m, size_t n, size_t k, cudaStream_t s)
 {
-  const long long tiles_m = gt_ceil_div (m, K9_BM);
-  const long long tiles = tiles_m * gt_ceil_div (n, K9_BN);
+  const long long tiles_m = gt_ceil_div (m, S::BM);
+  const long long tiles = tiles_m * gt_ceil_div (n, S::BN);
   if (tiles > GT_GRID_X_MAX || k > (size_t) GT_GRID_X_MAX)
     return cudaErrorInvalidValue;
   const cudaError_t err = gt_allow_smem_once (
-    (const void *) k9_dmma_d<true>, K9_D_SMEM, k9_attr_done[1][1]);
+    (const void *) k9_dmma_d<true, S>, S::SMEM,
+    k9_attr_done[k9_which<double, S> ()][1]);
   if (err != cudaSuccess)
     return err;
   return gt_launch_cluster (
-    k9_dmma_d<true>, dim3 ((unsigned) tiles, 1, (unsigned) z), K9_THREADS,
-    K9_D_SMEM, 2, (int) z, s, A, lda, B, ldb, C, ldc, (long long) m,
-    (long long) n, (long long) k, k9_aligned (A, lda), k9_aligned (B, ldb),
-    k9_aligned (C, ldc), (const double *) NULL, (double *) NULL, kc,
-    (int) K9_BAND, true);
+    k9_dmma_d<true, S>, dim3 ((unsigned) tiles, 1, (unsigned) z),
+    S::THREADS, S::SMEM, 2, (int) z, s, A, lda, B, ldb, C, ldc,
+    (long long) m, (long long) n, (long long) k, k9_aligned (A, lda),
+    k9_aligned (B, ldb), k9_aligned (C, ldc), (const double *) NULL,
+    (double *) NULL, kc, (int) K9_BAND, true);
 }
 
 /* Kernel 9 with k split `splits` ways; doubles with `cluster` add the
    pieces within a cluster where this device can (at most
    gt_k9_cluster_max of them), the others through work.  */
-template <typename T>
+template <typename T, typename S = k9_large>
 static cudaError_t
 k9_split (int splits, int cluster, const T *A, size_t lda, const T *B,
           size_t ldb, T *C, size_t ldc, size_t m, size_t n, size_t k,
@@ -963,21 +1083,22 @@ k9_split (int splits, int cluster, const T *A, size_t lda, const T *B,
   long long kc;
   const long long z = gt_k9_split_k (splits, k, &kc);
   if (z <= 1 || m == 0 || n == 0)
-    return k9_launch<T> (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1, 0,
-                         0, s);
+    return k9_launch<T, S> (A, lda, B, ldb, C, ldc, m, n, k, NULL, NULL, 1,
+                            0, 0, s);
   if constexpr (sizeof (T) == sizeof (double))
     if (cluster > 0)
       {
         /* its plan has no room for partial sums (gt_k9_in_cluster) */
-        if (z > gt_k9_cluster_max ())
+        if (z > k9_cluster_max_of<S> ())
           return cudaErrorInvalidConfiguration;
-        return k9_split_cluster (z, kc, A, lda, B, ldb, C, ldc, m, n, k, s);
+        return k9_split_cluster<S> (z, kc, A, lda, B, ldb, C, ldc, m, n, k,
+                                    s);
       }
   if (!work)
     return cudaErrorInvalidValue;
   double *part = (double *) work;
-  cudaError_t err = k9_launch<T> (A, lda, B, ldb, C, ldc, m, n, k, NULL,
-                                  part, z, kc, 0, s);
+  cudaError_t err = k9_launch<T, S> (A, lda, B, ldb, C, ldc, m, n, k, NULL,
+                                     part, z, kc, 0, s);
   if (err != cudaSuccess)
     return err;
   const long long mn = (long long) m * (long long) n;
@@ -1140,10 +1261,13 @@ k9_row (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
       if (err != cudaSuccess)
         return err;
     }
+  if constexpr (sizeof (T) == sizeof (double))
+    if (k9_small_tile (p->k9_tile))
+      return k9_split<T, k9_small> (p->splits, p->cluster, A, lda, B, ldb, C,
+                                    a->ldc, a->m, a->n, a->k, w, s);
   if (p->splits > 1)
     return k9_split<T> (p->splits, p->cluster, A, lda, B, ldb, C, a->ldc,
-                        a->m, a->n,
-                        a->k, w, s);
+                        a->m, a->n, a->k, w, s);
   if (p->tail > 0)
     return k9_tail<T> (p->tail, p->tail_splits, A, lda, B, ldb, C, a->ldc,
                        a->m, a->n, a->k, w, s);

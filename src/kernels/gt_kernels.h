@@ -120,12 +120,16 @@ size_t gt_k9_tail_work_bytes (int tail, int splits, size_t m, size_t n,
    first, this many bytes before the split's or tail's own.  */
 size_t gt_k9_repack_bytes (size_t m, size_t n, size_t k);
 /* The most pieces of k of a double product kernel 9 adds within a
-   thread-block cluster on the current device (0: none), and whether a
-   plan's pieces go that way (then no partial sums in its scratch).  */
-int gt_k9_cluster_max (void);
-/* The blocks of kernel 9's clusters of z (doubles) resident at once on the
-   current device (0: none).  */
-int gt_k9_cluster_slots (int z);
+   thread-block cluster on the current device (0: none), in tiles of
+   `tile` (a plan's k9_tile), and whether a plan's pieces go that way
+   (then no partial sums in its scratch).  */
+int gt_k9_cluster_max (int tile);
+/* The blocks of kernel 9's clusters of z (doubles, tiles of `tile`)
+   resident at once on the current device (0: none).  */
+int gt_k9_cluster_slots (int tile, int z);
+/* Blocks of kernel 9 on doubles in tiles of `tile` resident on one SM of
+   the current device (0: none).  */
+int gt_k9_occupancy (int tile);
 int gt_k9_in_cluster (const gt_plan *p, size_t k);
 /* Nonzero where kernel 9 runs on the current device: a Hopper GPU, and a
    build for it.  */
@@ -166,8 +170,11 @@ int gt_k4_occupancy (int cfg);
 
 /* Columns of C per block of kernel 8 (rows: gt_k8_rows).  */
 #define GT_K8_TILE_N 128
-/* Rows and columns of C per block of kernel 9.  */
+/* Rows and columns of C per block of kernel 9; doubles also in small
+   tiles (a plan's k9_tile), two blocks an SM, for shapes whose large
+   tiles leave the SMs short of work.  */
 #define GT_K9_TILE 128
+#define GT_K9_SMALL_TILE 64
 
 /* The planes of complex products (gt_planes.cu): real is the component
    type (GT_SINGLE or GT_DOUBLE); complex matrices are interleaved, their

@@ -155,6 +155,32 @@ gt_launch_cluster (void (*fn) (P...), dim3 grid, int threads, size_t smem,
   return err != cudaSuccess ? err : last;
 }
 
+/* The sum in z order of p[0], p[stride], ... (splits values): the
+   split-k reduces' chain.  The loads go 8 ahead of the adds (one load a
+   step, each waiting for the add before it, cost about 0.3 us a step on
+   an H100: 128 pieces of a 64 x 64 product took 18 us), the adds in the
+   same order, so the bits are those of the plain loop.  */
+template <typename T>
+__device__ __forceinline__ T
+gt_sum_in_order (const T *__restrict__ p, long long splits, size_t stride)
+{
+  T sum = p[0];
+  long long z = 1;
+  for (; z + 8 <= splits; z += 8)
+    {
+      T v[8];
+#pragma unroll
+      for (int u = 0; u < 8; u++)
+        v[u] = p[(size_t) (z + u) * stride];
+#pragma unroll
+      for (int u = 0; u < 8; u++)
+        sum += v[u];
+    }
+  for (; z < splits; z++)
+    sum += p[(size_t) z * stride];
+  return sum;
+}
+
 /* Lets kernel fn have `bytes` of dynamic shared memory (the default limit
    is 48 KiB), once per device: done[d] marks device d done (devices past
    GT_MAX_DEVICES ask each time), and whoever resets a device clears

@@ -124,6 +124,9 @@ typedef struct
 #define K9_FILL_K_D 110.0
 #define K9_D_PER_BYTE 0.05
 #define K9_D_LAUNCH 0.5e6
+/* The reduce of the pieces' sums: a chain of `splits` adds per element
+   (64x65536x64 in 128 pieces: 18 us before its loads went 8 ahead).  */
+#define K9_D_REDUCE_STEP 1e4
 /* Kernel 9 reads unaligned doubles 8 bytes at a time: H100, 4097^3 as it
    is took 4.27 ms, copied to aligned scratch first 3.12 ms with the
    copies; but 1409x3000x777 (3 pieces, two rounds) 234 us as it is and
@@ -166,7 +169,7 @@ k9_split_cost (gt_type type, size_t m, size_t n, size_t k, int sp,
                        * (double) gt_ceil_div (n, GT_K9_TILE);
   if (cluster)
     {
-      const int slots = gt_k9_cluster_slots ((int) z);
+      const int slots = gt_k9_cluster_slots (0, (int) z);
       if (slots < z)
         return HUGE_VAL;
       const double rounds = ceil (tiles * z / slots);
@@ -180,9 +183,65 @@ k9_split_cost (gt_type type, size_t m, size_t n, size_t k, int sp,
                       * (kc + (dbl ? K9_FILL_K_D : K9_FILL_K)) / K9_EFFICIENCY;
   const double sums = 16.0 * z * m * n;
   return dbl ? work + sums * K9_D_PER_BYTE + K9_D_LAUNCH
+                 + z * ceil ((double) m * n / (f->sms * 16.0 * 256.0))
+                   * K9_D_REDUCE_STEP
                  + FLOP_PER_SM_PER_LAUNCH
              : work + sums * FLOP_PER_SM_PER_BYTE
                  + 2.0 * FLOP_PER_SM_PER_LAUNCH;
+}
+
+/* Kernel 9's small tiles of doubles (64 x 64, 4 warps, two blocks an
+   SM), fitted to the H100's times of 1 to 16 pieces at 12 shapes from
+   256^3 to 4096^3 (bench/RESULTS.md): an SM's pair of blocks runs at
+   0.64 of the large tiles' rate in the steady state (four times the
+   bytes from L2 per flop), a round costs kc + 60 of k, and a block alone
+   on its SM over a long k runs at 0.85 of its share of a pair.  They pay
+   where the large tiles leave SMs idle: 256^3 in 4 pieces in clusters,
+   0.90x -> 1.42x cuBLAS; 777x3001x555, 0.50x -> 0.93x.  */
+#define K9_SMALL_EFFICIENCY (K9_EFFICIENCY * 0.64)
+#define K9_SMALL_FILL_K 60.0
+#define K9_SMALL_LONE 0.85
+/* The busiest SM's share of `blocks` blocks of small tiles, each kc of
+   k, spread over `sms` SMs.  */
+static double
+k9_small_work (double blocks, double sms, double kc)
+{
+  const double per = ceil (blocks / sms);
+  return per * (double) GT_K9_SMALL_TILE * GT_K9_SMALL_TILE
+         * (kc + K9_SMALL_FILL_K)
+         / (K9_SMALL_EFFICIENCY * (per <= 1.0 ? K9_SMALL_LONE : 1.0));
+}
+
+/* Kernel 9 on the small tiles of doubles with k split sp ways (1: not
+   split), the pieces added within a cluster or by the reduce.  */
+static double
+k9_small_cost (size_t m, size_t n, size_t k, int sp, int cluster)
+{
+  const gt_facts *f = gt_facts_current ();
+  const double tiles = (double) gt_ceil_div (m, GT_K9_SMALL_TILE)
+                       * (double) gt_ceil_div (n, GT_K9_SMALL_TILE);
+  long long kc;
+  const double z = (double) gt_k9_split_k (sp, k, &kc);
+  if (z < 2)
+    return k9_small_work (tiles, f->sms, (double) gt_ceil_div (k, 8) * 8)
+           + FLOP_PER_SM_PER_LAUNCH;
+  if (kc < 32)
+    return HUGE_VAL;
+  if (cluster)
+    {
+      const int slots = gt_k9_cluster_slots (GT_K9_SMALL_TILE, (int) z);
+      const int occ = gt_k9_occupancy (GT_K9_SMALL_TILE);
+      if (slots < z || occ < 1)
+        return HUGE_VAL;
+      return k9_small_work (tiles * z, (double) slots / occ, (double) kc)
+             + ceil (tiles * z / slots) * K9_D_CLUSTER_ROUND
+             + FLOP_PER_SM_PER_LAUNCH;
+    }
+  const double mn = (double) m * n;
+  return k9_small_work (tiles * z, f->sms, (double) kc)
+         + 16.0 * z * mn * K9_D_PER_BYTE + K9_D_LAUNCH
+         + z * ceil (mn / (f->sms * 16.0 * 256.0)) * K9_D_REDUCE_STEP
+         + FLOP_PER_SM_PER_LAUNCH;
 }
 
 /* Kernel 9 on all but the last round's tiles, those with k split
@@ -655,34 +714,47 @@ gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
   /* singles have kernel 5 for more splits; doubles only this */
   const int most = p->type == GT_SINGLE ? K9_MAX_SPLITS : K9_MAX_SPLITS_D;
   const int copies = p->type == GT_DOUBLE && repack;
-  const int cmax = p->type == GT_DOUBLE ? gt_k9_cluster_max () : 0;
+  const int cmax = p->type == GT_DOUBLE ? gt_k9_cluster_max (0) : 0;
   /* doubles try every count to 16 (777x3001x555: 35 tiles fill the SMs
-     three times over in 3 pieces and 2.1 times in 8), then powers of 2 */
+     three times over in 3 pieces and 2.1 times in 8), then powers of 2;
+     and the small tiles (two blocks an SM), whole or split */
   const int every = p->type == GT_DOUBLE ? 16 : 1;
-  for (int sp = 2; sp <= most; sp = sp < every ? sp + 1 : sp * 2)
-    for (int v = 0; v < 4; v++)
-      {
-        /* v: bit 0 within a cluster, bit 1 unaligned doubles as they are */
-        const int cl = v & 1, cp = copies && !(v & 2);
-        long long kc;
-        /* clusters of 2, 4, 8 (512^3 in 6 took 0.70x cuBLAS, in 4 0.83x) */
-        const long long z = gt_k9_split_k (sp, k, &kc);
-        if ((cl && (z > cmax || (z & (z - 1)))) || (v & 2 && !copies))
-          continue;
-        const double cost = k9_split_cost (p->type, m, n, k, sp, cl)
-                            * (copies && !cp ? K9_D_UNALIGNED : 1.0)
-                            + (cp ? k9_copies_cost (m, n, k) : 0.0);
-        if (cost < best)
+  const int small = p->type == GT_DOUBLE
+                    && gt_k9_occupancy (GT_K9_SMALL_TILE) >= 2;
+  for (int tile = 0; tile <= small; tile++)
+    {
+      const int smax = tile ? gt_k9_cluster_max (GT_K9_SMALL_TILE) : cmax;
+      for (int sp = 2 - tile; sp <= most; sp = sp < every ? sp + 1 : sp * 2)
+        for (int v = 0; v < 4; v++)
           {
-            best = cost;
-            const gt_type t = p->type;
-            *p = gt_plan_make (t, GT_K9_DMMA);
-            p->splits = sp;
-            p->cluster = cl;
-            p->repacked = cp;
-            p->work_bytes = (cl ? 0 : gt_k9_work_bytes (sp, m, n, k))
-                            + (cp ? gt_k9_repack_bytes (m, n, k) : 0);
+            /* v: bit 0 within a cluster, bit 1 unaligned doubles as they
+               are */
+            const int cl = v & 1, cp = copies && !(v & 2);
+            long long kc;
+            /* clusters of 2, 4, 8 (512^3 in 6 took 0.70x cuBLAS, in 4
+               0.83x) */
+            const long long z = gt_k9_split_k (sp, k, &kc);
+            if ((cl && (z < 2 || z > smax || (z & (z - 1))))
+                || (v & 2 && !copies))
+              continue;
+            const double cost
+              = (tile ? k9_small_cost (m, n, k, sp, cl)
+                      : k9_split_cost (p->type, m, n, k, sp, cl))
+                * (copies && !cp ? K9_D_UNALIGNED : 1.0)
+                + (cp ? k9_copies_cost (m, n, k) : 0.0);
+            if (cost < best)
+              {
+                best = cost;
+                const gt_type t = p->type;
+                *p = gt_plan_make (t, GT_K9_DMMA);
+                p->splits = sp;
+                p->cluster = cl && z > 1;
+                p->repacked = cp;
+                p->k9_tile = tile ? GT_K9_SMALL_TILE : 0;
+                p->work_bytes = (cl ? 0 : gt_k9_work_bytes (sp, m, n, k))
+                                + (cp ? gt_k9_repack_bytes (m, n, k) : 0);
+              }
           }
-      }
+    }
   return best;
 }

@@ -41,6 +41,7 @@ gt_plan_make (gt_type type, int kernel)
   p.tail = 0;
   p.tail_splits = 1;
   p.repacked = 0;
+  p.k9_tile = 0;
   return p;
 }
 
@@ -389,6 +390,8 @@ gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
       break;
     case GT_K9_DMMA:
       p.splits = splits > 1 ? splits : 1;
+      p.k9_tile = want->type == GT_DOUBLE
+                  && want->k9_tile == GT_K9_SMALL_TILE ? GT_K9_SMALL_TILE : 0;
       p.repacked = want->type == GT_DOUBLE && repack;
       p.work_bytes = gt_k9_work_bytes (p.splits, m, n, k)
                      + (p.repacked ? gt_k9_repack_bytes (m, n, k) : 0);

@@ -77,6 +77,9 @@ typedef struct
   int tail_splits;     /* run with k split so many ways */
   int repacked;        /* kernel 9 on doubles: A and B copied first to
                           16-byte aligned scratch (gt_k9_repack_bytes) */
+  int k9_tile;         /* kernel 9 on doubles: GT_K9_SMALL_TILE for its
+                          64 x 64 tiles (no edges or tail then), else 0:
+                          128 x 128 */
 } gt_plan;
 
 /* The plan of `kernel` for `type` with every other field at its neutral
