@@ -686,6 +686,16 @@ endfunction
 %!   check_pair (pairs{p, 1}, pairs{p, 2}, 300, 700, 500);
 %! endfor
 %!testif ; gpu
+%! ## double products whose 128x128 tiles would leave SMs idle: on a Hopper
+%! ## GPU kernel 9's 64x64 tiles, whole or with k split (the pieces added
+%! ## within a cluster, or by the reduce, up to 128 of them); ragged tiles
+%! ## and k, every tile
+%! shapes = [256 256 256; 257 300 255; 777 3001 555; 65536 64 64;
+%!           65 70000 63; 513 511 509]';
+%! for s = shapes
+%!   check_pair ("double", "double", s(1), s(2), s(3));
+%! endfor
+%!testif ; gpu
 %! ## complex products with a vector side, read as they are (kernel 10),
 %! ## k split and not; a mixed one through the planes
 %! check_pair ("csingle", "csingle", 3001, 5000, 1);
