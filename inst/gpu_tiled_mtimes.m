@@ -696,6 +696,11 @@ endfunction
 %!   check_pair ("double", "double", s(1), s(2), s(3));
 %! endfor
 %!testif ; gpu
+%! ## doubles whose 128x128 tiles pass a multiple of 132 SMs by more than a
+%! ## column of tiles (Hopper): all but the last whole columns in one
+%! ## launch, those with k split; ragged rows, columns and k
+%! check_pair ("double", "double", 1250, 2049, 1900);
+%!testif ; gpu
 %! ## complex products with a vector side, read as they are (kernel 10),
 %! ## k split and not; a mixed one through the planes
 %! check_pair ("csingle", "csingle", 3001, 5000, 1);

@@ -1111,17 +1111,25 @@ k9_split (int splits, int cluster, const T *A, size_t lda, const T *B,
 }
 
 /* The tail: the last `tail` tiles in launch order, the bottom ones of the
-   last column of tiles.  0 where they are not that (tail > the tiles
-   down a column).  */
+   last column of tiles, or (a multiple of the tiles down a column) the
+   last whole columns.  0 where they are neither.  */
 static int
 k9_tail_rect (int tail, size_t m, size_t n, size_t *r0, size_t *c0)
 {
   const long long tiles_m = gt_ceil_div (m, K9_BM);
   const long long tiles_n = gt_ceil_div (n, K9_BN);
-  if (tail <= 0 || tail > tiles_m || tiles_n < 1)
+  if (tail <= 0 || tiles_n < 1 || tiles_m < 1)
     return 0;
-  *r0 = (size_t) (tiles_m - tail) * K9_BM;
-  *c0 = (size_t) (tiles_n - 1) * K9_BN;
+  if (tail <= tiles_m)
+    {
+      *r0 = (size_t) (tiles_m - tail) * K9_BM;
+      *c0 = (size_t) (tiles_n - 1) * K9_BN;
+      return 1;
+    }
+  if (tail % tiles_m || tail / tiles_m >= tiles_n)
+    return 0;
+  *r0 = 0;
+  *c0 = (size_t) (tiles_n - tail / tiles_m) * K9_BN;
   return 1;
 }
 

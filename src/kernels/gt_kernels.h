@@ -105,7 +105,8 @@ size_t gt_k9_work_bytes (int splits, size_t m, size_t n, size_t k);
    many, *kc their length (a multiple of 32).  */
 long long gt_k9_split_k (int splits, size_t k, long long *kc);
 /* Kernel 9 on all tiles of C but the last `tail` (the bottom ones of the
-   last column of 128-wide tiles; tail at most the tiles down a column),
+   last column of 128-wide tiles, tail at most the tiles down a column; or
+   a multiple of those, the last whole columns),
    then those with k split `splits` ways: where the tiles just pass a
    multiple of the SMs, a last round of a few tiles, each SM's whole
    time, becomes a short one on all SMs.  work: gt_k9_tail_work_bytes.  */

@@ -267,18 +267,27 @@ k9_tail_cost (gt_type type, size_t m, size_t n, size_t k, int *tail,
   double best = HUGE_VAL;
   *tail = 0;
   *splits = 1;
-  if (k < K9_TAIL_MIN_K || full < 1 || r < 1 || r > tm)
+  if (k < K9_TAIL_MIN_K || full < 1 || r < 1)
     return best;
-  const size_t rows = m - (size_t) (tm - r) * GT_K9_TILE;
-  const size_t cols = n - (size_t) (tn - 1) * GT_K9_TILE;
+  /* more than a column's tiles: doubles take the last whole columns
+     (1280x2048x1800: 150 tiles, 130 in one round and a tail of two
+     columns) */
+  const long long t = r <= tm ? r
+                      : (type == GT_DOUBLE ? gt_ceil_div (r, tm) * tm : 0);
+  if (t < 1 || t >= tiles || (t > tm && t / tm >= tn))
+    return best;
+  const size_t rows = t <= tm ? m - (size_t) (tm - t) * GT_K9_TILE : m;
+  const size_t cols = n - (size_t) (tn - (t <= tm ? 1 : t / tm))
+                          * GT_K9_TILE;
   /* the whole rounds, then the tail as a split product of its own after
      them (one launch more) */
-  const double main_cost = (double) full * (double) GT_K9_TILE * GT_K9_TILE
+  const double main_cost = (double) gt_ceil_div (tiles - t, f->sms)
+                           * (double) GT_K9_TILE * GT_K9_TILE
                            * ((double) (gt_ceil_div (k, 8) * 8)
                               + k9_fill (type))
                            / K9_EFFICIENCY
                            + FLOP_PER_SM_PER_LAUNCH;
-  for (long long sp = 2; sp <= f->sms / r && sp <= 64; sp++)
+  for (long long sp = 2; sp <= f->sms / t && sp <= 64; sp++)
     {
       const double split = k9_split_cost (type, rows, cols, k, (int) sp, 0);
       if (split == HUGE_VAL)   /* pieces under 256: more splits, shorter */
@@ -287,7 +296,7 @@ k9_tail_cost (gt_type type, size_t m, size_t n, size_t k, int *tail,
       if (cost < best)
         {
           best = cost;
-          *tail = (int) r;
+          *tail = (int) t;
           *splits = (int) sp;
         }
     }
