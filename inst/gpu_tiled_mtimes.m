@@ -841,6 +841,27 @@ endfunction
 %!  assert (err <= bound, "%s: error %g above %g", what, err, bound);
 %!endfunction
 
+## Rows i of C against the sums of real products of the parts, as * forms
+## them: NaN and Inf where they put them, finite elements each within its
+## own bound.
+%!function check_parts (A, B, C, i, what)
+%!  k = columns (A);
+%!  Ar = double (real (A(i, :)));  Ai = double (imag (A(i, :)));
+%!  Br = double (real (B));  Bi = double (imag (B));
+%!  parts = {real(C(i, :)), Ar * Br - Ai * Bi; imag(C(i, :)), Ar * Bi + Ai * Br};
+%!  bound = 8 * k * eps (class (C)) * (double (abs (A(i, :))) * double (abs (B)));
+%!  for q = 1:2
+%!    [c, r] = parts{q, :};
+%!    w = sprintf ("%s, part %d", what, q);
+%!    assert (isequal (isnan (c), isnan (r)), "%s: NaN", w);
+%!    assert (isequal (isinf (c), isinf (r)), "%s: Inf", w);
+%!    assert (isequal (sign (c(isinf (r))), sign (r(isinf (r)))),
+%!            "%s: sign of Inf", w);
+%!    f = isfinite (r);
+%!    assert (all (abs (double (c(f)) - r(f)) <= bound(f)), "%s: values", w);
+%!  endfor
+%!endfunction
+
 %!testif ; gpu
 %! ## complex products large enough for three real products (Gauss's) in
 %! ## place of four, in panels: norm-wise on sampled rows, also where the
@@ -866,22 +887,16 @@ endfunction
 %!   B(11, 13) = complex (NaN, 0.5);  B(3, 25) = complex (-Inf, 0.5);
 %!   B(9, 2) = complex (1, Inf);
 %!   C = gpu_tiled_mtimes (A, B);
-%!   i = [5, 9, 12, 20, 25, 30, m, randi(m, 1, 8)];
-%!   Ar = double (real (A(i, :)));  Ai = double (imag (A(i, :)));
-%!   Br = double (real (B));  Bi = double (imag (B));
-%!   parts = {real(C(i, :)), Ar * Br - Ai * Bi; imag(C(i, :)), Ar * Bi + Ai * Br};
-%!   for q = 1:2
-%!     [c, r] = parts{q, :};
-%!     what = sprintf ("complex %s, part %d", cls{1}, q);
-%!     assert (isequal (isnan (c), isnan (r)), "%s: NaN", what);
-%!     assert (isequal (isinf (c), isinf (r)), "%s: Inf", what);
-%!     assert (isequal (sign (c(isinf (r))), sign (r(isinf (r)))),
-%!             "%s: sign of Inf", what);
-%!     ## the finite elements, each against its own bound
-%!     bound = 8 * k * eps (cls{1}) * (double (abs (A(i, :))) * double (abs (B)));
-%!     f = isfinite (r);
-%!     assert (all (abs (double (c(f)) - r(f)) <= bound(f)), "%s: values", what);
-%!   endfor
+%!   check_parts (A, B, C, [5, 9, 12, 20, 25, 30, m, randi(m, 1, 8)],
+%!                sprintf ("complex %s", cls{1}));
+%!   ## A finite, one part of B not, in the last panel only (the panels
+%!   ## before it ran three products before that was known)
+%!   A = complex (randn (m, k, cls{1}), randn (m, k, cls{1}));
+%!   B = complex (randn (k, n, cls{1}), randn (k, n, cls{1})) + 8;
+%!   B(k - 3, n) = complex (Inf, 0.5);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   check_parts (A, B, C, randi (m, 1, 16),
+%!                sprintf ("complex %s, Inf in the last panel", cls{1}));
 %! endfor
 %! ## a last panel of one column (4,096 x 2,049 at 1,024 columns a panel on
 %! ## a 132-SM GPU), on A's planes

@@ -51,6 +51,12 @@ typedef struct
   size_t total;                 /* A, B and C on the host */
   char *dA, *dB, *dC, *dP;      /* dP: A's planes, or dA */
   void *dW;
+  /* Gauss's three products: a device word the panels set where an operand
+     holds what they cannot take (gt_gemm_args.checks), read once at the
+     end (a band sharing A with other devices: NULL, each panel waits) */
+  int *dK;
+  int wait;                     /* no word: each panel waits (the rerun) */
+  int again;                    /* the word was set: run it again */
 } gt_call;
 
 static size_t
@@ -126,6 +132,9 @@ call_layout (const gt_context *ctx, gt_call *c)
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
                                          c->piece_last.work_bytes));
     }
+  if ((c->plan_full.three || c->plan_last.three) && !c->shared_a
+      && !c->wait)
+    c->work = round_up (c->work, 256) + 256;   /* the checks word last */
   c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);
   c->b_bytes = round_up (c->ldb * c->n * c->es_b, 256);
   c->c_bytes = round_up (c->m * c->n * c->es, 256);
@@ -156,6 +165,14 @@ call_buffers (gt_context *ctx, gt_call *c)
   c->dP = c->planes_bytes ? c->dB + c->b_bytes : c->dA;
   c->dC = c->dB + c->b_bytes + c->planes_bytes;
   c->dW = c->dC + c->c_bytes;
+  if ((c->plan_full.three || c->plan_last.three) && !c->shared_a
+      && !c->wait)
+    {
+      c->dK = (int *) ((char *) c->dW + c->work - 256);
+      cudaError_t err = cudaMemsetAsync (c->dK, 0, sizeof (int), ctx->comp);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "clearing the operands' checks");
+    }
   if (ctx->opt.poison)
     {
       cudaError_t err = cudaMemsetAsync (c->dC, 0xff, c->c_bytes, ctx->comp);
@@ -254,7 +271,8 @@ device_block (const gt_call *c, size_t j0, size_t w, size_t k0, size_t kk)
 {
   gt_gemm_args g = { c->dA + k0 * c->lda * c->es_a, c->lda,
                      c->dB + (j0 * c->ldb + k0) * c->es_b, c->ldb,
-                     c->dC + j0 * c->m * c->es, c->m, c->m, w, kk, c->dW };
+                     c->dC + j0 * c->m * c->es, c->m, c->m, w, kk, c->dW,
+                     c->dK };
   if (c->planes_bytes)   /* all of k of a complex product: A's planes */
     {
       g.A = c->dP;
@@ -510,14 +528,35 @@ gt_product_device_bytes (const gt_product *p)
                                          : (size_t) -1;
 }
 
-/* gt_product_run's work (see there).  */
+/* The operands' checks of Gauss's three products (gt_call.dK), once the
+   product has run: set, the product runs again, each panel waiting for
+   its operands' flags and taking the four products where they are set
+   (c->again).  */
+static gt_status
+read_checks (gt_context *ctx, gt_call *c)
+{
+  int seen = 0;
+  cudaError_t err = cudaMemcpyAsync (&seen, c->dK, sizeof seen,
+                                     cudaMemcpyDeviceToHost, ctx->comp);
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (ctx->comp);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "reading the operands' checks");
+  c->again = seen != 0;
+  return GT_OK;
+}
+
+/* gt_product_run's work (see there); wait: each panel of Gauss's three
+   products waits for its operands' flags; *again: they did not, and a
+   flag was set.  */
 static gt_status
 product_run (gt_context *ctx, const gt_product *p,
-             gt_interrupt_fn interrupted)
+             gt_interrupt_fn interrupted, int wait, int *again)
 {
   const double t_start = gt_now ();
   gt_call c;
   call_init (&c, p);
+  c.wait = wait;
   gt_status st;
   if ((st = call_layout (ctx, &c)) != GT_OK
       || (st = call_buffers (ctx, &c)) != GT_OK)
@@ -543,12 +582,15 @@ product_run (gt_context *ctx, const gt_product *p,
       gt_copy_hot (ctx->workers, sg.threads, 1);
       const double t_setup = gt_now ();
       st = streamed_product (ctx, &c, &sg, interrupted);
+      if (st == GT_OK && c.dK)
+        st = read_checks (ctx, &c);
       gt_copy_hot (ctx->workers, sg.threads, 0);
       if (ctx->opt.trace)
         trace_call (&c, &sg, t_start, t_setup);
     }
   if (st != GT_OK)
     abort_call (ctx);
+  *again = st == GT_OK && c.again;
   return st;
 }
 
@@ -556,7 +598,14 @@ gt_status
 gt_product_run (gt_context *ctx, const gt_product *p,
                 gt_interrupt_fn interrupted)
 {
-  const gt_status st = product_run (ctx, p, interrupted);
+  int again = 0;
+  gt_status st = product_run (ctx, p, interrupted, 0, &again);
+  /* an operand held Inf or NaN, or parts whose sum overflows: C is
+     written again, each panel choosing three or four products by its
+     operands' flags (rare; the common case never waits on the device in
+     the middle of its pipeline) */
+  if (st == GT_OK && again)
+    st = product_run (ctx, p, interrupted, 1, &again);
   /* A source band whose A was not handed on (another path, a failure):
      the other devices take A from the host, without waiting for this
      band to end (a no-op where A was handed on).  */

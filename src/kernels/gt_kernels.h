@@ -193,6 +193,8 @@ cudaError_t gt_planes_split (gt_type real, int mode, const void *src,
 cudaError_t gt_planes_join (gt_type real, int mode, const void *P,
                             size_t ldp, void *C, size_t ldc, size_t rows,
                             size_t cols, cudaStream_t s);
+/* *dst = 1 where *src is nonzero (a split's flag carried into another).  */
+cudaError_t gt_planes_flag_or (int *dst, const int *src, cudaStream_t s);
 /* C from Gauss's three products [T1 T2 T3] in P, with the SUM planes of
    A (ld lda) and B (ld ldb) for the elements where one is not finite.  */
 cudaError_t gt_planes_join3 (gt_type real, const void *P, size_t ldp,

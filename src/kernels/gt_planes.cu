@@ -155,6 +155,20 @@ gt_planes_split (gt_type real, int mode, const void *src, size_t lds,
   return cudaGetLastError ();
 }
 
+__global__ void
+planes_flag_or (int *dst, const int *src)
+{
+  if (*src)
+    *dst = 1;
+}
+
+extern "C" cudaError_t
+gt_planes_flag_or (int *dst, const int *src, cudaStream_t s)
+{
+  planes_flag_or<<<1, 1, 0, s>>> (dst, src);
+  return cudaGetLastError ();
+}
+
 extern "C" cudaError_t
 gt_planes_join (gt_type real, int mode, const void *P, size_t ldp, void *C,
                 size_t ldc, size_t rows, size_t cols, cudaStream_t s)

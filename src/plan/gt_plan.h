@@ -98,6 +98,14 @@ typedef struct
   size_t ldc;
   size_t m, n, k;
   void *work;          /* plan.work_bytes of device scratch */
+  /* NULL: a plan that chooses its path from what the operands hold
+     (Gauss's three products: not where a part is Inf or NaN, or the
+     parts' sum overflows) waits for the device to tell it.  A device
+     word: it runs its usual path without waiting, and sets the word to
+     1 where that path's result may be wrong; the caller then reads the
+     word once, at its end, and where it is set runs the product again
+     with checks NULL (a pipeline of panels keeps going meanwhile).  */
+  int *checks;
 } gt_gemm_args;
 
 /* Nonzero when some kernel of this build serves the type.  */

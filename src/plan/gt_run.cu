@@ -108,15 +108,18 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   const size_t w_off = gt_three_layout (r, a->m, a->n, a->k, &b_off, &p_off);
   char *base = (char *) a->work, *bp = base + b_off, *pp = base + p_off;
   const size_t ldb = gt_ld_16 (es, a->k), ldp = gt_ld_16 (es, a->m);
-  int *flag_b = (int *) base;
+  int *flag_b = a->checks ? a->checks : (int *) base;
   const int *flags[2] = { gt_three_a_flag (r, a->A, a->lda, a->k), flag_b };
   int seen[2] = { 0, 0 };
-  cudaError_t err = cudaMemsetAsync (flag_b, 0, sizeof (int), s);
+  cudaError_t err = a->checks ? cudaSuccess
+                              : cudaMemsetAsync (flag_b, 0, sizeof (int), s);
   if (err == cudaSuccess)
     err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_SUM, a->B, a->ldb,
                            bp, ldb, a->k, a->n, flag_b, s);
+  /* the caller's word carries A's flag too; else wait for both here */
   if (err == cudaSuccess)
-    err = gt_plan_read_back (flags, 2, seen, s);
+    err = a->checks ? gt_planes_flag_or (a->checks, flags[0], s)
+                    : gt_plan_read_back (flags, 2, seen, s);
   if (err != cudaSuccess)
     return err;
   if (seen[0] || seen[1])
