@@ -628,6 +628,22 @@ endfunction
 %! fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: interrupted");
 %! check_product (1500, 1400, 1300, 0);
 %!testif ; gpu
+%! ## a device that fails in the middle of a call (GPU_TILED_TEST_FAIL: once
+%! ## its first panel is queued, copies and kernels under way) gives a clear
+%! ## error, and the next call works
+%! A = randn (1500, 1400, "single");  B = randn (1400, 1300, "single");
+%! devs = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_TEST_FAIL", num2str (devs(1)));
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   fail ("gpu_tiled_mtimes (A, B)",
+%!         sprintf ("device %d failed in the middle of the call", devs(1)));
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_TEST_FAIL");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%! check_product (1500, 1400, 1300, 0);
+%!testif ; gpu
 %! ## single precision or better, not TF32: error at 4096 at most that of
 %! ## a plain FP32 product (about 1e-6; kernel 9 on Hopper 2.5e-8)
 %! A = randn (4096, "single");  B = randn (4096, "single");
@@ -946,6 +962,26 @@ endfunction
 %! endfor
 %! unsetenv ("GPU_TILED_SPLIT");
 %! gpu_tiled_reset ();
+%!testif ; gpu && numel (gpu_tiled_devices ()) > 1
+%! ## one of two devices fails in the middle of a split call: an error that
+%! ## names it, every device's buffers freed, and the next call works
+%! devs = gpu_tiled_devices ();
+%! A = randn (2500, 2000, "single");  B = randn (2000, 4500, "single");
+%! setenv ("GPU_TILED_SPLIT", "always");
+%! setenv ("GPU_TILED_TEST_FAIL", num2str (devs(2)));
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   fail ("gpu_tiled_mtimes (A, B)",
+%!         sprintf ("device %d failed in the middle of the call", devs(2)));
+%!   d = gpu_tiled_info ().devices;
+%!   assert ([d(devs(1:2) + 1).cached_device_memory], [0 0]);
+%!   unsetenv ("GPU_TILED_TEST_FAIL");
+%!   check_default (A, B, "after a device failed");
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_TEST_FAIL");
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## each device alone, then both, give the same class and accuracy
 %! devs = gpu_tiled_devices ();

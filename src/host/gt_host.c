@@ -433,6 +433,18 @@ whole_a (gt_context *ctx, const gt_call *c, gt_stager *sg,
   return st == GT_OK ? hand_a_on (ctx, c) : st;
 }
 
+/* GPU_TILED_TEST_FAIL: this device fails here, its copies and kernels
+   under way (once).  */
+static gt_status
+test_failure (gt_context *ctx)
+{
+  if (ctx->opt.test_fail != ctx->device)
+    return GT_OK;
+  ctx->opt.test_fail = -1;
+  return gt_fail (GT_ERR_CUDA, "device %d failed in the middle of the call "
+                               "(GPU_TILED_TEST_FAIL)", ctx->device);
+}
+
 /* The streamed pipeline: first panel, other panels, results out.  */
 static gt_status
 streamed_product (gt_context *ctx, const gt_call *c, gt_stager *sg,
@@ -464,6 +476,8 @@ streamed_product (gt_context *ctx, const gt_call *c, gt_stager *sg,
             st = gt_fail_cuda (err, "making the planes of A");
         }
     }
+  if (st == GT_OK)
+    st = test_failure (ctx);
   if (st == GT_OK)
     st = other_panels (ctx, c, sg, p_first, interrupted);
   if (st == GT_OK)

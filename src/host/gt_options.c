@@ -70,4 +70,6 @@ gt_options_read (gt_options *o)
                       : (int) env_long ("GPU_TILED_TEST_INTERRUPT", -1);
   if (o->test_interrupt == 0 && getenv ("GPU_TILED_TEST_INTERRUPT"))
     o->test_interrupt = -1;
+  o->test_fail = getenv ("GPU_TILED_TEST_FAIL") == NULL ? -1
+                 : (int) env_long ("GPU_TILED_TEST_FAIL", -1);
 }

@@ -31,11 +31,15 @@ typedef struct
      panel is not computed in pieces of k.  GPU_TILED_POISON: device
      results start as NaN, so unwritten elements show.
      GPU_TILED_TEST_INTERRUPT=N: every interrupt check of the next N host
-     calls answers yes (any other value: of every call).  */
+     calls answers yes (any other value: of every call).
+     GPU_TILED_TEST_FAIL=D: the next host call's work on device D fails
+     once its first panel is queued, as a device failing in the middle of
+     a call would (once per set-up of that device).  */
   size_t device_limit;   /* 0: none */
   int no_ksplit;
   int poison;
   int test_interrupt;    /* calls left to interrupt; -1 every one */
+  int test_fail;         /* the device to fail; -1 none */
 } gt_options;
 
 void gt_options_read (gt_options *o);
