@@ -716,6 +716,16 @@ endfunction
 %! ## column of tiles (Hopper): all but the last whole columns in one
 %! ## launch, those with k split; ragged rows, columns and k
 %! check_pair ("double", "double", 1250, 2049, 1900);
+%! ## k split three ways over tiles whose last row holds one row of C and
+%! ## last column nine columns (1409x3000x777 on 132 SMs); a strip's own
+%! ## plan on the small tiles (3001x2048x3100: whole columns split beside
+%! ## 28 columns of C)
+%! check_pair ("double", "double", 1409, 3000, 777);
+%! A = randn (3001, 2048);  B = randn (2048, 3100);
+%! C = gpu_tiled_mtimes (A, B);
+%! i = rows_to_check (3001, 2048, 3100);
+%! assert (norm (C(i, :) - A(i, :) * B, "fro")
+%!         <= 4 * 2048 * eps * norm (A(i, :), "fro") * norm (B, "fro"));
 %!testif ; gpu
 %! ## complex products with a vector side, read as they are (kernel 10),
 %! ## k split and not; a mixed one through the planes

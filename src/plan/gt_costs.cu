@@ -565,9 +565,13 @@ gt_cost_k10 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
   return k10_cost (m, n, k);
 }
 
+static void k9_splits (gt_plan *p, double *best, size_t m, size_t n,
+                       size_t k, int repack, int large);
+
 /* The plan for a strip of C beside kernel 8's or 9's grid: what the
-   default path would pick for it, kernels 8 and 9 aside (for double,
-   kernel 10).  */
+   default path would pick for it, kernels 8 and 9's large tiles aside
+   (for double, kernel 10, or kernel 9's small tiles whole or with k
+   split where they cost less: a thin strip over a long k).  */
 extern "C" gt_plan
 gt_plan_strip (gt_type type, size_t m, size_t n, size_t k, int repack,
                double *cost)
@@ -575,7 +579,9 @@ gt_plan_strip (gt_type type, size_t m, size_t n, size_t k, int repack,
   if (type != GT_SINGLE)
     {
       gt_plan p = gt_plan_make (type, GT_K10_GENERIC);
-      const double c = gt_cost_k10 (&p, m, n, k, repack);
+      double c = gt_cost_k10 (&p, m, n, k, repack);
+      if (type == GT_DOUBLE && gt_facts_current ()->k9_usable)
+        k9_splits (&p, &c, m, n, k, repack, 0);
       if (cost)
         *cost = c;
       return p;
@@ -713,57 +719,68 @@ gt_cost_k8 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
   return best_family (GT_K8_WIDE, p, m, n, k, repack);
 }
 
+/* One of k9_splits' candidates: kernel 9 in tiles of `tile` (0: large),
+   k split sp ways; v: bit 0 within a cluster (at most cmax), bit 1
+   unaligned doubles read as they are (copies: they would be copied).
+   *p and *best replaced where it costs less.  */
+static void
+k9_try_split (gt_plan *p, double *best, size_t m, size_t n, size_t k,
+              int tile, int sp, int v, int copies, int cmax)
+{
+  const int cl = v & 1, cp = copies && !(v & 2);
+  long long kc;
+  /* clusters of 2, 4, 8 (512^3 in 6 took 0.70x cuBLAS, in 4 0.83x) */
+  const long long z = gt_k9_split_k (sp, k, &kc);
+  if ((cl && (z < 2 || z > cmax || (z & (z - 1)))) || (v & 2 && !copies))
+    return;
+  const double cost = (tile ? k9_small_cost (m, n, k, sp, cl)
+                            : k9_split_cost (p->type, m, n, k, sp, cl))
+                      * (copies && !cp ? K9_D_UNALIGNED : 1.0)
+                      + (cp ? k9_copies_cost (m, n, k) : 0.0);
+  if (!(cost < *best))
+    return;
+  *best = cost;
+  const gt_type t = p->type;
+  *p = gt_plan_make (t, GT_K9_DMMA);
+  p->splits = sp;
+  p->cluster = cl && z > 1;
+  p->repacked = cp;
+  p->k9_tile = tile ? GT_K9_SMALL_TILE : 0;
+  p->work_bytes = (cl ? 0 : gt_k9_work_bytes (sp, m, n, k))
+                  + (cp ? gt_k9_repack_bytes (m, n, k) : 0);
+}
+
+/* Kernel 9 with k split: on the large tiles (from 2 pieces) where `large`,
+   and for doubles on the small ones (whole or split).  Doubles try every
+   count to 16 (777x3001x555: 35 tiles fill the SMs three times over in 3
+   pieces and 2.1 times in 8), then powers of 2; singles, which have
+   kernel 5 for more, up to 8.  */
+static void
+k9_splits (gt_plan *p, double *best, size_t m, size_t n, size_t k,
+           int repack, int large)
+{
+  const int dbl = p->type == GT_DOUBLE;
+  const int most = dbl ? K9_MAX_SPLITS_D : K9_MAX_SPLITS;
+  const int copies = dbl && repack;
+  const int every = dbl ? 16 : 1;
+  const int small = dbl && gt_k9_occupancy (GT_K9_SMALL_TILE) >= 2;
+  for (int tile = large ? 0 : 1; tile <= small; tile++)
+    {
+      const int cmax = !dbl ? 0
+                       : gt_k9_cluster_max (tile ? GT_K9_SMALL_TILE : 0);
+      for (int sp = 2 - tile; sp <= most; sp = sp < every ? sp + 1 : sp * 2)
+        for (int v = 0; v < 4; v++)
+          k9_try_split (p, best, m, n, k, tile, sp, v, copies, cmax);
+    }
+}
+
 /* Kernel 9 on its 128x128 tiles (with strips, and its last round's tiles
    split over k where that pays), or with k split where its tiles leave
-   SMs idle.  */
+   SMs idle (k9_splits).  */
 extern "C" double
 gt_cost_k9 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
 {
   double best = best_family (GT_K9_DMMA, p, m, n, k, repack);
-  /* singles have kernel 5 for more splits; doubles only this */
-  const int most = p->type == GT_SINGLE ? K9_MAX_SPLITS : K9_MAX_SPLITS_D;
-  const int copies = p->type == GT_DOUBLE && repack;
-  const int cmax = p->type == GT_DOUBLE ? gt_k9_cluster_max (0) : 0;
-  /* doubles try every count to 16 (777x3001x555: 35 tiles fill the SMs
-     three times over in 3 pieces and 2.1 times in 8), then powers of 2;
-     and the small tiles (two blocks an SM), whole or split */
-  const int every = p->type == GT_DOUBLE ? 16 : 1;
-  const int small = p->type == GT_DOUBLE
-                    && gt_k9_occupancy (GT_K9_SMALL_TILE) >= 2;
-  for (int tile = 0; tile <= small; tile++)
-    {
-      const int smax = tile ? gt_k9_cluster_max (GT_K9_SMALL_TILE) : cmax;
-      for (int sp = 2 - tile; sp <= most; sp = sp < every ? sp + 1 : sp * 2)
-        for (int v = 0; v < 4; v++)
-          {
-            /* v: bit 0 within a cluster, bit 1 unaligned doubles as they
-               are */
-            const int cl = v & 1, cp = copies && !(v & 2);
-            long long kc;
-            /* clusters of 2, 4, 8 (512^3 in 6 took 0.70x cuBLAS, in 4
-               0.83x) */
-            const long long z = gt_k9_split_k (sp, k, &kc);
-            if ((cl && (z < 2 || z > smax || (z & (z - 1))))
-                || (v & 2 && !copies))
-              continue;
-            const double cost
-              = (tile ? k9_small_cost (m, n, k, sp, cl)
-                      : k9_split_cost (p->type, m, n, k, sp, cl))
-                * (copies && !cp ? K9_D_UNALIGNED : 1.0)
-                + (cp ? k9_copies_cost (m, n, k) : 0.0);
-            if (cost < best)
-              {
-                best = cost;
-                const gt_type t = p->type;
-                *p = gt_plan_make (t, GT_K9_DMMA);
-                p->splits = sp;
-                p->cluster = cl && z > 1;
-                p->repacked = cp;
-                p->k9_tile = tile ? GT_K9_SMALL_TILE : 0;
-                p->work_bytes = (cl ? 0 : gt_k9_work_bytes (sp, m, n, k))
-                                + (cp ? gt_k9_repack_bytes (m, n, k) : 0);
-              }
-          }
-    }
+  k9_splits (p, &best, m, n, k, repack, 1);
   return best;
 }
