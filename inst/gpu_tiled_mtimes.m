@@ -629,8 +629,7 @@ endfunction
 %! check_product (1500, 1400, 1300, 0);
 %!testif ; gpu
 %! ## a device that fails in the middle of a call (GPU_TILED_TEST_FAIL: once
-%! ## its first panel is queued, copies and kernels under way) gives a clear
-%! ## error, and the next call works
+%! ## A's copies are under way) gives a clear error, and the next call works
 %! A = randn (1500, 1400, "single");  B = randn (1400, 1300, "single");
 %! devs = gpu_tiled_devices ();
 %! setenv ("GPU_TILED_TEST_FAIL", num2str (devs(1)));
@@ -717,9 +716,9 @@ endfunction
 %! ## launch, those with k split; ragged rows, columns and k
 %! check_pair ("double", "double", 1250, 2049, 1900);
 %! ## k split three ways over tiles whose last row holds one row of C and
-%! ## last column nine columns (1409x3000x777 on 132 SMs); a strip's own
-%! ## plan on the small tiles (3001x2048x3100: whole columns split beside
-%! ## 28 columns of C)
+%! ## last column nine columns (1409x3000x777 on 132 SMs); strips beside
+%! ## whole tiles, on kernel 10 or kernel 9's small tiles (3001x2048x3100,
+%! ## in panels)
 %! check_pair ("double", "double", 1409, 3000, 777);
 %! A = randn (3001, 2048);  B = randn (2048, 3100);
 %! C = gpu_tiled_mtimes (A, B);
@@ -915,11 +914,11 @@ endfunction
 %!   C = gpu_tiled_mtimes (A, B);
 %!   check_parts (A, B, C, [5, 9, 12, 20, 25, 30, m, randi(m, 1, 8)],
 %!                sprintf ("complex %s", cls{1}));
-%!   ## A finite, one part of B not, in the last panel only (the panels
-%!   ## before it ran three products before that was known)
+%!   ## A finite, one part of B not, in the last panel only (3,000 columns:
+%!   ## the panels before it ran three products before that was known)
 %!   A = complex (randn (m, k, cls{1}), randn (m, k, cls{1}));
-%!   B = complex (randn (k, n, cls{1}), randn (k, n, cls{1})) + 8;
-%!   B(k - 3, n) = complex (Inf, 0.5);
+%!   B = complex (randn (k, 3000, cls{1}), randn (k, 3000, cls{1})) + 8;
+%!   B(k - 3, 3000) = complex (Inf, 0.5);
 %!   C = gpu_tiled_mtimes (A, B);
 %!   check_parts (A, B, C, randi (m, 1, 16),
 %!                sprintf ("complex %s, Inf in the last panel", cls{1}));

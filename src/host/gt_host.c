@@ -433,8 +433,9 @@ whole_a (gt_context *ctx, const gt_call *c, gt_stager *sg,
   return st == GT_OK ? hand_a_on (ctx, c) : st;
 }
 
-/* GPU_TILED_TEST_FAIL: this device fails here, its copies and kernels
-   under way (once).  */
+/* GPU_TILED_TEST_FAIL: this device fails here, A's copies (and a first
+   panel in pieces, its kernels) under way, no result copied out yet
+   (once).  */
 static gt_status
 test_failure (gt_context *ctx)
 {

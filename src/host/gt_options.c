@@ -19,6 +19,16 @@ env_long (const char *name, long otherwise)
   return v && *v ? strtol (v, NULL, 10) : otherwise;
 }
 
+/* A device number, -1 where the variable is unset or not one.  */
+static int
+env_device (const char *name)
+{
+  const char *v = getenv (name);
+  char *end = NULL;
+  const long d = v && *v ? strtol (v, &end, 10) : -1;
+  return end && *end == 0 && d >= 0 && d < 1 << 20 ? (int) d : -1;
+}
+
 static size_t
 env_size (const char *name, size_t otherwise)
 {
@@ -70,6 +80,5 @@ gt_options_read (gt_options *o)
                       : (int) env_long ("GPU_TILED_TEST_INTERRUPT", -1);
   if (o->test_interrupt == 0 && getenv ("GPU_TILED_TEST_INTERRUPT"))
     o->test_interrupt = -1;
-  o->test_fail = getenv ("GPU_TILED_TEST_FAIL") == NULL ? -1
-                 : (int) env_long ("GPU_TILED_TEST_FAIL", -1);
+  o->test_fail = env_device ("GPU_TILED_TEST_FAIL");
 }

@@ -32,9 +32,10 @@ typedef struct
      results start as NaN, so unwritten elements show.
      GPU_TILED_TEST_INTERRUPT=N: every interrupt check of the next N host
      calls answers yes (any other value: of every call).
-     GPU_TILED_TEST_FAIL=D: the next host call's work on device D fails
-     once its first panel is queued, as a device failing in the middle of
-     a call would (once per set-up of that device).  */
+     GPU_TILED_TEST_FAIL=D: the next streamed host call's work on device
+     D fails once A's copies (and, where the first panel runs in pieces of
+     k, its kernels) are queued, as a device failing in the middle of a
+     call would (once per set-up of that device).  */
   size_t device_limit;   /* 0: none */
   int no_ksplit;
   int poison;
