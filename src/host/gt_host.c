@@ -65,6 +65,15 @@ round_up (size_t x, size_t to)
   return (x + to - 1) / to * to;
 }
 
+/* Whether the call's three products leave their operands' checks in a
+   device word (gt_call.dK) rather than waiting in each panel.  */
+static int
+defers_checks (const gt_call *c)
+{
+  return (c->plan_full.three || c->plan_last.three) && !c->shared_a
+         && !c->wait;
+}
+
 static size_t
 larger (size_t a, size_t b)
 {
@@ -132,8 +141,7 @@ call_layout (const gt_context *ctx, gt_call *c)
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
                                          c->piece_last.work_bytes));
     }
-  if ((c->plan_full.three || c->plan_last.three) && !c->shared_a
-      && !c->wait)
+  if (defers_checks (c))
     c->work = round_up (c->work, 256) + 256;   /* the checks word last */
   c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);
   c->b_bytes = round_up (c->ldb * c->n * c->es_b, 256);
@@ -165,8 +173,7 @@ call_buffers (gt_context *ctx, gt_call *c)
   c->dP = c->planes_bytes ? c->dB + c->b_bytes : c->dA;
   c->dC = c->dB + c->b_bytes + c->planes_bytes;
   c->dW = c->dC + c->c_bytes;
-  if ((c->plan_full.three || c->plan_last.three) && !c->shared_a
-      && !c->wait)
+  if (defers_checks (c))
     {
       c->dK = (int *) ((char *) c->dW + c->work - 256);
       cudaError_t err = cudaMemsetAsync (c->dK, 0, sizeof (int), ctx->comp);

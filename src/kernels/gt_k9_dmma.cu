@@ -505,6 +505,8 @@ struct k9_shape
   static constexpr int STAGE = A_DBL + BN * K9_LDK;
   static constexpr size_t SMEM = (size_t) K9_D_STAGES * STAGE
                                  * sizeof (double);
+  /* its row in the per-device caches of the doubles' shapes */
+  static constexpr int CACHE = BM == K9_BM ? 0 : 1;
   /* k9_cluster_sum's 32 doubles a thread fit in the stages */
   static_assert (32 * THREADS <= K9_D_STAGES * STAGE, "cluster sums");
   static_assert (WN == 1 || WN == 2 || WN == 4 || WN == 8, "A's passes");
@@ -798,7 +800,7 @@ template <typename T, typename S>
 static int
 k9_which (void)
 {
-  return sizeof (T) == sizeof (float) ? 0 : (S::BM == K9_BM ? 1 : 2);
+  return sizeof (T) == sizeof (float) ? 0 : 1 + S::CACHE;
 }
 
 /* Per device and double block shape: 1 + the most pieces of k kernel 9
@@ -974,7 +976,7 @@ template <typename S>
 static int
 k9_cluster_max_of (void)
 {
-  const int sh = S::BM != K9_BM;
+  const int sh = S::CACHE;
   return gt_cluster_max (k9_cluster_known[sh],
                          (const void *) k9_dmma_d<true, S>, S::THREADS,
                          S::SMEM, 2);
@@ -1002,7 +1004,7 @@ template <typename S>
 static int
 k9_cluster_slots_of (int z)
 {
-  const int sh = S::BM != K9_BM;
+  const int sh = S::CACHE;
   return gt_cluster_slots (k9_slots_known[sh][z],
                            (const void *) k9_dmma_d<true, S>, S::THREADS,
                            S::SMEM, 2, z);
@@ -1022,14 +1024,15 @@ template <typename S>
 static int
 k9_occupancy_of (void)
 {
-  const int sh = S::BM != K9_BM;
+  const int sh = S::CACHE;
   int dev = 0;
   const int seen = gt_device_seen (k9_occupancy_known[sh], &dev);
   if (seen)
     return seen < 0 ? 0 : seen - 1;
   const void *fn = (const void *) k9_dmma_d<true, S>;
   int blocks = 0;
-  if (gt_allow_smem_once (fn, S::SMEM, k9_attr_done[1 + sh][1]) != cudaSuccess
+  unsigned char *done = k9_attr_done[k9_which<double, S> ()][1];
+  if (gt_allow_smem_once (fn, S::SMEM, done) != cudaSuccess
       || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks, fn,
                                                         S::THREADS, S::SMEM)
            != cudaSuccess)

@@ -127,6 +127,18 @@ typedef struct
 /* The reduce of the pieces' sums: a chain of `splits` adds per element
    (64x65536x64 in 128 pieces: 18 us before its loads went 8 ahead).  */
 #define K9_D_REDUCE_STEP 1e4
+
+/* The z pieces' sums of an m x n product of doubles: through device
+   memory, then the reduce's launch and its chain of z adds per element
+   (k9_reduce: at most 16 blocks of 256 threads an SM).  */
+static double
+k9_d_sums_cost (double z, size_t m, size_t n)
+{
+  const gt_facts *f = gt_facts_current ();
+  const double mn = (double) m * n;
+  return 16.0 * z * mn * K9_D_PER_BYTE + K9_D_LAUNCH
+         + z * ceil (mn / (f->sms * 16.0 * 256.0)) * K9_D_REDUCE_STEP;
+}
 /* Kernel 9 reads unaligned doubles 8 bytes at a time: H100, 4097^3 as it
    is took 4.27 ms, copied to aligned scratch first 3.12 ms with the
    copies; but 1409x3000x777 (3 pieces, two rounds) 234 us as it is and
@@ -181,12 +193,8 @@ k9_split_cost (gt_type type, size_t m, size_t n, size_t k, int sp,
   const double rounds = ceil (tiles * z / f->sms);
   const double work = rounds * (double) GT_K9_TILE * GT_K9_TILE
                       * (kc + (dbl ? K9_FILL_K_D : K9_FILL_K)) / K9_EFFICIENCY;
-  const double sums = 16.0 * z * m * n;
-  return dbl ? work + sums * K9_D_PER_BYTE + K9_D_LAUNCH
-                 + z * ceil ((double) m * n / (f->sms * 16.0 * 256.0))
-                   * K9_D_REDUCE_STEP
-                 + FLOP_PER_SM_PER_LAUNCH
-             : work + sums * FLOP_PER_SM_PER_BYTE
+  return dbl ? work + k9_d_sums_cost (z, m, n) + FLOP_PER_SM_PER_LAUNCH
+             : work + 16.0 * z * m * n * FLOP_PER_SM_PER_BYTE
                  + 2.0 * FLOP_PER_SM_PER_LAUNCH;
 }
 
@@ -237,11 +245,8 @@ k9_small_cost (size_t m, size_t n, size_t k, int sp, int cluster)
              + ceil (tiles * z / slots) * K9_D_CLUSTER_ROUND
              + FLOP_PER_SM_PER_LAUNCH;
     }
-  const double mn = (double) m * n;
   return k9_small_work (tiles * z, f->sms, (double) kc)
-         + 16.0 * z * mn * K9_D_PER_BYTE + K9_D_LAUNCH
-         + z * ceil (mn / (f->sms * 16.0 * 256.0)) * K9_D_REDUCE_STEP
-         + FLOP_PER_SM_PER_LAUNCH;
+         + k9_d_sums_cost (z, m, n) + FLOP_PER_SM_PER_LAUNCH;
 }
 
 /* Kernel 9 on all but the last round's tiles, those with k split
