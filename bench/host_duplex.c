@@ -1,0 +1,207 @@
+/* host_duplex.c -- whether the host can stage an upload and a download at
+   the same time faster than one after the other, as an end-to-end call
+   would need to come near max(bytes in, bytes out) / 55 GB/s.  Each
+   direction has its own pinned slots, stream, copy threads and host
+   thread; the upload reads a source no cache holds, the download writes
+   an existing buffer or new memory (as a fresh Octave result is, faulted
+   in by helpers).
+     make -C bench host_duplex && bench/host_duplex  */
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cuda_runtime_api.h>
+#include "gt_copy.h"
+
+#define MB ((size_t) 1 << 20)
+#define SLOTS 8
+#define SLOT_BYTES (8 * MB)
+#define BYTES (256 * MB)      /* each direction, each run */
+#define COLD (2048 * MB)      /* the upload's source, walked in windows */
+#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+  fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (e_)); exit (1); } } while (0)
+
+static double
+now (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+typedef struct
+{
+  int up;                 /* 1: host -> device, 0: device -> host */
+  int threads, fresh, prefault;
+  gt_workers *w;
+  cudaStream_t s;
+  cudaEvent_t ev[SLOTS];
+  char *slots, *dev, *host, *cold;
+  size_t window;
+  double secs;
+} direction;
+
+/* One direction's 256 MiB through its slots, as gt_stage.c moves it: the
+   upload copies into a slot then queues its DMA; the download queues the
+   DMA into a slot and copies it out when the slot is next needed.  */
+static void *
+run (void *arg)
+{
+  direction *d = (direction *) arg;
+  char *host = d->host;
+  if (d->up)
+    host = d->cold + (d->window++ % (COLD / BYTES)) * BYTES;
+  else if (d->fresh)
+    {
+      host = malloc (BYTES);
+      if (d->prefault)
+        gt_prefault_start (d->w, host, BYTES, d->prefault);
+    }
+  gt_copy_hot (d->w, d->threads, 1);
+  const double t0 = now ();
+  size_t pending[SLOTS];
+  for (int i = 0; i < SLOTS; i++)
+    pending[i] = (size_t) -1;
+  for (size_t off = 0, q = 0; off < BYTES; off += SLOT_BYTES, q++)
+    {
+      const int sl = (int) (q % SLOTS);
+      char *slot = d->slots + sl * SLOT_BYTES;
+      CHECK (cudaEventSynchronize (d->ev[sl]));
+      if (d->up)
+        {
+          copy_job j = { slot, host + off, SLOT_BYTES / 4, SLOT_BYTES / 4,
+                         SLOT_BYTES / 4, 1, 4 };
+          gt_copy (d->w, &j, d->threads);
+          CHECK (cudaMemcpyAsync (d->dev + off, slot, SLOT_BYTES,
+                                  cudaMemcpyHostToDevice, d->s));
+        }
+      else
+        {
+          if (pending[sl] != (size_t) -1)
+            {
+              copy_job j = { host + pending[sl], slot, SLOT_BYTES / 4,
+                             SLOT_BYTES / 4, SLOT_BYTES / 4, 1, 4 };
+              gt_copy (d->w, &j, d->threads);
+            }
+          pending[sl] = off;
+          CHECK (cudaMemcpyAsync (slot, d->dev + off, SLOT_BYTES,
+                                  cudaMemcpyDeviceToHost, d->s));
+        }
+      CHECK (cudaEventRecord (d->ev[sl], d->s));
+    }
+  if (!d->up)   /* drain, oldest first */
+    for (size_t q = BYTES / SLOT_BYTES; q < BYTES / SLOT_BYTES + SLOTS; q++)
+      {
+        const int sl = (int) (q % SLOTS);
+        CHECK (cudaEventSynchronize (d->ev[sl]));
+        copy_job j = { host + pending[sl], d->slots + sl * SLOT_BYTES,
+                       SLOT_BYTES / 4, SLOT_BYTES / 4, SLOT_BYTES / 4, 1, 4 };
+        gt_copy (d->w, &j, d->threads);
+      }
+  CHECK (cudaStreamSynchronize (d->s));
+  d->secs = now () - t0;
+  gt_copy_hot (d->w, d->threads, 0);
+  if (!d->up && d->fresh)
+    {
+      if (d->prefault)
+        gt_prefault_wait (d->w);
+      free (host);
+    }
+  return NULL;
+}
+
+static void
+direction_init (direction *d, int up)
+{
+  memset (d, 0, sizeof *d);
+  d->up = up;
+  d->w = gt_workers_new ();
+  CHECK (cudaStreamCreateWithFlags (&d->s, cudaStreamNonBlocking));
+  for (int i = 0; i < SLOTS; i++)
+    CHECK (cudaEventCreateWithFlags (&d->ev[i], cudaEventDisableTiming));
+  CHECK (cudaHostAlloc ((void **) &d->slots, SLOTS * SLOT_BYTES,
+                        cudaHostAllocPortable));
+  CHECK (cudaMalloc ((void **) &d->dev, BYTES));
+  CHECK (cudaMemset (d->dev, 1, BYTES));
+  if (up)
+    {
+      d->cold = malloc (COLD);
+      memset (d->cold, 2, COLD);
+    }
+  else
+    {
+      d->host = malloc (BYTES);
+      memset (d->host, 3, BYTES);
+    }
+}
+
+static int
+cmp (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* GB/s of each direction and of both (bytes moved / time until the later
+   one ends), median of 5; up or down threads 0: that direction idle.  */
+static void
+measure (direction *u, direction *d, int ut, int dt, int fresh,
+         int prefault)
+{
+  double ru[5], rd[5], rb[5];
+  u->threads = ut;
+  d->threads = dt;
+  d->fresh = fresh;
+  d->prefault = prefault;
+  for (int rep = 0; rep < 5; rep++)
+    {
+      pthread_t th;
+      const double t0 = now ();
+      if (dt)
+        pthread_create (&th, NULL, run, d);
+      if (ut)
+        run (u);
+      if (dt)
+        pthread_join (th, NULL);
+      const double t = now () - t0;
+      ru[rep] = ut ? BYTES / u->secs / 1e9 : 0;
+      rd[rep] = dt ? BYTES / d->secs / 1e9 : 0;
+      rb[rep] = ((ut ? BYTES : 0) + (dt ? BYTES : 0)) / t / 1e9;
+    }
+  qsort (ru, 5, sizeof *ru, cmp);
+  qsort (rd, 5, sizeof *rd, cmp);
+  qsort (rb, 5, sizeof *rb, cmp);
+  printf ("%4d %4d  %-14s %6.1f %6.1f %6.1f\n", ut, dt,
+          !dt ? "-" : !fresh ? "existing" : prefault ? "new+prefault"
+                                                      : "new",
+          ru[2], rd[2], rb[2]);
+}
+
+int
+main (void)
+{
+  direction u, d;
+  direction_init (&u, 1);
+  direction_init (&d, 0);
+  printf ("256 MiB each way through 8 slots of 8 MiB, GB/s, median of 5\n");
+  printf ("  up down  destination        up   down   both\n");
+  const int alone[] = { 8, 12, 16 };
+  for (int i = 0; i < 3; i++)
+    measure (&u, &d, alone[i], 0, 0, 0);
+  for (int i = 0; i < 3; i++)
+    {
+      measure (&u, &d, 0, alone[i], 0, 0);
+      measure (&u, &d, 0, alone[i], 1, 0);
+    }
+  measure (&u, &d, 0, 12, 1, 4);
+  const int split[][3] = { { 8, 8, 0 }, { 6, 6, 4 }, { 8, 4, 4 },
+                           { 10, 6, 0 }, { 6, 6, 0 } };
+  for (int i = 0; i < 5; i++)
+    {
+      measure (&u, &d, split[i][0], split[i][1], 0, 0);
+      measure (&u, &d, split[i][0], split[i][1], 1, split[i][2]);
+    }
+  return 0;
+}

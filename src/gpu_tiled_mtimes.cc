@@ -1,0 +1,1482 @@
+// gpu_tiled_mtimes.cc -- gpu_tiled_mtimes, the package's public product:
+// Octave matrices to plain pointers and back; the work is in gpu_tiled.h.
+//
+// Compiled rather than an .m file: an .m function call alone costs about
+// 12 us in Octave 7 on the benchmark host, more than the whole overhead a
+// product below the CPU crossover may add (bench/RESULTS.md).  So the
+// common call is one call into C++, and only arguments it does not take
+// reach the checks (check_operand, check_tile), which say what is wrong
+// in the words the .m version used.  Its tests are at the bottom of this
+// file; the build extracts them into gpu_tiled_mtimes.cc-tst, which pkg
+// installs beside the plug-in, where `test gpu_tiled_mtimes` finds them.
+
+// PKG_ADD: autoload ("gpu_tiled_mtimes", "__gpu_tiled__.oct");
+// PKG_DEL: autoload ("gpu_tiled_mtimes", "__gpu_tiled__.oct", "remove");
+
+#include <chrono>
+#include <memory>
+#include <octave/oct.h>
+#include <octave/ov.h>
+#include <octave/parse.h>
+#include <octave/quit.h>
+#include <octave/version.h>
+#include "gpu_tiled.h"
+
+// The Octave array of each element type (and, before Octave 7, the matrix
+// that allocates the result).
+template <typename T> struct octave_array;
+template <> struct octave_array<float>
+{ typedef FloatNDArray nd; typedef FloatMatrix matrix; };
+template <> struct octave_array<double>
+{ typedef NDArray nd; typedef Matrix matrix; };
+template <> struct octave_array<FloatComplex>
+{ typedef FloatComplexNDArray nd; typedef FloatComplexMatrix matrix; };
+template <> struct octave_array<Complex>
+{ typedef ComplexNDArray nd; typedef ComplexMatrix matrix; };
+
+// The result array.  FloatMatrix (m, n) zero-fills on one thread, which at
+// n = 4096 costs more than the whole product on the GPU; from Octave 7 on an
+// Array can adopt a buffer, which the library then writes in full.
+// release () narrows it as Octave's own operators do: a complex result
+// whose imaginary parts are all zero becomes real, a 1x1 one a scalar
+// (octave_value's constructors call maybe_mutate already; the call here
+// says so, and costs a scan only up to the first nonzero imaginary part).
+#if OCTAVE_MAJOR_VERSION >= 7
+template <typename T>
+struct result
+{
+  T *data;
+  octave_idx_type m, n;
+  result (octave_idx_type m_, octave_idx_type n_)
+    : data (std::allocator<T> ().allocate (m_ * n_)), m (m_), n (n_) { }
+  ~result () { if (data) std::allocator<T> ().deallocate (data, m * n); }
+  octave_value release ()
+  {
+    const typename octave_array<T>::nd a (Array<T> (data, dim_vector (m, n)));
+    data = nullptr;
+    octave_value v (a);
+    v.maybe_mutate ();
+    return v;
+  }
+};
+#else
+template <typename T>
+struct result
+{
+  typename octave_array<T>::matrix C;
+  T *data;
+  result (octave_idx_type m, octave_idx_type n)
+    : C (m, n), data (C.fortran_vec ()) { }
+  octave_value release ()
+  {
+    octave_value v (C);
+    v.maybe_mutate ();
+    return v;
+  }
+};
+#endif
+
+// Ctrl-C sets this; the library checks it between pipeline stages.
+static int
+interrupted (void)
+{
+  return octave_interrupt_state > 0;
+}
+
+// One operand as the library takes it: the Octave array that holds its
+// data (the argument's own, shared; or a conversion of a logical, char,
+// range or diagonal matrix) and its element type.  Only the array of that
+// type is made: an empty Octave array allocates, and a small product
+// notices every allocation.  (std::unique_ptr, not std::optional: the
+// glue builds as C++11 for the oldest Octave the package takes.)
+struct operand
+{
+  std::unique_ptr<NDArray> d;
+  std::unique_ptr<FloatNDArray> f;
+  std::unique_ptr<ComplexNDArray> z;
+  std::unique_ptr<FloatComplexNDArray> fz;
+  gt_operand op;
+};
+
+static bool
+is_complex_type (gt_type t)
+{
+  return t == GT_COMPLEX_SINGLE || t == GT_COMPLEX_DOUBLE;
+}
+
+static bool
+is_single_type (gt_type t)
+{
+  return t == GT_SINGLE || t == GT_COMPLEX_SINGLE;
+}
+
+// The element type of a full 2-D non-scalar operand of a class that the
+// library multiplies (single, double, complex of either; logical and char
+// count as double), or false.
+static bool
+operand_type (const octave_value& x, gt_type& t)
+{
+  if (x.issparse () || x.ndims () != 2 || x.numel () == 1)
+    return false;
+  switch (x.builtin_type ())
+    {
+    case btyp_float:         t = GT_SINGLE; return true;
+    case btyp_double:
+    case btyp_bool:
+    case btyp_char:          t = GT_DOUBLE; return true;
+    case btyp_float_complex: t = GT_COMPLEX_SINGLE; return true;
+    case btyp_complex:       t = GT_COMPLEX_DOUBLE; return true;
+    default:                 return false;
+    }
+}
+
+// Fills p with x's data as type t.  Single, double and complex matrices
+// are handed over as they are (no copy); logical and char matrices are
+// converted once, to the precision of the product, exactly.
+static void
+take_operand (const octave_value& x, gt_type t, operand& p)
+{
+  p.op.type = t;
+  switch (t)
+    {
+    case GT_SINGLE:
+      if (x.is_string ())
+        p.f.reset (new FloatNDArray (x.char_array_value ()));
+      else
+        p.f.reset (new FloatNDArray (x.float_array_value ()));
+      p.op.data = p.f->data ();
+      break;
+    case GT_DOUBLE:
+      if (x.is_string ())
+        p.d.reset (new NDArray (x.char_array_value ()));
+      else
+        p.d.reset (new NDArray (x.array_value ()));
+      p.op.data = p.d->data ();
+      break;
+    case GT_COMPLEX_SINGLE:
+      p.fz.reset (new FloatComplexNDArray (x.float_complex_array_value ()));
+      p.op.data = p.fz->data ();
+      break;
+    default:
+      p.z.reset (new ComplexNDArray (x.complex_array_value ()));
+      p.op.data = p.z->data ();
+      break;
+    }
+}
+
+// An n x n matrix of type t with values in [-1, 1), never zero: what the
+// crossover times the built-in product on.
+template <typename T>
+static octave_value
+sample_matrix (octave_idx_type n, unsigned seed)
+{
+  typename octave_array<T>::nd a (dim_vector (n, n));
+  T *p = a.fortran_vec ();
+  for (octave_idx_type i = 0; i < n * n; i++)
+    {
+      seed = seed * 1103515245u + 12345u;
+      p[i] = T (((seed >> 8) & 0xffff) / 32768.0 - 1.0 + 1e-6);
+    }
+  return octave_value (a);
+}
+
+// The crossover's timer (gt_host_timer): seconds of Octave's own * on
+// n x n matrices of type c.
+static double
+time_builtin (gt_type c, size_t n, void *)
+{
+  octave_value a, b;
+  switch (c)
+    {
+    case GT_SINGLE:
+      a = sample_matrix<float> (n, 1);  b = sample_matrix<float> (n, 2);
+      break;
+    case GT_DOUBLE:
+      a = sample_matrix<double> (n, 1);  b = sample_matrix<double> (n, 2);
+      break;
+    case GT_COMPLEX_SINGLE:
+      a = sample_matrix<FloatComplex> (n, 1);
+      b = sample_matrix<FloatComplex> (n, 2);
+      break;
+    default:
+      a = sample_matrix<Complex> (n, 1);  b = sample_matrix<Complex> (n, 2);
+      break;
+    }
+  const auto t0 = std::chrono::steady_clock::now ();
+  octave_value r = octave::binary_op (octave_value::op_mul, a, b);
+  const std::chrono::duration<double> d
+    = std::chrono::steady_clock::now () - t0;
+  return r.is_defined () ? d.count () : -1.0;
+}
+
+template <typename T>
+static octave_value_list
+product (gt_type c, const gt_operand& A, const gt_operand& B,
+         octave_idx_type m, octave_idx_type n, octave_idx_type k, int tile)
+{
+  result<T> C (m, n);   // freed on every error path by its destructor
+  const gt_status st = gt_mtimes_host (c, A, B, C.data, m, n, k, tile,
+                                       GT_DEVICES_ALL, interrupted);
+  if (st == GT_ERR_INTERRUPTED)
+    octave_quit ();   // throws Octave's interrupt when Ctrl-C caused it
+  if (st != GT_OK)
+    error ("gpu_tiled_mtimes: %s", gt_error_text ());
+  return ovl (C.release ());
+}
+
+// What Octave's num2str or mat2str (FN) makes of x, for a message.
+static std::string
+shown (const char *fn, const octave_value& x)
+{
+  return octave::feval (fn, ovl (x), 1)(0).string_value ();
+}
+
+// An operand the fast path did not take: an error if it is not a full 2-D
+// numeric, logical or char matrix (NAME: A or B).
+static void
+check_operand (const octave_value& x, const char *name)
+{
+  if (! (x.isnumeric () || x.islogical () || x.is_string ()))
+    {
+      const std::string what
+        = x.iscell () ? "cell array" : x.isstruct () ? "struct"
+          : x.is_function_handle () ? "function handle"
+          : x.class_name () + " object";
+      error ("gpu_tiled_mtimes: %s must be a full numeric, logical or char "
+             "matrix, not a %s", name, what.c_str ());
+    }
+  if (x.issparse ())
+    error ("gpu_tiled_mtimes: %s must be full, not sparse; use full (%s)",
+           name, name);
+  if (x.ndims () > 2)
+    error ("gpu_tiled_mtimes: %s must be 2-D, not %d-D", name, x.ndims ());
+}
+
+static void
+check_tile (const octave_value& t)
+{
+  const dim_vector dv = t.dims ();
+  RowVector size (dv.ndims ());
+  for (int i = 0; i < dv.ndims (); i++)
+    size(i) = dv(i);
+  if (t.is_string ())
+    error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32, not a string");
+  if (! (t.isnumeric () && t.isreal () && t.numel () == 1))
+    error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32 (a real scalar), "
+           "not a %s of size %s", t.class_name ().c_str (),
+           shown ("mat2str", octave_value (size)).c_str ());
+  const double v = t.double_value ();
+  if (v != 8 && v != 16 && v != 32)
+    error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32, not %s",
+           shown ("num2str", octave_value (v)).c_str ());
+}
+
+// Arguments the fast path leaves (see the DEFUN): what is wrong with them,
+// or, for a scalar or an integer operand, what * makes of them, with *'s
+// own error where it refuses.
+static octave_value_list
+not_handled (const octave_value_list& args)
+{
+  if (args.length () == 3)
+    check_tile (args(2));
+  const octave_value &a = args(0), &b = args(1);
+  check_operand (a, "A");
+  check_operand (b, "B");
+  if (a.numel () == 1 || b.numel () == 1 || a.isinteger () || b.isinteger ())
+    {
+      try
+        {
+          return ovl (octave::binary_op (octave_value::op_mul, a, b));
+        }
+      catch (const octave::execution_exception& e)
+        {
+          error_with_id (e.identifier ().c_str (), "gpu_tiled_mtimes: %s",
+                         e.message ().c_str ());
+        }
+    }
+  if (a.columns () != b.rows ())
+    error ("gpu_tiled_mtimes: nonconformant arguments (A is %ldx%ld, B is "
+           "%ldx%ld)", (long) a.rows (), (long) a.columns (),
+           (long) b.rows (), (long) b.columns ());
+  error ("gpu_tiled_mtimes: cannot multiply a %s by a %s",
+         a.class_name ().c_str (), b.class_name ().c_str ());
+}
+
+// The fast path takes two full 2-D non-scalar matrices of the classes
+// above with columns (A) == rows (B), and a TILE of 8, 16 or 32 when
+// given; anything else goes to not_handled.
+DEFUN_DLD (gpu_tiled_mtimes, args, ,
+           "-*- texinfo -*-\n\
+@deftypefn  {} {@var{C} =} gpu_tiled_mtimes (@var{A}, @var{B})\n\
+@deftypefnx {} {@var{C} =} gpu_tiled_mtimes (@var{A}, @var{B}, @var{tile})\n\
+Matrix product @code{@var{A} * @var{B}} on an NVIDIA GPU.\n\
+\n\
+@var{A} (m-by-k) and @var{B} (k-by-n) are full 2-D matrices of class\n\
+single, double, logical or char, real or complex, in any combination.\n\
+@var{C} is an m-by-n matrix of the class and complexity that\n\
+@code{@var{A} * @var{B}} has:\n\
+\n\
+@itemize\n\
+@item\n\
+single when either operand is single (a double operand is rounded to\n\
+single first, as @code{*} does), double otherwise; logical and char\n\
+operands count as double;\n\
+\n\
+@item\n\
+complex when either operand is complex, except that a complex result\n\
+whose imaginary parts are all zero is real, as @code{*} returns it.\n\
+@end itemize\n\
+\n\
+A scalar @var{A} or @var{B} scales the other operand, and empty\n\
+operands give an empty result, or zeros where k is 0, real and of the\n\
+class above, as @code{*} does (on the CPU: there is nothing to tile).  Integer\n\
+matrices are multiplied only by scalars, as with @code{*}; where\n\
+@code{*} refuses the product (two integer matrices, or an integer matrix\n\
+and a non-scalar of another class) the error says what @code{*} says.\n\
+NaN and Inf propagate as they do in @code{*}.\n\
+\n\
+@var{C} equals @code{@var{A} * @var{B}} up to rounding at the level of\n\
+its class; no reduced precision (TF32) is used anywhere:\n\
+\n\
+@table @asis\n\
+@item single\n\
+summed in FP32; large products on a Hopper GPU (H100, H200) run on its\n\
+double-precision tensor cores instead: the single inputs widened\n\
+exactly, the sums kept in double and each element of @var{C} rounded\n\
+once, which there is both faster and more accurate.\n\
+\n\
+@item double\n\
+summed in double: on a Hopper GPU on its FP64 tensor cores, elsewhere by\n\
+a register-tiled FP64 kernel.\n\
+\n\
+@item complex\n\
+one real product of the real and imaginary planes of the operands (four\n\
+real products in one, two where one operand is real), at the accuracy\n\
+of its real class: each part of an element of @var{C} is a sum of real\n\
+products, as in @code{*}.\n\
+@end table\n\
+\n\
+Without @var{tile}, the fastest kernel for the shape runs: for single\n\
+products a register-blocked kernel fed by an asynchronous-copy pipeline,\n\
+split over k when m and n are small, and matrix-vector kernels when\n\
+@var{A} has one row or @var{B} one column; for double products the FP64\n\
+tensor-core kernel on Hopper and the register-tiled FP64 kernel; a\n\
+complex product runs as the real product of its planes, on the kernels\n\
+of its real class.  With @var{tile} = 8, 16 or 32 the classic tiled\n\
+kernel runs instead, for every class: a\n\
+@var{tile}-by-@var{tile} thread block computes a @var{tile}-by-@var{tile}\n\
+block of @var{C}, one element per thread, from tiles of @var{A} and\n\
+@var{B} staged in shared memory.\n\
+\n\
+The operands are copied to the GPU and the result back on every call;\n\
+device buffers and page-locked staging memory are kept between calls\n\
+(see @code{gpu_tiled_info} and @code{gpu_tiled_reset}).\n\
+\n\
+Example:\n\
+@example\n\
+@group\n\
+A = randn (2000, 3000, \"single\");\n\
+B = randn (3000, 1000, \"single\");\n\
+C = gpu_tiled_mtimes (A, B);        # fastest kernel\n\
+C16 = gpu_tiled_mtimes (A, B, 16);  # classic 16x16 tiles\n\
+norm (C - A * B, \"fro\") / norm (A * B, \"fro\")\n\
+Z = gpu_tiled_mtimes (complex (randn (500), randn (500)), randn (500));\n\
+class (Z), iscomplex (Z)            # double, complex\n\
+@end group\n\
+@end example\n\
+\n\
+@seealso{gpu_tiled_info, gpu_tiled_reset, mtimes}\n\
+@end deftypefn\n")
+{
+  const int nargin = args.length ();
+  if (nargin < 2)
+    print_usage ();
+  if (nargin > 3)
+    error ("gpu_tiled_mtimes: function called with too many inputs");
+  const octave_value &a = args(0), &b = args(1);
+  gt_type ta, tb;
+  if (! operand_type (a, ta) || ! operand_type (b, tb)
+      || a.columns () != b.rows ())
+    return not_handled (args);
+  int tile = GT_TILE_DEFAULT;
+  if (nargin == 3)
+    {
+      const octave_value &t = args(2);
+      if (! t.isnumeric () || t.iscomplex () || t.numel () != 1)
+        return not_handled (args);
+      const double v = t.double_value ();
+      if (v != 8 && v != 16 && v != 32)
+        return not_handled (args);
+      tile = static_cast<int> (v);
+    }
+  // The product's type, by Octave's rules: single if either operand is
+  // single, complex if either is complex.
+  const bool single = is_single_type (ta) || is_single_type (tb);
+  const bool cplx = is_complex_type (ta) || is_complex_type (tb);
+  const gt_type c = cplx ? (single ? GT_COMPLEX_SINGLE : GT_COMPLEX_DOUBLE)
+                         : (single ? GT_SINGLE : GT_DOUBLE);
+  const octave_idx_type m = a.rows (), k = a.columns (), n = b.columns ();
+
+  // Empty products, and zeros where k == 0, need no kernel; their
+  // imaginary parts are zero, so they are real, as in *.
+  if (m == 0 || n == 0 || k == 0)
+    {
+      const dim_vector dv (m, n);
+      return ovl (single ? octave_value (FloatNDArray (dv, 0.0f))
+                         : octave_value (NDArray (dv, 0.0)));
+    }
+
+  // Without a tile, products too small to pay for the trip to the GPU
+  // are Octave's own (the crossover is measured: gpu_tiled_info shows it).
+  if (nargin == 2 && gt_runs_on_host (c, ta, tb, m, n, k, time_builtin,
+                                      nullptr))
+    return ovl (octave::binary_op (octave_value::op_mul, a, b));
+
+  // Logical and char operands are converted in the precision of the
+  // product (exactly: 0, 1 and character codes).
+  if (b.islogical () || b.is_string ())
+    tb = single ? GT_SINGLE : GT_DOUBLE;
+  if (a.islogical () || a.is_string ())
+    ta = single ? GT_SINGLE : GT_DOUBLE;
+  // Otherwise each operand goes with its own type: the library rounds a
+  // double operand of a single product to single in its host copy, and
+  // takes a real operand of a complex product as it is (gt_types_combine).
+  operand A, B;
+  take_operand (a, ta, A);
+  take_operand (b, tb, B);
+
+  switch (c)
+    {
+    case GT_SINGLE:
+      return product<float> (c, A.op, B.op, m, n, k, tile);
+    case GT_DOUBLE:
+      return product<double> (c, A.op, B.op, m, n, k, tile);
+    case GT_COMPLEX_SINGLE:
+      return product<FloatComplex> (c, A.op, B.op, m, n, k, tile);
+    default:
+      return product<Complex> (c, A.op, B.op, m, n, k, tile);
+    }
+}
+
+/*
+%!demo
+%! ## Multiply two 4096x4096 single matrices on the GPU and on the CPU,
+%! ## compare the results and the times.
+%! n = 4096;
+%! A = randn (n, "single");  B = randn (n, "single");
+%! gpu_tiled_mtimes (A(1:64,1:64), B(1:64,1:64));   # set up the GPU once
+%! tic; C = gpu_tiled_mtimes (A, B); t_gpu = toc;
+%! tic; R = A * B; t_cpu = toc;
+%! err = norm (double (C) - double (A) * double (B), "fro") ...
+%!       / (norm (double (A), "fro") * norm (double (B), "fro"));
+%! printf ("n = %d: gpu_tiled_mtimes %.1f ms, built-in * %.1f ms (%.0fx)\n",
+%!         n, 1e3 * t_gpu, 1e3 * t_cpu, t_cpu / t_gpu);
+%! printf ("relative error against a double product: %.2g\n", err);
+
+%!demo
+%! ## A complex double product and a mixed one, against *.
+%! A = complex (randn (1500), randn (1500));  B = randn (1500);
+%! C = gpu_tiled_mtimes (A, B);
+%! printf ("%s, complex %d: relative error %.2g\n", class (C), iscomplex (C),
+%!         norm (C - A * B, "fro") / norm (A * B, "fro"));
+%! C = gpu_tiled_mtimes (single (A), B);   # single: B is rounded to single
+%! printf ("%s, complex %d: relative error %.2g\n", class (C), iscomplex (C),
+%!         norm (double (C) - A * B, "fro") / norm (A * B, "fro"));
+
+## Fresh random operands of a class: single, double, csingle (complex
+## single), cdouble (complex double), logical, char or an integer class.
+%!function X = make_operand (cls, r, c)
+%!  switch (cls)
+%!    case "single"
+%!      X = randn (r, c, "single");
+%!    case "double"
+%!      X = randn (r, c);
+%!    case "csingle"
+%!      X = complex (randn (r, c, "single"), randn (r, c, "single"));
+%!    case "cdouble"
+%!      X = complex (randn (r, c), randn (r, c));
+%!    case "logical"
+%!      X = rand (r, c) > 0.5;
+%!    case "char"
+%!      X = char (randi ([32, 126], r, c));
+%!    otherwise
+%!      X = cast (randi ([-5, 5], r, c), cls);
+%!  endswitch
+%!endfunction
+
+## ---- argument checks: these need no GPU ----
+%!error <Invalid call> gpu_tiled_mtimes ()
+%!error <Invalid call> gpu_tiled_mtimes (single (1))
+%!error <called with too many inputs> gpu_tiled_mtimes (single (1), single (1), 8, 4)
+%!error <A must be a full numeric, logical or char matrix, not a cell array> gpu_tiled_mtimes ({1}, single (1))
+%!error <B must be a full numeric, logical or char matrix, not a cell array> gpu_tiled_mtimes (ones (2), {1, 2; 3, 4})
+%!error <B must be a full numeric, logical or char matrix, not a struct> gpu_tiled_mtimes (single (1), struct ("a", 1))
+%!error <A must be a full numeric, logical or char matrix, not a struct> gpu_tiled_mtimes (struct ("a", {1, 2}), ones (2))
+%!error <A must be a full numeric, logical or char matrix, not a function handle> gpu_tiled_mtimes (@sin, ones (2))
+%!error <B must be a full numeric, logical or char matrix, not a containers.Map object> gpu_tiled_mtimes (ones (2), containers.Map ())
+%!error <A must be full, not sparse; use full \(A\)> gpu_tiled_mtimes (sparse (eye (2)), single (ones (2)))
+%!error <B must be full, not sparse; use full \(B\)> gpu_tiled_mtimes (single (ones (2)), sparse (eye (2)))
+%!error <A must be full, not sparse; use full \(A\)> gpu_tiled_mtimes (sparse ([1i, 0; 0, 1]), ones (2))
+%!error <B must be full, not sparse; use full \(B\)> gpu_tiled_mtimes (ones (2), sparse (true (2)))
+%!error <A must be full, not sparse> gpu_tiled_mtimes (sparse (2), ones (2))
+%!error <A must be 2-D, not 3-D> gpu_tiled_mtimes (ones (2, 2, 2, "single"), ones (2, "single"))
+%!error <B must be 2-D, not 4-D> gpu_tiled_mtimes (ones (2, "single"), ones (2, 2, 1, 2, "single"))
+%!error <A must be 2-D, not 3-D> gpu_tiled_mtimes (true (2, 2, 2), ones (2))
+%!error <B must be 2-D, not 3-D> gpu_tiled_mtimes (complex (ones (2)), complex (ones (2, 2, 2), 1))
+%!error <B must be 2-D, not 3-D> gpu_tiled_mtimes (2, ones (2, 2, 2))
+%!error <A must be 2-D, not 3-D> gpu_tiled_mtimes (int8 (ones (2, 2, 2)), 2)
+%!error <A must be 2-D, not 3-D> gpu_tiled_mtimes (repmat ("ab", [1, 1, 3]), ones (2))
+%!error <nonconformant arguments \(A is 2x3, B is 4x5\)> gpu_tiled_mtimes (ones (2, 3, "single"), ones (4, 5, "single"))
+%!error <nonconformant arguments \(A is 1x2, B is 1x2\)> gpu_tiled_mtimes (ones (1, 2, "single"), ones (1, 2, "single"))
+%!error <nonconformant arguments \(A is 2x3, B is 2x3\)> gpu_tiled_mtimes (complex (ones (2, 3)), true (2, 3))
+%!error <nonconformant arguments \(A is 3x0, B is 3x0\)> gpu_tiled_mtimes (zeros (3, 0), zeros (3, 0, "single"), 8)
+%!error <TILE must be 8, 16 or 32, not NaN> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), NaN)
+%!error <TILE must be 8, 16 or 32, not 0> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 0)
+%!error <TILE must be 8, 16 or 32, not 7> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 7)
+%!error <TILE must be 8, 16 or 32, not 1.5> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 1.5)
+%!error <TILE must be 8, 16 or 32, not -16> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), -16)
+%!error <TILE must be 8, 16 or 32, not Inf> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), Inf)
+%!error <TILE must be 8, 16 or 32, not a string> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), "16")
+%!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double of size \[1 2\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), [8 16])
+%!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double of size \[0 0\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), [])
+%!error <TILE must be 8, 16 or 32 \(a real scalar\), not a cell> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), {16})
+%!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 16i)
+%!error <TILE must be 8, 16 or 32, not 7> gpu_tiled_mtimes (ones (2), complex (ones (2), 1), 7)
+## What the fast path leaves to the checks gives an error that names the
+## function, or what * gives (a scalar or an integer operand).
+%!test
+%! S = ones (2, "single");
+%! bad = {{ones(2, 3), S}, {S, S, 0}, {S, S, 5}, {S, S, "8"}, {S, S, [8 16]}, ...
+%!        {S, S, 8i}, {ones(2, 3, "single"), S}, {single(1), S}, ...
+%!        {S, 2}, {complex(1, 2), S}, {true, S}, {S, "a"}, ...
+%!        {ones(2,2,2,"single"), S}, {S, ones(2,2,2)}, {{S}, S}, ...
+%!        {S, struct("a", 1)}, {@sin, S}, {int32(S), S}, {S, uint8(S)}, ...
+%!        {sparse(ones(2)), S}, {S, sparse(true(2))}, ...
+%!        {S, sparse(complex(ones(2), 1))}, {int32(zeros(3, 0)), zeros(0, 4)}};
+%! computed = 0;
+%! for i = 1:numel (bad)
+%!   try
+%!     C = gpu_tiled_mtimes (bad{i}{:});
+%!     assert (C, bad{i}{1} * bad{i}{2});
+%!     computed++;
+%!   catch err
+%!     assert (strncmp (err.message, "gpu_tiled_mtimes: ", 18), true,
+%!             sprintf ("case %d: %s", i, err.message));
+%!   end_try_catch
+%! endfor
+%! assert (computed, 5);   # the five with a scalar operand
+## Empty products of every class it multiplies need no GPU.
+%!test
+%! cls = {"single", "double", "csingle", "cdouble", "logical", "char"};
+%! for i = 1:numel (cls)
+%!   for j = 1:numel (cls)
+%!     A = make_operand (cls{i}, 3, 0);  B = make_operand (cls{j}, 0, 4);
+%!     C = gpu_tiled_mtimes (A, B, 16);
+%!     assert (class (C), class (A * B));
+%!     assert (size (C), [3, 4]);
+%!     assert (all (C(:) == 0));
+%!   endfor
+%! endfor
+%! ## ranges and diagonal matrices too
+%! assert (gpu_tiled_mtimes (1:0, zeros (0, 3)), zeros (1, 3));
+%! assert (gpu_tiled_mtimes (eye (2, 0, "single"), zeros (0, 3)),
+%!         zeros (2, 3, "single"));
+
+## ---- products that need no kernel: empties and scalars, checked on CPU ----
+%!test
+%! C = gpu_tiled_mtimes (zeros (0, 3, "single"), zeros (3, 4, "single"));
+%! assert (class (C), "single");
+%! assert (size (C), [0, 4]);
+%!test
+%! C = gpu_tiled_mtimes (zeros (3, 0, "single"), zeros (0, 4, "single"));
+%! assert (class (C), "single");
+%! assert (size (C), [3, 4]);
+%! assert (all (C(:) == 0));
+%!test
+%! C = gpu_tiled_mtimes (zeros (3, 0, "single"), zeros (0, 4, "single"), 8);
+%! assert (size (C), [3, 4]);
+%! assert (all (C(:) == 0));
+%!test
+%! C = gpu_tiled_mtimes (zeros (5, 4, "single"), zeros (4, 0, "single"), 32);
+%! assert (size (C), [5, 0]);
+%! assert (class (C), "single");
+%!test
+%! A = randn (3, 4, "single");  s = single (-2.5);
+%! assert (gpu_tiled_mtimes (s, A), s * A);
+%! assert (gpu_tiled_mtimes (A, s, 16), A * s);
+%! assert (class (gpu_tiled_mtimes (s, s)), "single");
+%! assert (size (gpu_tiled_mtimes (s, zeros (0, 3, "single"))), [0, 3]);
+%!test
+%! ## empty and scalar operands of every class pair: the class, complexity,
+%! ## size and values of *, with and without TILE
+%! cls = {"single", "double", "csingle", "cdouble", "logical", "char"};
+%! sizes = {[0 3], [3 4]; [3 0], [0 4]; [3 4], [4 0]; [0 0], [0 0];
+%!          [1 0], [0 1]; [1 1], [3 4]; [3 4], [1 1]; [1 1], [1 1];
+%!          [1 1], [0 3]; [0 3], [1 1]; [1 1], [1 4]; [4 1], [1 1]};
+%! for i = 1:numel (cls)
+%!   for j = 1:numel (cls)
+%!     for s = 1:rows (sizes)
+%!       A = make_operand (cls{i}, sizes{s, 1}(1), sizes{s, 1}(2));
+%!       B = make_operand (cls{j}, sizes{s, 2}(1), sizes{s, 2}(2));
+%!       R = A * B;
+%!       for t = {{}, {16}}
+%!         C = gpu_tiled_mtimes (A, B, t{1}{:});
+%!         what = sprintf ("%s (%s) * %s (%s)", cls{i}, mat2str (size (A)),
+%!                         cls{j}, mat2str (size (B)));
+%!         assert (strcmp (class (C), class (R)), "%s: class %s", what, class (C));
+%!         assert (iscomplex (C) == iscomplex (R), "%s: complexity", what);
+%!         assert (isequal (size (C), size (R)), "%s: size", what);
+%!         assert (isequal (C, R), "%s: values", what);
+%!       endfor
+%!     endfor
+%!   endfor
+%! endfor
+%!test
+%! ## integer matrices times scalars, and integer scalars, as *
+%! cases = {{int32([1, -2; 3, 4]), 2.5}, {2.5, int8([1, 2; 3, 4])}, ...
+%!          {single(0.5), uint16([1, 3; 5, 7])}, {int16(3), int16([1, 2; 3, 4])}, ...
+%!          {true, uint8([1, 2, 3])}, {"a", int8([1, 2])}, {int32(7), 3}, ...
+%!          {uint8([1; 2; 3]), single(2)}, {int64(2), zeros(0, 3)}, ...
+%!          {zeros(2, 0, "int16"), 3}, {uint32(4), uint32(5)}};
+%! for i = 1:numel (cases)
+%!   [A, B] = cases{i}{:};
+%!   R = A * B;
+%!   for t = {{}, {32}}
+%!     C = gpu_tiled_mtimes (A, B, t{1}{:});
+%!     assert (class (C), class (R));
+%!     assert (size (C), size (R));
+%!     assert (isequal (C, R));
+%!   endfor
+%! endfor
+%!error <gpu_tiled_mtimes: binary operator '\*' not implemented for 'int32 matrix' by 'int32 matrix' operations> gpu_tiled_mtimes (int32 (ones (2)), int32 (ones (2)))
+%!error <gpu_tiled_mtimes: binary operator '\*' not implemented for 'matrix' by 'uint8 matrix' operations> gpu_tiled_mtimes (ones (2, 3), uint8 (ones (3, 2)), 8)
+%!test
+%! ## where * refuses an integer product, the error starts with
+%! ## gpu_tiled_mtimes: and says what * says
+%! cases = {{int32(ones(2)), int32(ones(2))}, {int8(ones(2, 3)), ones(3, 2)}, ...
+%!          {ones(2, 3), uint16(ones(3, 2))}, {int32(ones(2)), single(ones(2))}, ...
+%!          {uint8(ones(2)), complex(ones(2), 1)}, {int32(ones(2)), uint8(ones(2))}, ...
+%!          {int32(2), uint8(ones(2))}, {complex(1, 2), int32(ones(2))}, ...
+%!          {int16(ones(2, 3)), int16(ones(4, 5))}, {zeros(3, 0, "int32"), zeros(0, 4)}, ...
+%!          {true(2), int8(ones(2))}, {"ab", int32([1; 2])}};
+%! for i = 1:numel (cases)
+%!   [A, B] = cases{i}{:};
+%!   want = "";
+%!   try
+%!     A * B;
+%!   catch err
+%!     want = err.message;
+%!   end_try_catch
+%!   assert (! isempty (want));
+%!   for t = {{}, {16}}
+%!     got = "";
+%!     try
+%!       gpu_tiled_mtimes (A, B, t{1}{:});
+%!     catch err
+%!       got = err.message;
+%!     end_try_catch
+%!     assert (strncmp (got, "gpu_tiled_mtimes: ", 18), "message: %s", got);
+%!     assert (! isempty (strfind (got, want)), "message: %s", got);
+%!   endfor
+%! endfor
+
+## ---- GPU products, norm-wise against a double product ----
+%!## the default path for tile 0, else the classic kernel
+%!function C = mtimes_tile (A, B, tile)
+%!  if (tile)
+%!    C = gpu_tiled_mtimes (A, B, tile);
+%!  else
+%!    C = gpu_tiled_mtimes (A, B);
+%!  endif
+%!endfunction
+
+## Rows of an m-row result to check: all of them for small products;
+## for large ones (whose reference in double would cost the CPU minutes)
+## the first and last 130 (every edge tile) and 256 at random.
+%!function i = rows_to_check (m, k, n)
+%!  if (m * k * n <= 2e8)
+%!    i = 1:m;
+%!  else
+%!    i = unique ([1:min(m, 130), max(1, m - 129):m, randi(m, 1, 256)]);
+%!  endif
+%!endfunction
+
+%!function check_product (m, k, n, tile)
+%!  A = randn (m, k, "single");
+%!  B = randn (k, n, "single");
+%!  C = mtimes_tile (A, B, tile);
+%!  assert (class (C), "single");
+%!  assert (size (C), [m, n]);
+%!  i = rows_to_check (m, k, n);
+%!  A = A(i, :);
+%!  R = double (A) * double (B);
+%!  tol = 4 * max (k, 1) * eps ("single");
+%!  err = norm (double (C(i, :)) - R, "fro");
+%!  bound = tol * norm (double (A), "fro") * norm (double (B), "fro");
+%!  if (! (err <= bound))
+%!    error ("%dx%dx%d tile %d: error %g above %g", m, k, n, tile, err, bound);
+%!  endif
+%!endfunction
+
+%!shared gpu, emu
+%! ## unwritten elements come back NaN (options are read when the device is
+%! ## set up: at the first call, and the first after gpu_tiled_reset)
+%! setenv ("GPU_TILED_POISON", "1");
+%! ## every product on the GPU, however small (the crossover's own tests
+%! ## turn it back on)
+%! setenv ("GPU_TILED_CROSSOVER", "off");
+%! gpu_tiled_reset ();
+%! gpu = gpu_tiled_info ().usable;
+%! ## kernel 11, the INT8 tensor cores: Hopper built for sm_90a
+%! emu = gpu && gpu_tiled_info ().emulation.usable;
+
+%!testif ; gpu
+%! for tile = [8, 16, 32, 0]
+%!   for s = [1 1 1; 2 3 5; 7 11 13; 31 33 29; 63 65 17; 97 1 89; 1 257 3; 129 127 131; 255 257 100]'
+%!     check_product (s(1), s(2), s(3), tile);
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## tile - 1, tile, tile + 1 in every dimension, for every tile
+%! for tile = [8, 16, 32]
+%!   for d = [tile - 1, tile, tile + 1]
+%!     check_product (d, tile + 1, tile - 1, tile);
+%!     check_product (tile + 1, d, tile, tile);
+%!     check_product (tile, tile - 1, d, tile);
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## default kernel around its 128x128x16, 128x64 and 64x64 tiles
+%! for s = [127 129 15; 128 128 16; 129 17 127; 200 1000 300; 64 4096 64; 513 33 1025]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## tall and skinny, wide, k = 1, vectors, for every tile
+%! for tile = [8, 16, 32, 0]
+%!   check_product (5000, 3, 2, tile);
+%!   check_product (2, 3, 5000, tile);
+%!   check_product (300, 1, 200, tile);
+%!   check_product (1, 700, 300, tile);
+%!   check_product (300, 700, 1, tile);
+%!   check_product (1, 5000, 1, tile);
+%!   check_product (4000, 1, 1, tile);
+%! endfor
+%!testif ; gpu
+%! ## y = A*x with k in 8 pieces added within a cluster (Hopper: rows of 8
+%! ## to 32 blocks of 128, k past 7 pieces of 128; here fewer pieces where
+%! ## k's pieces round up), and just past those bounds
+%! for s = [1001 1000 1; 1024 897 1; 4095 2049 1; 4096 4096 1; 896 5000 1; 4097 3000 1; 2000 896 1]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## the kernel issue's shapes, default path
+%! for s = [256 256 256; 512 512 512; 1000 1000 1000; 2048 2048 2048; 4097 4097 4097; 3000 700 5000; 65536 64 64; 64 65536 64; 128 65536 128; 1 4096 4096; 4096 4096 1]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## kernel 8 on its whole 128x128 tiles, the strips of C beside them by
+%! ## the kernels for thin shapes (as planned on a GPU of 132 SMs): the last
+%! ## row, the last column, 11 rows, 23 columns, 5 rows and 9 columns
+%! for s = [1665 768 2499; 2901 768 1409; 2571 600 1646; 2497 600 1687; 1797 1024 2313]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## kernel 8 on 256x128 tiles (k from 2048, as planned on 132 SMs): all of
+%! ## C with ragged last tiles, then beside strips of 5 rows, 47 columns,
+%! ## 8 rows and 47 columns, and 227 rows
+%! for s = [1174 2048 3109; 1285 2048 3109; 1433 2048 2863; 1544 2048 2863; 1507 2048 3150]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## stream-K over 256x128 tiles (tiles cut between blocks, continued from
+%! ## the partial sums of the block before): ragged, then with strips of 2
+%! ## columns, 14 rows, 14 rows and 3 columns
+%! for s = [3001 2048 3100; 2500 2048 3074; 2574 2048 2541; 2574 2048 4099]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## large products, kernel 9 on a Hopper GPU (128x128 tiles summed in
+%! ## double): ragged last tiles in m and n, k not a multiple of its 32-k
+%! ## stages nor of 8, k shorter than a stage, whole tiles
+%! for s = [2049 1000 1031; 1100 4001 1300; 1537 17 1411; 1280 2048 1280]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## medium products with long k, kernel 9 with k split on a Hopper GPU (the
+%! ## pieces' double sums added in order): ragged everything
+%! for s = [777 3001 555; 300 5000 260; 1000 1999 1000; 513 2500 129]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## products whose kernel 9 tiles pass a multiple of 132 SMs by a few
+%! ## (Hopper): all but those tiles in one launch, the last few with k
+%! ## split and their double sums added in order; whole tiles, a ragged k,
+%! ## strips of 8 columns beside the tiles
+%! for s = [1536 2048 1536; 640 4097 3456; 1280 2048 1800; 1408 2049 1664]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
+%! ## NaN, Inf and an Inf times an exact zero in a large product land where
+%! ## * puts them (B has no other exact zeros)
+%! A = randn (1500, 1300, "single");  B = randn (1300, 1400, "single") + 8;
+%! A(5, 7) = Inf;  A(9, 3) = -Inf;  B(11, 13) = NaN;  A(20, :) = NaN;
+%! A(1400, 1000) = Inf;  B(1000, 1300) = 0;
+%! C = gpu_tiled_mtimes (A, B);
+%! R = A * B;
+%! assert (isnan (C), isnan (R));
+%! assert (isinf (C), isinf (R));
+%! assert (sign (C(isinf (R))), sign (R(isinf (R))));
+%! assert (isnan (C(1400, 1300)));
+%!testif ; gpu
+%! ## subnormal singles are multiplied exactly, not flushed to zero
+%! A = randn (1200, 1100, "single") * single (1e-39);
+%! B = randn (1100, 1000, "single") * single (1e30);
+%! assert (nnz (abs (A) < realmin ("single") & A != 0) > 0.9 * numel (A));
+%! C = gpu_tiled_mtimes (A, B);
+%! R = double (A) * double (B);
+%! assert (norm (double (C) - R, "fro")
+%!         <= 4 * 1100 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
+%!testif ; gpu
+%! ## large enough to stream in several panels and staging slots
+%! check_product (2048, 2049, 3001, 0);
+%! check_product (1027, 3000, 2051, 32);
+%!testif ; gpu
+%! ## the first panel runs in pieces of k as A arrives, each piece going on
+%! ## from the sums of the one before (kernel 4: in C; kernel 9: doubles
+%! ## in scratch): the same bits as one pass over k (m and the last piece
+%! ## are not multiples of anything)
+%! ## (kernel 11 off: where it takes the other panels its first one runs
+%! ## on kernel 9's pieces, not its bits)
+%! A = randn (2047, 1999, "single");  B = randn (1999, 3001, "single");
+%! setenv ("GPU_TILED_EMULATE", "off");
+%! unwind_protect
+%!   gpu_tiled_reset ();   # (bands over several devices as the second call's)
+%!   C1 = gpu_tiled_mtimes (A, B);
+%!   setenv ("GPU_TILED_NO_KSPLIT", "1");
+%!   gpu_tiled_reset ();
+%!   C2 = gpu_tiled_mtimes (A, B);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_NO_KSPLIT");
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%! assert (isequal (C1, C2));
+%! R = double (A) * double (B);
+%! assert (norm (double (C1) - R, "fro")
+%!         <= 4 * 1999 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
+%!testif ; gpu
+%! ## repeated calls, shapes growing and shrinking, fresh data each time
+%! for r = 1:20
+%!   s = randi (300, 1, 3);
+%!   check_product (s(1), s(2), s(3), [0 8 16 32](mod (r, 4) + 1));
+%! endfor
+%!testif ; gpu
+%! ## NaN and Inf land where * puts them (B has no exact zeros)
+%! for tile = [8, 16, 32, 0]
+%!   A = randn (37, 41, "single");  B = randn (41, 29, "single") + 8;
+%!   A(5, 7) = Inf;  A(9, 3) = -Inf;  B(11, 13) = NaN;  A(20, :) = NaN;
+%!   C = mtimes_tile (A, B, tile);
+%!   R = A * B;
+%!   assert (isnan (C), isnan (R));
+%!   assert (isinf (C), isinf (R));
+%!   assert (sign (C(isinf (R))), sign (R(isinf (R))));
+%!   fin = isfinite (R);
+%!   assert (any (fin(:)));
+%! endfor
+%!testif ; gpu
+%! ## an Inf times an exact zero is NaN, as in *
+%! A = randn (40, 40, "single");  B = randn (40, 40, "single");
+%! A(3, 4) = Inf;  B(4, 10) = 0;
+%! for tile = [8, 16, 32, 0]
+%!   C = mtimes_tile (A, B, tile);
+%!   assert (isnan (C(3, 10)), isnan ((A * B)(3, 10)));
+%!   assert (isinf (C(3, 11)));
+%! endfor
+%!testif ; gpu
+%! ## out of device memory: a clear error, nothing kept, the next call works
+%! gpu_tiled_reset ();
+%! A = randn (600, 500, "single");  B = randn (500, 400, "single");
+%! ## (fail requests over 100 kB: not even a block of 64 rows and columns
+%! ## fits; GPU_TILED_DEVICE_LIMIT's blocks are tested below)
+%! setenv ("GPU_TILED_DEVICE_LIMIT", "100000");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: out of device memory: .* needs .* does not fit the .* MiB free");
+%!   assert (gpu_tiled_info ().cached_device_memory, 0);
+%!   check_product (60, 50, 40, 0);   # what fits still runs
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%! check_product (600, 500, 400, 0);
+%!testif ; gpu
+%! ## an interrupted call (the path Ctrl-C takes) leaves the package usable
+%! A = randn (1500, 1400, "single");  B = randn (1400, 1300, "single");
+%! ## (the hook interrupts the next call of the device set up after it)
+%! setenv ("GPU_TILED_TEST_INTERRUPT", "1");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   gpu_tiled_info ();   # sets the device up, reading the hook
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_TEST_INTERRUPT");
+%! end_unwind_protect
+%! fail ("gpu_tiled_mtimes (A, B)", "gpu_tiled_mtimes: interrupted");
+%! check_product (1500, 1400, 1300, 0);
+%!testif ; gpu
+%! ## a device that fails in the middle of a call (GPU_TILED_TEST_FAIL: once
+%! ## A's copies are under way) gives a clear error, and the next call works
+%! A = randn (1500, 1400, "single");  B = randn (1400, 1300, "single");
+%! devs = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_TEST_FAIL", num2str (devs(1)));
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   fail ("gpu_tiled_mtimes (A, B)",
+%!         sprintf ("device %d failed in the middle of the call", devs(1)));
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_TEST_FAIL");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%! check_product (1500, 1400, 1300, 0);
+%!testif ; gpu
+%! ## single precision or better, not TF32: error at 4096 at most that of
+%! ## a plain FP32 product (about 1e-6; kernel 9 on Hopper 2.5e-8)
+%! A = randn (4096, "single");  B = randn (4096, "single");
+%! C = gpu_tiled_mtimes (A, B);
+%! i = randperm (4096, 256);   # rows sampled: the CPU's reference is slow
+%! R = double (A(i, :)) * double (B);
+%! rel = norm (double (C(i, :)) - R, "fro") / norm (R, "fro");
+%! assert (rel < 1e-5);
+## ---- every class pair on the GPU ----
+## A (class ca, m x k) times B (class cb, k x n), fresh random data, for
+## every tile: the class of A * B (* decides it, here on empty slices),
+## its complexity and size, and norm-wise against a product in double of
+## the operands as the product's class sees them.
+%!function check_pair (ca, cb, m, k, n)
+%!  A = make_operand (ca, m, k);
+%!  B = make_operand (cb, k, n);
+%!  cls = class (A([], :) * B(:, []));
+%!  if (strcmp (cls, "single"))
+%!    Ad = double (single (A));  Bd = double (single (B));
+%!  else
+%!    Ad = double (A);  Bd = double (B);
+%!  endif
+%!  R = Ad * Bd;
+%!  bound = 4 * max (k, 1) * eps (cls) * norm (Ad, "fro") * norm (Bd, "fro");
+%!  for tile = [8, 16, 32, 0]
+%!    C = mtimes_tile (A, B, tile);
+%!    what = sprintf ("%s * %s, %dx%dx%d tile %d", ca, cb, m, k, n, tile);
+%!    assert (strcmp (class (C), cls), "%s: class %s", what, class (C));
+%!    assert (iscomplex (C) == iscomplex (R), "%s: complexity", what);
+%!    assert (isequal (size (C), [m, n]), "%s: size", what);
+%!    err = norm (double (C) - R, "fro");
+%!    assert (err <= bound, "%s: error %g above %g", what, err, bound);
+%!  endfor
+%!endfunction
+
+%!testif ; gpu
+%! ## every pair of classes, shapes that are not multiples of any tile
+%! cls = {"single", "double", "csingle", "cdouble", "logical", "char"};
+%! shapes = [1 1 1; 7 11 13; 37 41 29; 129 127 131; 1 300 257; 257 300 1;
+%!           513 33 1025]';
+%! for i = 1:numel (cls)
+%!   for j = 1:numel (cls)
+%!     for s = shapes
+%!       check_pair (cls{i}, cls{j}, s(1), s(2), s(3));
+%!     endfor
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## a larger shape for each result class and each mix of a pair
+%! pairs = {"single", "single"; "double", "double"; "csingle", "csingle";
+%!          "cdouble", "cdouble"; "single", "double"; "double", "single";
+%!          "double", "cdouble"; "cdouble", "double"; "csingle", "cdouble";
+%!          "cdouble", "csingle"; "csingle", "double"; "single", "cdouble";
+%!          "logical", "char"; "char", "csingle"};
+%! for p = 1:rows (pairs)
+%!   check_pair (pairs{p, 1}, pairs{p, 2}, 300, 700, 500);
+%! endfor
+%!testif ; gpu
+%! ## double products whose 128x128 tiles would leave SMs idle: on a Hopper
+%! ## GPU kernel 9's 64x64 tiles, whole or with k split (the pieces added
+%! ## within a cluster, or by the reduce, up to 128 of them); ragged tiles
+%! ## and k, every tile
+%! shapes = [256 256 256; 257 300 255; 777 3001 555; 65536 64 64;
+%!           65 70000 63; 513 511 509]';
+%! for s = shapes
+%!   check_pair ("double", "double", s(1), s(2), s(3));
+%! endfor
+%!testif ; gpu
+%! ## doubles whose 128x128 tiles pass a multiple of 132 SMs by more than a
+%! ## column of tiles (Hopper): all but the last whole columns in one
+%! ## launch, those with k split; ragged rows, columns and k
+%! check_pair ("double", "double", 1250, 2049, 1900);
+%! ## k split three ways over tiles whose last row holds one row of C and
+%! ## last column nine columns (1409x3000x777 on 132 SMs); strips beside
+%! ## whole tiles, on kernel 10 or kernel 9's small tiles (3001x2048x3100,
+%! ## in panels)
+%! check_pair ("double", "double", 1409, 3000, 777);
+%! A = randn (3001, 2048);  B = randn (2048, 3100);
+%! C = gpu_tiled_mtimes (A, B);
+%! i = rows_to_check (3001, 2048, 3100);
+%! assert (norm (C(i, :) - A(i, :) * B, "fro")
+%!         <= 4 * 2048 * eps * norm (A(i, :), "fro") * norm (B, "fro"));
+%!testif ; gpu
+%! ## complex products with a vector side, read as they are (kernel 10),
+%! ## k split and not; a mixed one through the planes
+%! check_pair ("csingle", "csingle", 3001, 5000, 1);
+%! check_pair ("cdouble", "cdouble", 1, 4999, 2049);
+%! check_pair ("csingle", "cdouble", 1, 77, 1);
+%! check_pair ("cdouble", "cdouble", 4097, 100, 1);
+%! check_pair ("csingle", "single", 2000, 3000, 1);
+%!testif ; gpu
+%! ## other double matrices: ranges, diagonal and permutation matrices
+%! B = randn (41, 29);
+%! [~, ~, P] = lu (rand (41));
+%! for X = {eye(41), single(eye(41)), P, 1:41, complex(eye(41), 0)}
+%!   A = X{1};
+%!   for tile = [8, 0]
+%!     C = mtimes_tile (A, B, tile);
+%!     R = A * B;
+%!     assert (class (C), class (R));
+%!     assert (iscomplex (C), iscomplex (R));
+%!     assert (size (C), size (R));
+%!     assert (norm (double (C) - double (R), "fro")
+%!             <= 4 * 41 * eps (class (R)) * norm (double (full (A)), "fro") * norm (B, "fro"));
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## complex operands whose product has zero imaginary parts give a real
+%! ## result, as * does; a complex result stays complex
+%! A = randn (37, 41);  B = randn (41, 29);
+%! cases = {complex(A, 0), B; A, complex(B, 0); complex(A, 0), complex(B, 0);
+%!          complex(single(A), 0), B; single(A), complex(B, 0);
+%!          complex(single(A), 0), complex(B, 0); 1i * A, 1i * B;
+%!          1i * single(A), 1i * B};
+%! for tile = [8, 16, 32, 0]
+%!   for c = 1:rows (cases)
+%!     [X, Y] = cases{c, :};
+%!     C = mtimes_tile (X, Y, tile);
+%!     R = X * Y;
+%!     assert (iscomplex (R), false);
+%!     assert (iscomplex (C), false);
+%!     assert (class (C), class (R));
+%!     assert (norm (double (C) - double (R), "fro")
+%!             <= 4 * 41 * eps (class (R)) * norm (A, "fro") * norm (B, "fro"));
+%!   endfor
+%!   ## imaginary parts in one row of A only: complex, zero elsewhere
+%!   Ai = zeros (37, 41);  Ai(5, :) = randn (1, 41);
+%!   for X = {complex(A, Ai), complex(single(A), single(Ai))}
+%!     C = mtimes_tile (X{1}, B, tile);
+%!     assert (iscomplex (C), true);
+%!     assert (all (imag (C)([1:4, 6:end], :)(:) == 0));
+%!     assert (all (imag (C)(5, :) != 0));
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## NaN and Inf in real and imaginary parts land where * puts them (B has
+%! ## no exact zeros; the shape has k > min (m, n) / 10, where * takes a
+%! ## real operand of a complex product as it is).  Each part of an element
+%! ## is a sum of real products of the parts, in * as here; BLAS libraries
+%! ## differ on whether an Inf of a complex product comes out NaN (OpenBLAS
+%! ## scales by alpha = 1 + 0i), so the parts are compared with those sums
+%! ## and the elements that are not finite with * itself.
+%! pairs = {"cdouble", "cdouble"; "csingle", "csingle"; "double", "cdouble";
+%!          "cdouble", "double"; "single", "csingle"; "csingle", "single";
+%!          "csingle", "double"; "cdouble", "csingle"; "double", "double";
+%!          "single", "double"; "double", "single"};
+%! for tile = [8, 16, 32, 0]
+%!   for p = 1:rows (pairs)
+%!     A = make_operand (pairs{p, 1}, 37, 41);
+%!     B = make_operand (pairs{p, 2}, 41, 29) + 8;
+%!     A(5, 7) = Inf;  A(9, 3) = -Inf;  A(20, :) = NaN;
+%!     if (iscomplex (A))
+%!       A(12, 4) = complex (1, Inf);  A(30, 8) = complex (-2, -Inf);
+%!       A(25, 1) = complex (NaN, 1);  A(26, 2) = complex (1, NaN);
+%!     endif
+%!     if (iscomplex (B))   # (no exact zeros: not a real value assigned)
+%!       B(11, 13) = complex (NaN, 0.5);  B(3, 25) = complex (-Inf, 0.5);
+%!       B(7, 20) = complex (2, NaN);  B(9, 2) = complex (1, Inf);
+%!     else
+%!       B(11, 13) = NaN;  B(3, 25) = -Inf;
+%!     endif
+%!     C = mtimes_tile (A, B, tile);
+%!     R = A * B;
+%!     what = sprintf ("%s * %s tile %d", pairs{p, :}, tile);
+%!     assert (strcmp (class (C), class (R)), "%s: class", what);
+%!     assert (iscomplex (C) == iscomplex (R), "%s: complexity", what);
+%!     assert (isequal (isfinite (C), isfinite (R)), "%s: not finite", what);
+%!     ## the parts as sums of real products, in double of the operands as
+%!     ## the product's class sees them
+%!     if (isa (R, "single"))
+%!       A = single (A);  B = single (B);
+%!     endif
+%!     Ar = double (real (A));  Ai = double (imag (A));
+%!     Br = double (real (B));  Bi = double (imag (B));
+%!     Pr = Ar * Br;  Pi = zeros (size (Pr));
+%!     if (iscomplex (A) && iscomplex (B))
+%!       Pr -= Ai * Bi;
+%!     endif
+%!     if (iscomplex (B))
+%!       Pi += Ar * Bi;
+%!     endif
+%!     if (iscomplex (A))
+%!       Pi += Ai * Br;
+%!     endif
+%!     parts = {real(C), Pr; imag(C), Pi};
+%!     for q = 1:2
+%!       [c, r] = parts{q, :};
+%!       assert (isequal (isnan (c), isnan (r)), "%s: NaN in part %d", what, q);
+%!       assert (isequal (isinf (c), isinf (r)), "%s: Inf in part %d", what, q);
+%!       assert (isequal (sign (c(isinf (r))), sign (r(isinf (r)))),
+%!               "%s: sign of Inf in part %d", what, q);
+%!     endfor
+%!   endfor
+%! endfor
+%!testif ; gpu
+%! ## double products are summed in double: a single-precision path would
+%! ## miss these bounds by about 1e7
+%! A = randn (200);  B = randn (200);
+%! Z = complex (randn (200), randn (200));  W = complex (randn (200), randn (200));
+%! for tile = [8, 16, 32, 0]
+%!   for p = {{A, B}, {Z, W}, {A, W}, {Z, B}}
+%!     [X, Y] = p{1}{:};
+%!     C = mtimes_tile (X, Y, tile);
+%!     assert (class (C), "double");
+%!     assert (norm (C - X * Y, "fro")
+%!             <= 64 * 200 * eps * norm (X, "fro") * norm (Y, "fro"));
+%!   endfor
+%! endfor
+## ---- products that do not fit the device, several devices, the CPU ----
+## C = A * B by the default path, norm-wise against a product in double
+## (of rows_to_check: rows of every band and block).
+%!function check_default (A, B, what)
+%!  C = gpu_tiled_mtimes (A, B);
+%!  assert (class (C), class (A(1) * B(1)));
+%!  assert (size (C), [rows(A), columns(B)]);
+%!  i = rows_to_check (rows (A), columns (A), columns (B));
+%!  Ai = double (A(i, :));
+%!  R = Ai * double (B);
+%!  bound = 4 * columns (A) * eps (class (C)) * norm (Ai, "fro") * norm (double (B), "fro");
+%!  err = norm (double (C(i, :)) - R, "fro");
+%!  assert (err <= bound, "%s: error %g above %g", what, err, bound);
+%!endfunction
+
+## Rows i of C against the sums of real products of the parts, as * forms
+## them: NaN and Inf where they put them, finite elements each within its
+## own bound.
+%!function check_parts (A, B, C, i, what)
+%!  k = columns (A);
+%!  Ar = double (real (A(i, :)));  Ai = double (imag (A(i, :)));
+%!  Br = double (real (B));  Bi = double (imag (B));
+%!  parts = {real(C(i, :)), Ar * Br - Ai * Bi; imag(C(i, :)), Ar * Bi + Ai * Br};
+%!  bound = 8 * k * eps (class (C)) * (double (abs (A(i, :))) * double (abs (B)));
+%!  for q = 1:2
+%!    [c, r] = parts{q, :};
+%!    w = sprintf ("%s, part %d", what, q);
+%!    assert (isequal (isnan (c), isnan (r)), "%s: NaN", w);
+%!    assert (isequal (isinf (c), isinf (r)), "%s: Inf", w);
+%!    assert (isequal (sign (c(isinf (r))), sign (r(isinf (r)))),
+%!            "%s: sign of Inf", w);
+%!    f = isfinite (r);
+%!    assert (all (abs (double (c(f)) - r(f)) <= bound(f)), "%s: values", w);
+%!  endfor
+%!endfunction
+
+%!testif ; gpu
+%! ## complex products large enough for three real products (Gauss's) in
+%! ## place of four, in panels: norm-wise on sampled rows, also where the
+%! ## imaginary parts are 1e-6 of the real ones (the three products' error
+%! ## is relative to |A| |B|, not to the imaginary part); NaN and Inf land
+%! ## where the sums of real products put them, whose Inf the difference
+%! ## of the three would turn into NaN
+%! m = 1500;  k = 1200;  n = 1300;
+%! for cls = {"double", "single"}
+%!   for scale = [1, 1e-6]
+%!     A = complex (randn (m, k, cls{1}), scale * randn (m, k, cls{1}));
+%!     B = complex (randn (k, n, cls{1}), scale * randn (k, n, cls{1}));
+%!     check_default (A, B, sprintf ("complex %s, imaginary x %g", cls{1}, scale));
+%!   endfor
+%!   A = complex (randn (m, k, cls{1}), randn (m, k, cls{1}));
+%!   B = complex (randn (k, n, cls{1}), randn (k, n, cls{1})) + 8;
+%!   A(5, 7) = Inf;  A(9, 3) = -Inf;  A(20, :) = NaN;
+%!   A(12, 4) = complex (1, Inf);  A(30, 8) = complex (-2, -Inf);
+%!   A(25, 1) = complex (NaN, 1);
+%!   ## re + im overflows where re and im times B's last row do not
+%!   A(m, k) = complex (0.75 * realmax (cls{1}), 0.75 * realmax (cls{1}));
+%!   B(k, :) = 1e-10 * complex (randn (1, n), randn (1, n));
+%!   B(11, 13) = complex (NaN, 0.5);  B(3, 25) = complex (-Inf, 0.5);
+%!   B(9, 2) = complex (1, Inf);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   check_parts (A, B, C, [5, 9, 12, 20, 25, 30, m, randi(m, 1, 8)],
+%!                sprintf ("complex %s", cls{1}));
+%!   ## A finite, one part of B not, in the last panel only (3,000 columns:
+%!   ## the panels before it ran three products before that was known)
+%!   A = complex (randn (m, k, cls{1}), randn (m, k, cls{1}));
+%!   B = complex (randn (k, 3000, cls{1}), randn (k, 3000, cls{1})) + 8;
+%!   B(k - 3, 3000) = complex (Inf, 0.5);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   check_parts (A, B, C, randi (m, 1, 16),
+%!                sprintf ("complex %s, Inf in the last panel", cls{1}));
+%! endfor
+%! ## a last panel of one column (4,096 x 2,049 at 1,024 columns a panel on
+%! ## a 132-SM GPU), on A's planes
+%! check_default (complex (randn (2048), randn (2048)),
+%!                complex (randn (2048, 2049), randn (2048, 2049)),
+%!                "complex double, a last panel of one column");
+
+%!testif ; gpu
+%! ## larger than the device memory allowed: blocks of whole columns of C
+%! ## (A sent again for each), or where A itself does not fit, bands of
+%! ## rows too; every class
+%! setenv ("GPU_TILED_DEVICE_LIMIT", "40000000");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   for cls = {"single", "double", "csingle", "cdouble"}
+%!     A = make_operand (cls{1}, 2000, 1500);
+%!     B = make_operand (cls{1}, 1500, 2500);
+%!     check_default (A, B, cls{1});
+%!     assert ([gpu_tiled_info().devices.cached_device_memory] <= 40e6);
+%!   endfor
+%!   check_default (randn (6000, 2000, "single"), randn (2000, 900, "single"),
+%!                  "rows cut");
+%!   check_default (randn (2000, 3000), single (randn (3000, 900)), "mixed");
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%!testif ; gpu && numel (gpu_tiled_devices ()) > 1
+%! ## split over two devices: by columns (n >= m) and by rows, every class;
+%! ## both devices hold buffers afterwards (GPU_TILED_SPLIT=always: these
+%! ## shapes are too small for a split to pay)
+%! devs = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_SPLIT", "always");
+%! gpu_tiled_reset ();
+%! for cls = {"single", "double", "csingle", "cdouble"}
+%!   check_default (make_operand (cls{1}, 2100, 1500),
+%!                  make_operand (cls{1}, 1500, 3100), ["columns ", cls{1}]);
+%!   check_default (make_operand (cls{1}, 3300, 1500),
+%!                  make_operand (cls{1}, 1500, 1700), ["rows ", cls{1}]);
+%! endfor
+%! d = gpu_tiled_info ().devices;
+%! assert ([d(devs(1:2) + 1).cached_device_memory] > 0);
+%! ## twice more: bands now sized by the speeds measured
+%! for i = 1:2
+%!   check_default (randn (2500, 2000, "single"), randn (2000, 4500, "single"),
+%!                  "measured bands");
+%! endfor
+%! unsetenv ("GPU_TILED_SPLIT");
+%! gpu_tiled_reset ();
+%!testif ; gpu && numel (gpu_tiled_devices ()) > 1
+%! ## one of two devices fails in the middle of a split call: an error that
+%! ## names it, every device's buffers freed, and the next call works
+%! devs = gpu_tiled_devices ();
+%! A = randn (2500, 2000, "single");  B = randn (2000, 4500, "single");
+%! setenv ("GPU_TILED_SPLIT", "always");
+%! setenv ("GPU_TILED_TEST_FAIL", num2str (devs(2)));
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   fail ("gpu_tiled_mtimes (A, B)",
+%!         sprintf ("device %d failed in the middle of the call", devs(2)));
+%!   d = gpu_tiled_info ().devices;
+%!   assert ([d(devs(1:2) + 1).cached_device_memory], [0 0]);
+%!   unsetenv ("GPU_TILED_TEST_FAIL");
+%!   check_default (A, B, "after a device failed");
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_TEST_FAIL");
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%!testif ; gpu && numel (gpu_tiled_devices ()) > 1
+%! ## each device alone, then both, give the same class and accuracy
+%! devs = gpu_tiled_devices ();
+%! A = complex (randn (1800, 1200), randn (1800, 1200));
+%! B = randn (1200, 2600);
+%! setenv ("GPU_TILED_SPLIT", "always");
+%! unwind_protect
+%!   for d = devs(1:2)
+%!     gpu_tiled_devices (d);
+%!     check_default (A, B, sprintf ("device %d", d));
+%!   endfor
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%!   check_default (A, B, "both");
+%! unwind_protect_cleanup
+%!   gpu_tiled_devices ([]);
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%!testif ; gpu
+%! ## the crossover: without a tile, tiny products run on Octave's own *
+%! ## (the same bits); a tile, or a product over 16 MiB or well past the
+%! ## crossover, runs on the GPU
+%! unsetenv ("GPU_TILED_CROSSOVER");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   for cls = {"single", "double", "csingle", "cdouble"}
+%!     A = make_operand (cls{1}, 5, 4);  B = make_operand (cls{1}, 4, 3);
+%!     assert (gpu_tiled_mtimes (A, B), A * B);
+%!   endfor
+%!   x = gpu_tiled_info ().crossover;
+%!   assert ([x.measured], true (1, 4));
+%!   assert ([x.host_products], ones (1, 4));
+%!   assert (all ([x.gpu_fixed_seconds] > 0 & [x.host_flops_per_second] > 0));
+%!   C = gpu_tiled_mtimes (A, B, 8);
+%!   check_default (randn (1000, "single"), randn (1000, "single"), "1000^3");
+%!   check_default (randn (1500, "single"), randn (1500, "single"), "1500^3");
+%!   assert ([gpu_tiled_info().crossover.host_products], ones (1, 4));
+%! unwind_protect_cleanup
+%!   setenv ("GPU_TILED_CROSSOVER", "off");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+## ---- Kernel 11: single products on the INT8 tensor cores ----
+%!## An operand of one of the accuracy table's input classes; the scaled
+%!## class scales rows (A) or columns (B, by_col) by up to 2^+-40.
+%!function X = emulation_operand (cls, r, c, by_col)
+%!  X = randn (r, c);
+%!  switch (cls)
+%!    case "uniform"
+%!      X = rand (r, c);
+%!    case "logunif"
+%!      X = 2 .^ (60 * rand (r, c) - 30) .* sign (randn (r, c));
+%!    case "scaled"
+%!      if (by_col)
+%!        X = X .* 2 .^ randi ([-40, 40], 1, c);
+%!      else
+%!        X = X .* 2 .^ randi ([-40, 40], r, 1);
+%!      endif
+%!    case "fewhuge"
+%!      i = randperm (numel (X), ceil (numel (X) / 1024));
+%!      X(i) *= 2^24;
+%!  endswitch
+%!  X = single (X);
+%!endfunction
+
+%!## C = A * B emulated (the count of emulated products goes up by one),
+%!## no worse than Octave's own single product against a double one (to
+%!## 5%: where both sit at the floor of rounding C to single the two
+%!## differ by chance), and norm-wise
+%!function check_emulated (A, B, what, in_blocks)
+%!  before = gpu_tiled_info ().emulation.products;
+%!  C = gpu_tiled_mtimes (A, B);
+%!  e = gpu_tiled_info ().emulation;
+%!  if (nargin < 4)
+%!    assert (e.products == before + 1, "%s: %d emulated", what,
+%!            e.products - before);
+%!  else   # one emulated product per block
+%!    assert (e.products > before + 1, "%s: %d emulated", what,
+%!            e.products - before);
+%!  endif
+%!  assert (e.last_moduli >= 7 && e.last_moduli <= 10, what);
+%!  R = double (A) * double (B);
+%!  err = norm (double (C) - R, "fro");
+%!  err_host = norm (double (A * B) - R, "fro");
+%!  assert (err <= 1.05 * err_host, "%s: error %g, Octave's single * %g",
+%!          what, err, err_host);
+%!  bound = 4 * columns (A) * eps ("single") * norm (double (A), "fro") ...
+%!          * norm (double (B), "fro");
+%!  assert (err <= bound, "%s: error %g above %g", what, err, bound);
+%!endfunction
+
+%!testif ; emu
+%! ## every input class, on shapes no tile divides (GPU_TILED_EMULATE=always:
+%! ## wherever kernel 11 can run, fast or not)
+%! setenv ("GPU_TILED_EMULATE", "always");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   for cls = {"randn", "uniform", "logunif", "scaled", "fewhuge"}
+%!     for s = [300 517 433; 129 1000 257; 513 2100 97]'
+%!       A = emulation_operand (cls{1}, s(1), s(2), false);
+%!       B = emulation_operand (cls{1}, s(2), s(3), true);
+%!       check_emulated (A, B, sprintf ("%s %dx%dx%d", cls{1}, s));
+%!     endfor
+%!   endfor
+%!   ## a row of subnormals is scaled like any other: C's row to one unit
+%!   A = randn (200, 300, "single");  B = randn (300, 150, "single");
+%!   A(4, :) *= 1e-40;
+%!   check_emulated (A, B, "subnormal row");
+%!   C = gpu_tiled_mtimes (A, B);
+%!   R = double (A) * double (B);
+%!   assert (max (abs (double (C(4, :)) - R(4, :))) <= realmin ("single") * eps ("single"));
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
+%!testif ; emu
+%! ## kernel 11's scratch (the residue planes) is part of its plan: under a
+%! ## device memory limit the product goes through in blocks, each
+%! ## emulated, and the device holds no more than the limit
+%! setenv ("GPU_TILED_EMULATE", "always");
+%! setenv ("GPU_TILED_DEVICE_LIMIT", "40000000");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   A = emulation_operand ("randn", 2000, 1500, false);
+%!   B = emulation_operand ("randn", 1500, 2500, true);
+%!   check_emulated (A, B, "2000x1500x2500 in blocks", true);
+%!   assert ([gpu_tiled_info().devices.cached_device_memory] <= 40e6);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
+%!testif ; emu
+%! ## where the scan declines, kernel 9 runs: Inf and NaN in the operands
+%! ## (placed as * places them), and columns of A and rows of B scaled
+%! ## apart, which no affordable number of moduli keeps in single precision
+%! setenv ("GPU_TILED_EMULATE", "always");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   A = randn (200, 300, "single");  B = randn (300, 150, "single");
+%!   A(3, 7) = NaN;  A(5, 9) = Inf;  B(11, 4) = -Inf;
+%!   C = gpu_tiled_mtimes (A, B);
+%!   R = A * B;
+%!   assert (isnan (C), isnan (R));
+%!   assert (C(isinf (R)), R(isinf (R)));
+%!   f = isfinite (R);
+%!   assert (norm (double (C(f)) - double (R(f))) <= 1e-5 * norm (double (R(f))));
+%!   assert (gpu_tiled_info ().emulation.declined, 1);
+%!   A = randn (300, 400, "single");  B = randn (400, 200, "single");
+%!   A(:, 1) *= 2^40;  B(2, :) *= 2^40;
+%!   C = gpu_tiled_mtimes (A, B);
+%!   e = gpu_tiled_info ().emulation;
+%!   assert ([e.products, e.declined], [0, 2]);
+%!   R = double (A) * double (B);
+%!   assert (norm (double (C) - R, "fro") <= norm (double (A * B) - R, "fro"));
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
+%!testif ; emu
+%! ## by default kernel 11 takes the products it is predicted faster on
+%! ## (one device, so that the product is not split into smaller ones),
+%! ## and GPU_TILED_EMULATE=off none
+%! d = gpu_tiled_devices ();
+%! unwind_protect
+%!   gpu_tiled_devices (d(1));
+%!   gpu_tiled_reset ();
+%!   A = randn (2048, 8192, "single");  B = randn (8192, 2048, "single");
+%!   check_default (A, B, "2048x8192x2048");
+%!   assert (gpu_tiled_info ().emulation.products, 1);
+%!   check_default (randn (500, "single"), randn (500, "single"), "500^3");
+%!   assert (gpu_tiled_info ().emulation.products, 1);
+%!   setenv ("GPU_TILED_EMULATE", "off");
+%!   gpu_tiled_reset ();
+%!   check_default (A, B, "2048x8192x2048, off");
+%!   assert (gpu_tiled_info ().emulation.products, 0);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
+%!test
+%! ## texinfo help, rendered where makeinfo is installed
+%! [txt, fmt] = get_help_text ("gpu_tiled_mtimes");
+%! assert (fmt, "texinfo");
+%! assert (! isempty (strfind (txt, "@deftypefn")));
+%! if (! isempty (file_in_path (getenv ("PATH"), "makeinfo")))
+%!   assert (! isempty (strfind (evalc ("help gpu_tiled_mtimes"), "gpu_tiled_mtimes (A, B)")));
+%! endif
+*/
