@@ -2,8 +2,9 @@
 # Read by src/Makefile.in (the build), Makefile.am (the package tarball)
 # and bench/Makefile (the benchmark, which adds bench/kernels).
 
-# The Octave glue: C++, no CUDA types; pkg reads PKG_ADD lines from here.
-GT_GLUE_SRCS = __gpu_tiled_mtimes__.cc __gpu_tiled_info__.cc \
+# The Octave glue: C++, no CUDA types; pkg reads PKG_ADD lines from here
+# (gpu_tiled_mtimes.cc is the public function itself, with its tests).
+GT_GLUE_SRCS = gpu_tiled_mtimes.cc __gpu_tiled_info__.cc \
                __gpu_tiled_reset__.cc __gpu_tiled_devices__.cc
 # The host layer: C, no kernels named.
 GT_HOST_SRCS = host/gt_context.c host/gt_options.c host/gt_copy.c \
