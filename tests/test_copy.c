@@ -260,6 +260,22 @@ test_workers (gt_workers *w)
   ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, 0, 6);
   gt_copy_hot (w, 6, 0);
   check (ok, "spinning helpers (a call's hot phase) copy the same");
+
+  /* Lingering: after a call the helpers spin on for a while, then sleep;
+     copies are the same either way, and a stop ends them mid-linger.  */
+  gt_copy_linger (w, 20000);
+  gt_copy_hot (w, 8, 1);
+  ok = pitched_ok (w, F, 1023, 300, 1023, 1024, 1, 8);
+  gt_copy_hot (w, 8, 0);
+  ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, 2, 8);   /* lingering */
+  usleep (40000);
+  ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, 3, 8);   /* asleep */
+  gt_copy_hot (w, 8, 1);
+  gt_copy_hot (w, 8, 0);
+  gt_workers_stop (w);
+  ok &= gt_workers_running (w) == 0;
+  gt_copy_linger (w, 0);
+  check (ok, "lingering helpers copy the same and stop mid-linger");
 }
 
 static void

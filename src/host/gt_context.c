@@ -178,6 +178,7 @@ ctx_setup (gt_context *c)
   gt_options_read (&c->opt);
   if (!c->workers && !(c->workers = gt_workers_new ()))
     return gt_fail (GT_ERR_NO_MEMORY, "out of host memory");
+  gt_copy_linger (c->workers, c->opt.spin_us);
   TRY (gt_check_kernel_image (), "loading the kernels");
   TRY (cudaStreamCreateWithFlags (&c->up, cudaStreamNonBlocking),
        "creating streams");

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #if defined (__SSE2__)
 #include <emmintrin.h>   /* _mm_pause */
@@ -87,7 +88,9 @@ copy_task (void *arg, int part, int parts)
 /* Handing a job to sleeping threads costs about 85 us on a 16-core VM
    (bench/host_copy: each wake-up is a futex call and a reschedule), as
    long as copying 8 MiB.  So while a call is streaming, the copy helpers
-   spin on the job counter instead (gt_copy_hot); between calls they
+   spin on the job counter instead (gt_copy_hot), and after it they go on
+   spinning for a short while (gt_copy_linger), so that the next call of
+   a loop finds them awake, as OpenMP runtimes keep theirs; then they
    sleep.  */
 
 typedef void (*task_fn) (void *arg, int part, int parts);
@@ -112,6 +115,8 @@ typedef struct pool
   unsigned long gen0;       /* gen when the helpers were started */
   atomic_int pending;       /* helpers still on the task */
   atomic_int hot;           /* spin instead of sleeping */
+  atomic_ulong linger_until;   /* and until then (ns, gt_now_ns), idle */
+  unsigned long linger_ns;     /* how long after a call */
   atomic_int quit;
   task_fn fn;               /* the task: helper i runs part first + i */
   void *arg;
@@ -141,6 +146,26 @@ relax (void)
 #endif
 }
 
+static unsigned long
+now_ns (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (unsigned long) t.tv_sec * 1000000000ul + (unsigned long) t.tv_nsec;
+}
+
+/* Whether an idle helper should still spin: the pool is hot, or a call
+   ended less than its linger ago.  */
+static int
+spinning (pool *p)
+{
+  if (atomic_load_explicit (&p->hot, memory_order_relaxed))
+    return 1;
+  const unsigned long until
+    = atomic_load_explicit (&p->linger_until, memory_order_relaxed);
+  return until != 0 && now_ns () < until;
+}
+
 static void *
 helper_main (void *arg)
 {
@@ -155,7 +180,7 @@ helper_main (void *arg)
       while ((g = atomic_load_explicit (&p->gen, memory_order_acquire))
              == seen && !atomic_load (&p->quit))
         {
-          if (atomic_load_explicit (&p->hot, memory_order_relaxed))
+          if (spinning (p))
             {
               relax ();
               continue;
@@ -188,6 +213,8 @@ pool_init (pool *p)
   atomic_init (&p->gen, 0);
   atomic_init (&p->pending, 0);
   atomic_init (&p->hot, 0);
+  atomic_init (&p->linger_until, 0);
+  p->linger_ns = 0;
   atomic_init (&p->quit, 0);
   p->helpers = 0;
   p->pid = getpid ();
@@ -322,8 +349,16 @@ gt_copy_hot (gt_workers *w, int threads, int on)
   else if (!on && p->pid == getpid ())
     {
       pool_wait (p);
+      atomic_store (&p->linger_until,
+                    p->linger_ns ? now_ns () + p->linger_ns : 0ul);
       atomic_store (&p->hot, 0);
     }
+}
+
+void
+gt_copy_linger (gt_workers *w, unsigned long microseconds)
+{
+  w->copy.linger_ns = microseconds * 1000ul;
 }
 
 /* Default helpers to fault in new output with (the caller may take a

@@ -55,6 +55,11 @@ int gt_copy_default_threads (int prefault_threads);
    on at its start and off at its end.  */
 void gt_copy_hot (gt_workers *w, int threads, int on);
 
+/* After gt_copy_hot (off), the helpers go on spinning for this long
+   before they sleep (default 0: at once), so that a loop's next call finds
+   them awake.  */
+void gt_copy_linger (gt_workers *w, unsigned long microseconds);
+
 /* Runs a job to completion, split between the caller and threads - 1
    helpers (the caller alone when threads <= 1 or the job is small).  */
 void gt_copy (gt_workers *w, const copy_job *job, int threads);

@@ -91,6 +91,14 @@ shared_threads (int want, int share)
   return per < 1 ? 1 : (per < want ? (int) per : want);
 }
 
+/* A product of one panel (mid-sized: its kernel fills the GPU once) is
+   computed in pieces too from this many bytes of A, B and C on: the
+   kernel then overlaps the copies in instead of following them.  From 8
+   MiB on, 1024^3 single lost as much as it gained (its pieces run on
+   kernel 4 instead of the whole product's kernel 5); 2048^3 double gained
+   5-15% (bench/RESULTS.md).  */
+#define GT_PIECES_ONE_PANEL_MIN ((size_t) 32 << 20)
+
 /* The first panel waits for all of A, which is most of the time before
    the GPU can start.  So it is computed in pieces of k instead: piece i
    needs only columns of A and rows of B in that piece, and the pieces
@@ -101,8 +109,8 @@ shared_threads (int want, int share)
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
-  if (c->panels < 2 || (ctx && ctx->opt.no_ksplit)
-      || !gt_plan_has_pieces (&c->plan_full))
+  if ((c->panels < 2 && c->total < GT_PIECES_ONE_PANEL_MIN)
+      || (ctx && ctx->opt.no_ksplit) || !gt_plan_has_pieces (&c->plan_full))
     return 0;
   size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
   if (kc > c->k / 4)
@@ -131,6 +139,8 @@ call_layout (const gt_context *ctx, gt_call *c)
     return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",
                     gt_type_name (c->type));
   c->work = larger (c->plan_full.work_bytes, c->plan_last.work_bytes);
+  c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
+             + c->m * c->n * c->es;
   /* a band that gets A from another device gets all of it at once */
   c->kc = c->shared_a && !c->a_source ? 0 : first_panel_piece (ctx, c);
   if (c->kc)
@@ -148,8 +158,6 @@ call_layout (const gt_context *ctx, gt_call *c)
   c->c_bytes = round_up (c->m * c->n * c->es, 256);
   c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
   c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
-  c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
-             + c->m * c->n * c->es;
   return GT_OK;
 }
 
@@ -209,14 +217,14 @@ prepare_planes (gt_context *ctx, const gt_call *c, const void *A,
    smallest skip the copies and run on the pinned memory itself
    (opt.zerocopy_max).  */
 static gt_status
-small_product (gt_context *ctx, const gt_call *c)
+small_product_copied (gt_context *ctx, const gt_call *c, int threads)
 {
   char *pa = (char *) ctx->pinned, *pb = pa + c->a_bytes;
   char *pc = (char *) ctx->pinned + GT_SLOT_BYTES;
   copy_job ja = { pa, c->A, c->lda, c->hla, c->m, c->k, c->es_a, c->hs_a };
   copy_job jb = { pb, c->B, c->ldb, c->hlb, c->k, c->n, c->es_b, c->hs_b };
-  gt_copy (ctx->workers, &ja, 1);
-  gt_copy (ctx->workers, &jb, 1);
+  gt_copy (ctx->workers, &ja, threads);
+  gt_copy (ctx->workers, &jb, threads);
   gt_gemm_args g = { c->dA, c->lda, c->dB, c->ldb, c->dC, c->m,
                      c->m, c->n, c->k, c->dW };
   cudaError_t err = cudaSuccess;
@@ -245,8 +253,25 @@ small_product (gt_context *ctx, const gt_call *c)
   if (err != cudaSuccess)
     return gt_fail_cuda (err, "running the product");
   copy_job jc = { c->C, pc, c->hlc, c->m, c->m, c->n, c->es, 0 };
-  gt_copy (ctx->workers, &jc, 1);
+  gt_copy (ctx->workers, &jc, threads);
   return GT_OK;
+}
+
+/* The copies of a small product on the copy threads where one operand
+   or the result takes a thread long enough (GT_COPY_PARALLEL_MIN_BYTES:
+   one core copies 6-9 GB/s, so 3 MiB took 0.4 ms of a 512^3 product),
+   spinning meanwhile (and lingering after it, gt_copy_linger).  */
+static gt_status
+small_product (gt_context *ctx, const gt_call *c)
+{
+  const int threads = c->total >= GT_COPY_PARALLEL_MIN_BYTES
+                      ? shared_threads (ctx->opt.copy_threads, c->share) : 1;
+  if (threads > 1)
+    gt_copy_hot (ctx->workers, threads, 1);
+  const gt_status st = small_product_copied (ctx, c, threads);
+  if (threads > 1)
+    gt_copy_hot (ctx->workers, threads, 0);
+  return st;
 }
 
 /* C is new memory: its first touch costs page faults (the kernel zeroes

@@ -11,6 +11,9 @@
    PCIe and writes C there, which saves both copy-engine transfers and
    their latency (the GPU's L2 keeps what several blocks read).  */
 #define ZEROCOPY_MAX_BYTES ((size_t) 256 << 10)
+/* How long the copy helpers spin after a call (bench/RESULTS.md: waking
+   them costs 50-85 us; a loop's calls come microseconds apart).  */
+#define SPIN_US 2000
 
 static long
 env_long (const char *name, long otherwise)
@@ -73,6 +76,8 @@ gt_options_read (gt_options *o)
                                                      : (int) n)
                           : gt_copy_default_threads (o->prefault_threads);
   o->zerocopy_max = env_size ("GPU_TILED_ZEROCOPY_MAX", ZEROCOPY_MAX_BYTES);
+  n = env_long ("GPU_TILED_SPIN_US", SPIN_US);
+  o->spin_us = n < 0 ? 0 : (n > 1000000 ? 1000000 : (unsigned long) n);
   o->device_limit = env_size ("GPU_TILED_DEVICE_LIMIT", 0);
   o->no_ksplit = getenv ("GPU_TILED_NO_KSPLIT") != NULL;
   o->poison = getenv ("GPU_TILED_POISON") != NULL;

@@ -22,6 +22,10 @@ typedef struct
   /* GPU_TILED_ZEROCOPY_MAX (bytes of A, B and C together): products up to
      this run on the pinned staging memory itself; 0 never */
   size_t zerocopy_max;
+  /* GPU_TILED_SPIN_US: microseconds the copy helpers go on spinning after
+     a call before they sleep, so that a loop's next call finds them awake
+     (0: sleep at once; default 2000, at most 10^6) */
+  unsigned long spin_us;
   /* GPU_TILED_EMULATE: "off", single products never on kernel 11 (the
      INT8 tensor cores); "always", wherever it can run (tests); otherwise
      where it is predicted faster.  Handed to the plan layer
