@@ -98,14 +98,19 @@ shared_threads (int want, int share)
    kernel 4 instead of the whole product's kernel 5); 2048^3 double gained
    5-15% (bench/RESULTS.md).  */
 #define GT_PIECES_ONE_PANEL_MIN ((size_t) 32 << 20)
+/* and in pieces of at least this much k: a piece is a round of kernel 9
+   (the pieces' kernel for doubles and for kernel 11's singles), which
+   costs about kc + 110 of k, and its sums make a trip through device
+   memory; 8192^3 double went in 64 pieces of 128 (a slot of A each).  */
+#define GT_FIRST_PIECE_MIN_K 512
 
 /* The first panel waits for all of A, which is most of the time before
    the GPU can start.  So it is computed in pieces of k instead: piece i
    needs only columns of A and rows of B in that piece, and the pieces
    carry their sums from one to the next (gt_gemm_piece: the same bits as
    one pass over k).  Returns the piece (a multiple of GT_PIECE_K, at least
-   4 pieces, each piece of A at most a slot), or 0 where pieces would not
-   pay.  */
+   4 pieces, each piece of A a slot or GT_FIRST_PIECE_MIN_K of k, whichever
+   is more), or 0 where pieces would not pay.  */
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
@@ -113,6 +118,8 @@ first_panel_piece (const gt_context *ctx, const gt_call *c)
       || (ctx && ctx->opt.no_ksplit) || !gt_plan_has_pieces (&c->plan_full))
     return 0;
   size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
+  if (kc < GT_FIRST_PIECE_MIN_K)
+    kc = GT_FIRST_PIECE_MIN_K;
   if (kc > c->k / 4)
     kc = c->k / 4;
   kc = kc / GT_PIECE_K * GT_PIECE_K;
