@@ -92,11 +92,12 @@ shared_threads (int want, int share)
 }
 
 /* A product of one panel (mid-sized: its kernel fills the GPU once) is
-   computed in pieces too from this many bytes of A, B and C on: the
-   kernel then overlaps the copies in instead of following them.  From 8
-   MiB on, 1024^3 single lost as much as it gained (its pieces run on
-   kernel 4 instead of the whole product's kernel 5); 2048^3 double gained
-   5-15% (bench/RESULTS.md).  */
+   computed in pieces too from this many bytes of A, B and C on, where its
+   pieces run its own kernel (gt_plan_pieces_alike; kernel 11's would run
+   on kernel 9): the kernel then overlaps the copies in instead of
+   following them.  From 8 MiB on, 1024^3 single lost as much as it
+   gained (its pieces ran on kernel 4 instead of the whole product's
+   kernel 5); 2048^3 double gained 5-15% (bench/RESULTS.md).  */
 #define GT_PIECES_ONE_PANEL_MIN ((size_t) 32 << 20)
 /* and in pieces of at least this much k: a piece is a round of kernel 9
    (the pieces' kernel for doubles and for kernel 11's singles), which
@@ -114,7 +115,8 @@ shared_threads (int want, int share)
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
-  if ((c->panels < 2 && c->total < GT_PIECES_ONE_PANEL_MIN)
+  if ((c->panels < 2 && (c->total < GT_PIECES_ONE_PANEL_MIN
+                          || !gt_plan_pieces_alike (&c->plan_full)))
       || (ctx && ctx->opt.no_ksplit) || !gt_plan_has_pieces (&c->plan_full))
     return 0;
   size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;

@@ -182,6 +182,11 @@ cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
 #define GT_PIECE_K 32
 /* Nonzero where a plan's product can run in pieces of k.  */
 int gt_plan_has_pieces (const gt_plan *whole);
+/* Nonzero where its pieces run the whole plan's own kernel (kernel 9's
+   and kernel 4's do; kernel 11's run on kernel 9, kernel 5's and 8's on
+   kernel 4), so that a product run only in pieces loses no speed to
+   them.  */
+int gt_plan_pieces_alike (const gt_plan *whole);
 gt_plan gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc);
 cudaError_t gt_gemm_piece (const gt_plan *p, int first, int last,
                            const gt_gemm_args *a, cudaStream_t s);

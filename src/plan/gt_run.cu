@@ -202,6 +202,14 @@ gt_plan_has_pieces (const gt_plan *whole)
   return whole->kernel == GT_K9_DMMA || whole->type == GT_SINGLE;
 }
 
+extern "C" int
+gt_plan_pieces_alike (const gt_plan *whole)
+{
+  return gt_plan_has_pieces (whole)
+         && (whole->kernel == GT_K9_DMMA
+             || (whole->kernel == GT_K4_ASYNC && whole->splits == 1));
+}
+
 /* Kernel 11's scan needs all of k: its pieces are kernel 9's (the first
    panel then runs as A arrives, the others emulated).  */
 extern "C" gt_plan
