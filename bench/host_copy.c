@@ -12,32 +12,7 @@
 #include <time.h>
 #include <cuda_runtime_api.h>
 #include "gt_copy.h"
-
-#define MB ((size_t) 1 << 20)
-#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-  fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (e_)); exit (1); } } while (0)
-
-static double
-now (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-median (double *v, int n)
-{
-  qsort (v, n, sizeof *v, cmp);
-  return v[n / 2];
-}
+#include "host_bench.h"
 
 /* Copies `bytes` from src to dst in 8 MiB jobs (as the pipeline does);
    returns GB/s, median of 7.  */

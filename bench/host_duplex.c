@@ -14,22 +14,12 @@
 #include <time.h>
 #include <cuda_runtime_api.h>
 #include "gt_copy.h"
+#include "host_bench.h"
 
-#define MB ((size_t) 1 << 20)
 #define SLOTS 8
 #define SLOT_BYTES (8 * MB)
 #define BYTES (256 * MB)      /* each direction, each run */
 #define COLD (2048 * MB)      /* the upload's source, walked in windows */
-#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-  fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (e_)); exit (1); } } while (0)
-
-static double
-now (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 typedef struct
 {
@@ -137,13 +127,6 @@ direction_init (direction *d, int up)
     }
 }
 
-static int
-cmp (const void *a, const void *b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
 /* GB/s of each direction and of both (bytes moved / time until the later
    one ends), median of 5; up or down threads 0: that direction idle.  */
 static void
@@ -170,13 +153,11 @@ measure (direction *u, direction *d, int ut, int dt, int fresh,
       rd[rep] = dt ? BYTES / d->secs / 1e9 : 0;
       rb[rep] = ((ut ? BYTES : 0) + (dt ? BYTES : 0)) / t / 1e9;
     }
-  qsort (ru, 5, sizeof *ru, cmp);
-  qsort (rd, 5, sizeof *rd, cmp);
-  qsort (rb, 5, sizeof *rb, cmp);
+  const double mu = median (ru, 5), md = median (rd, 5), mb = median (rb, 5);
   printf ("%4d %4d  %-14s %6.1f %6.1f %6.1f\n", ut, dt,
           !dt ? "-" : !fresh ? "existing" : prefault ? "new+prefault"
                                                       : "new",
-          ru[2], rd[2], rb[2]);
+          mu, md, mb);
 }
 
 int

@@ -12,19 +12,9 @@
 #include <string.h>
 #include <time.h>
 #include <cuda_runtime_api.h>
+#include "host_bench.h"
 
-#define MB ((size_t) 1 << 20)
 #define BYTES (512 * MB)
-#define CHECK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-  fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (e_)); exit (1); } } while (0)
-
-static double
-now (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 typedef struct
 {
@@ -100,15 +90,9 @@ main (void)
               l[r] = run (host, ths[t], chunks[c] * MB, 1, flags, NULL);
               u[r] = run (host, ths[t], chunks[c] * MB, 0, 0, NULL);
             }
-          for (int a = 0; a < 3; a++)   /* medians */
-            for (int b = a + 1; b < 3; b++)
-              {
-                if (l[b] < l[a]) { double x = l[a]; l[a] = l[b]; l[b] = x; }
-                if (u[b] < u[a]) { double x = u[a]; u[a] = u[b]; u[b] = x; }
-              }
           printf ("%7d  %9zu  %-9s %5.1f  %6.1f\n", ths[t], chunks[c],
-                  f ? "read-only" : "default", BYTES / l[1] / 1e9,
-                  BYTES / u[1] / 1e9);
+                  f ? "read-only" : "default", BYTES / median (l, 3) / 1e9,
+                  BYTES / median (u, 3) / 1e9);
         }
 
   /* Locking on 4 threads while the copy engine takes each chunk as soon
