@@ -255,16 +255,16 @@ check_operand (const octave_value& x, const char *name)
 static void
 check_tile (const octave_value& t)
 {
-  const dim_vector dv = t.dims ();
-  RowVector size (dv.ndims ());
-  for (int i = 0; i < dv.ndims (); i++)
-    size(i) = dv(i);
   if (t.is_string ())
     error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32, not a string");
   if (! (t.isnumeric () && t.isreal () && t.numel () == 1))
-    error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32 (a real scalar), "
-           "not a %s of size %s", t.class_name ().c_str (),
-           shown ("mat2str", octave_value (size)).c_str ());
+    {
+      // size () as Octave calls it: a class may define its own
+      const octave_value size = octave::feval ("size", ovl (t), 1)(0);
+      error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32 (a real scalar), "
+             "not a %s of size %s", t.class_name ().c_str (),
+             shown ("mat2str", size).c_str ());
+    }
   const double v = t.double_value ();
   if (v != 8 && v != 16 && v != 32)
     error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32, not %s",
@@ -305,7 +305,7 @@ not_handled (const octave_value_list& args)
 // The fast path takes two full 2-D non-scalar matrices of the classes
 // above with columns (A) == rows (B), and a TILE of 8, 16 or 32 when
 // given; anything else goes to not_handled.
-DEFUN_DLD (gpu_tiled_mtimes, args, ,
+DEFUN_DLD (gpu_tiled_mtimes, args, nargout,
            "-*- texinfo -*-\n\
 @deftypefn  {} {@var{C} =} gpu_tiled_mtimes (@var{A}, @var{B})\n\
 @deftypefnx {} {@var{C} =} gpu_tiled_mtimes (@var{A}, @var{B}, @var{tile})\n\
@@ -391,8 +391,13 @@ class (Z), iscomplex (Z)            # double, complex\n\
   const int nargin = args.length ();
   if (nargin < 2)
     print_usage ();
+  // as Octave says it of an .m function
   if (nargin > 3)
-    error ("gpu_tiled_mtimes: function called with too many inputs");
+    error_with_id ("Octave:invalid-fun-call",
+                   "gpu_tiled_mtimes: function called with too many inputs");
+  if (nargout > 1)
+    error_with_id ("Octave:invalid-fun-call",
+                   "gpu_tiled_mtimes: function called with too many outputs");
   const octave_value &a = args(0), &b = args(1);
   gt_type ta, tb;
   if (! operand_type (a, ta) || ! operand_type (b, tb)
@@ -508,6 +513,22 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!error <Invalid call> gpu_tiled_mtimes ()
 %!error <Invalid call> gpu_tiled_mtimes (single (1))
 %!error <called with too many inputs> gpu_tiled_mtimes (single (1), single (1), 8, 4)
+%!error <called with too many outputs> [C, D] = gpu_tiled_mtimes (single (1), single (1))
+%!test
+%! ## the identifiers Octave gives these for a function of an .m file
+%! id = {"", ""};
+%! try
+%!   gpu_tiled_mtimes (single (1), single (1), 8, 4);
+%! catch err
+%!   id{1} = err.identifier;
+%! end_try_catch
+%! try
+%!   [C, D] = gpu_tiled_mtimes (single (1), single (1));
+%! catch err
+%!   id{2} = err.identifier;
+%! end_try_catch
+%! assert (id, {"Octave:invalid-fun-call", "Octave:invalid-fun-call"});
+%!error <not a containers.Map of size \[0 1\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), containers.Map ())
 %!error <A must be a full numeric, logical or char matrix, not a cell array> gpu_tiled_mtimes ({1}, single (1))
 %!error <B must be a full numeric, logical or char matrix, not a cell array> gpu_tiled_mtimes (ones (2), {1, 2; 3, 4})
 %!error <B must be a full numeric, logical or char matrix, not a struct> gpu_tiled_mtimes (single (1), struct ("a", 1))

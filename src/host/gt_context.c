@@ -319,6 +319,13 @@ ctx_release (gt_context *c)
 }
 
 void
+gt_ctx_rest_helpers (void)
+{
+  for (int d = 0; d < GT_MAX_DEVICES; d++)
+    gt_copy_rest (contexts[d].workers);
+}
+
+void
 gt_reset (void)
 {
   int current = -1;

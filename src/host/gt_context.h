@@ -42,6 +42,10 @@ gt_status gt_ctx_get (int device, gt_context **ctx);
    or GT_ERR_ARG / GT_ERR_NO_DEVICE.  */
 gt_status gt_resolve_device (int *device);
 
+/* Every context's copy helpers stop spinning now (gt_copy_rest): the
+   host is about to multiply on its own cores.  */
+void gt_ctx_rest_helpers (void);
+
 /* Frees the host calls' device buffer of ctx (after a failure elsewhere
    in a split product: every device gives its memory back).  */
 void gt_ctx_release_buffers (gt_context *ctx);

@@ -361,6 +361,13 @@ gt_copy_linger (gt_workers *w, unsigned long microseconds)
   w->copy.linger_ns = microseconds * 1000ul;
 }
 
+void
+gt_copy_rest (gt_workers *w)
+{
+  if (w && w->copy.pid == getpid ())
+    atomic_store (&w->copy.linger_until, 0ul);
+}
+
 /* Default helpers to fault in new output with (the caller may take a
    count from GPU_TILED_PREFAULT_THREADS instead): a quarter of the
    processors.  Faulting is slow on a VM (about 1.4 ms per 64 MiB on 16

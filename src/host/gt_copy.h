@@ -59,6 +59,9 @@ void gt_copy_hot (gt_workers *w, int threads, int on);
    before they sleep (default 0: at once), so that a loop's next call finds
    them awake.  */
 void gt_copy_linger (gt_workers *w, unsigned long microseconds);
+/* Ends that spin now: the caller is about to use the cores itself (a
+   product on the host).  NULL is fine.  */
+void gt_copy_rest (gt_workers *w);
 
 /* Runs a job to completion, split between the caller and threads - 1
    helpers (the caller alone when threads <= 1 or the job is small).  */

@@ -115,6 +115,7 @@ measure (gt_type c, gt_host_timer timer, void *arg)
   const double es = (double) gt_type_size (c);
   const double g1 = gpu_seconds (c, SIZE_SMALL);
   const double g2 = g1 < 0 ? -1 : gpu_seconds (c, SIZE_LARGE);
+  gt_ctx_rest_helpers ();   /* the GPU's copy helpers off the cores */
   const double h1 = g2 < 0 ? -1 : host_seconds (c, SIZE_SMALL, timer, arg);
   const double h2 = h1 < 0 ? -1 : host_seconds (c, SIZE_LARGE, timer, arg);
   if (h2 < 0)
@@ -176,6 +177,7 @@ gt_runs_on_host (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
   if (host >= gpu)
     return 0;
   x->info.host_products++;
+  gt_ctx_rest_helpers ();   /* the host's product gets the cores */
   return 1;
 }
 

@@ -97,7 +97,10 @@ shared_threads (int want, int share)
    on kernel 9): the kernel then overlaps the copies in instead of
    following them.  From 8 MiB on, 1024^3 single lost as much as it
    gained (its pieces ran on kernel 4 instead of the whole product's
-   kernel 5); 2048^3 double gained 5-15% (bench/RESULTS.md).  */
+   kernel 5); 2048^3 double gained 5-15% (bench/RESULTS.md).  Not for a
+   band that hands A on to other devices (its pieces would interleave B
+   with A, which they wait for).  Its pieces' sums take m x n doubles of
+   scratch beside C.  */
 #define GT_PIECES_ONE_PANEL_MIN ((size_t) 32 << 20)
 /* and in pieces of at least this much k: a piece is a round of kernel 9
    (the pieces' kernel for doubles and for kernel 11's singles), which
@@ -115,7 +118,7 @@ shared_threads (int want, int share)
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
-  if ((c->panels < 2 && (c->total < GT_PIECES_ONE_PANEL_MIN
+  if ((c->panels < 2 && (c->total < GT_PIECES_ONE_PANEL_MIN || c->shared_a
                           || !gt_plan_pieces_alike (&c->plan_full)))
       || (ctx && ctx->opt.no_ksplit) || !gt_plan_has_pieces (&c->plan_full))
     return 0;

@@ -182,10 +182,12 @@ cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
 #define GT_PIECE_K 32
 /* Nonzero where a plan's product can run in pieces of k.  */
 int gt_plan_has_pieces (const gt_plan *whole);
-/* Nonzero where its pieces run the whole plan's own kernel (kernel 9's
-   and kernel 4's do; kernel 11's run on kernel 9, kernel 5's and 8's on
-   kernel 4), so that a product run only in pieces loses no speed to
-   them.  */
+/* Nonzero where its pieces run the whole plan's own kernel and form
+   (kernel 9 or kernel 4 with k not split: no cluster, small tiles or
+   repacking; kernel 11's pieces run on kernel 9, kernel 5's and 8's on
+   kernel 4), so that a product run only in pieces loses little speed to
+   them (a tail of split tiles or strips beside kernel 9's tiles run as
+   plain tiles).  */
 int gt_plan_pieces_alike (const gt_plan *whole);
 gt_plan gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc);
 cudaError_t gt_gemm_piece (const gt_plan *p, int first, int last,

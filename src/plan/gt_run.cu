@@ -205,9 +205,10 @@ gt_plan_has_pieces (const gt_plan *whole)
 extern "C" int
 gt_plan_pieces_alike (const gt_plan *whole)
 {
-  return gt_plan_has_pieces (whole)
-         && (whole->kernel == GT_K9_DMMA
-             || (whole->kernel == GT_K4_ASYNC && whole->splits == 1));
+  /* gt_plan_piece makes plain kernel 9 (or kernel 4) pieces */
+  return gt_plan_has_pieces (whole) && whole->splits <= 1
+         && !whole->cluster && !whole->repacked && !whole->k9_tile
+         && (whole->kernel == GT_K9_DMMA || whole->kernel == GT_K4_ASYNC);
 }
 
 /* Kernel 11's scan needs all of k: its pieces are kernel 9's (the first
