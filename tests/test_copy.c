@@ -272,10 +272,15 @@ test_workers (gt_workers *w)
   ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, 3, 8);   /* asleep */
   gt_copy_hot (w, 8, 1);
   gt_copy_hot (w, 8, 0);
+  gt_copy_rest (w);                                         /* asleep now */
+  gt_copy_rest (NULL);
+  ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, 1, 8);
+  gt_copy_hot (w, 8, 1);
+  gt_copy_hot (w, 8, 0);
   gt_workers_stop (w);
   ok &= gt_workers_running (w) == 0;
   gt_copy_linger (w, 0);
-  check (ok, "lingering helpers copy the same and stop mid-linger");
+  check (ok, "lingering helpers copy the same, rest and stop when told");
 }
 
 static void
