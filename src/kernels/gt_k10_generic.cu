@@ -300,9 +300,7 @@ k10_reduce (const T *__restrict__ partial, int splits, long long len,
 {
   for (long long e = (long long) blockIdx.x * blockDim.x + threadIdx.x;
        e < len; e += (long long) gridDim.x * blockDim.x)
-    {
     out[e * stride] = gt_sum_in_order (partial + e, splits, (size_t) len);
-    }
 }
 
 template <typename T>
