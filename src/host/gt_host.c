@@ -272,11 +272,17 @@ small_product_copied (gt_context *ctx, const gt_call *c, int threads)
 /* The copies of a small product on the copy threads where one operand
    or the result takes a thread long enough (GT_COPY_PARALLEL_MIN_BYTES:
    one core copies 6-9 GB/s, so 3 MiB took 0.4 ms of a 512^3 product),
-   spinning meanwhile (and lingering after it, gt_copy_linger).  */
+   spinning meanwhile (and lingering after it, gt_copy_linger).  The
+   largest copy decides, as gt_copy splits each copy by its own bytes: a
+   product whose copies are all smaller would wake the helpers for
+   nothing.  */
 static gt_status
 small_product (gt_context *ctx, const gt_call *c)
 {
-  const int threads = c->total >= GT_COPY_PARALLEL_MIN_BYTES
+  const size_t largest = larger (c->m * c->k * c->es_a,
+                                 larger (c->k * c->n * c->es_b,
+                                         c->m * c->n * c->es));
+  const int threads = largest >= GT_COPY_PARALLEL_MIN_BYTES
                       ? shared_threads (ctx->opt.copy_threads, c->share) : 1;
   if (threads > 1)
     gt_copy_hot (ctx->workers, threads, 1);
