@@ -1239,8 +1239,9 @@ typed_row (const bench_env *b, typed_problem *tp, int use_cublas,
 }
 
 /* Kernel 9 with k split N ways (k9_d_splitN), N ways within a cluster
-   (k9_d_clusterN), the same on its small tiles (k9s_d_splitN,
-   k9s_d_clusterN), and kernel 10 (k10_d) on doubles, as --only names
+   (k9_d_clusterN), by stream-K (k9_d_stream), the same on its small
+   tiles (k9s_d_splitN, k9s_d_clusterN, k9s_d_stream), and kernel 10
+   (k10_d) on doubles, as --only names
    them: what the double plans of small and thin shapes are chosen
    from.  */
 typedef struct
@@ -1288,6 +1289,8 @@ double_variants (const bench_env *b, typed_problem *tp, double cublas_ms)
           want.splits = n;
           want.cluster = 1;
         }
+      else if (!strcmp (name, small ? "k9s_d_stream" : "k9_d_stream"))
+        want.streamk = 1;
       else if (!strcmp (name, "k10_d"))
         want = gt_plan_make (GT_DOUBLE, GT_K10_GENERIC);
       else

@@ -61,9 +61,10 @@ static void types (const char *spec)
       for (int t = GT_DOUBLE; t < GT_TYPE_COUNT; t++)
         {
           const gt_plan p = gt_plan_for ((gt_type) t, m, n, k, 0, 0);
-          printf ("%zu %zu %zu %s: kernel %d%s%s splits %d%s work %zu tail %d\n", m, k, n,
+          printf ("%zu %zu %zu %s: kernel %d%s%s%s splits %d%s work %zu tail %d\n", m, k, n,
                   names[t], p.kernel, p.three ? " three" : p.complex_a ? " four" : "",
-                  p.k9_tile ? " small" : "", p.splits, p.cluster > 0 ? " cluster" : "",
+                  p.k9_tile ? " small" : "", p.streamk ? " stream" : "", p.splits,
+                  p.cluster > 0 ? " cluster" : "",
                   p.work_bytes, p.tail);
         }
     }

@@ -120,6 +120,11 @@ size_t gt_k9_tail_work_bytes (int tail, int splits, size_t m, size_t n,
    time, slower: a plan with `repacked` copies A and B to aligned scratch
    first, this many bytes before the split's or tail's own.  */
 size_t gt_k9_repack_bytes (size_t m, size_t n, size_t k);
+/* The scratch of a stream-K plan of doubles (a plan's streamk) in tiles
+   of `tile` on the current device: a slot of sums per block and side, a
+   counter per tile (0 where kernel 9 cannot run).  The benchmark's build
+   only (bench/kernels/gt_k9_stream.cu).  */
+size_t gt_k9_stream_work_bytes (int tile, size_t m, size_t n);
 /* The most pieces of k of a double product kernel 9 adds within a
    thread-block cluster on the current device (0: none), in tiles of
    `tile` (a plan's k9_tile), and whether a plan's pieces go that way

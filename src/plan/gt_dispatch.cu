@@ -42,6 +42,7 @@ gt_plan_make (gt_type type, int kernel)
   p.tail_splits = 1;
   p.repacked = 0;
   p.k9_tile = 0;
+  p.streamk = 0;
   return p;
 }
 
@@ -393,8 +394,10 @@ gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
       p.k9_tile = want->type == GT_DOUBLE
                   && want->k9_tile == GT_K9_SMALL_TILE ? GT_K9_SMALL_TILE : 0;
       p.repacked = want->type == GT_DOUBLE && repack;
-      p.work_bytes = gt_k9_work_bytes (p.splits, m, n, k)
-                     + (p.repacked ? gt_k9_repack_bytes (m, n, k) : 0);
+      p.streamk = want->type == GT_DOUBLE && want->streamk > 0;
+      if (p.streamk)
+        p.splits = 1;
+      p.work_bytes = gt_k9_row_work (&p, m, n, k, repack);
       break;
     default:
       break;

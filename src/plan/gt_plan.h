@@ -80,6 +80,11 @@ typedef struct
   int k9_tile;         /* kernel 9 on doubles: GT_K9_SMALL_TILE for its
                           64 x 64 tiles (no edges or tail then), else 0:
                           128 x 128 */
+  int streamk;         /* kernel 9 on doubles: the tiles' stages of k
+                          dealt evenly over the resident blocks
+                          (stream-K), in the tiles k9_tile names; the
+                          benchmark's build only, never the default
+                          path's (bench/RESULTS.md) */
 } gt_plan;
 
 /* The plan of `kernel` for `type` with every other field at its neutral

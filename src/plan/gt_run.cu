@@ -208,6 +208,7 @@ gt_plan_pieces_alike (const gt_plan *whole)
   /* gt_plan_piece makes plain kernel 9 (or kernel 4) pieces */
   return gt_plan_has_pieces (whole) && whole->splits <= 1
          && !whole->cluster && !whole->repacked && !whole->k9_tile
+         && !whole->streamk
          && (whole->kernel == GT_K9_DMMA || whole->kernel == GT_K4_ASYNC);
 }
 
