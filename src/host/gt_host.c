@@ -41,6 +41,8 @@ typedef struct
   size_t fault_bytes;
   gt_shared_a *shared_a;        /* A handed between devices, or NULL */
   int a_source;                 /* 1: handed on from here; 0: to here */
+  size_t a_copied;              /* to here: bytes of A copied so far */
+  int a_host;                   /* to here: the rest comes through the host */
   size_t lda, ldb;              /* on the device */
   size_t w, panels;             /* panel width, panels */
   gt_plan plan_full, plan_last; /* a whole panel, the last one */
@@ -153,8 +155,7 @@ call_layout (const gt_context *ctx, gt_call *c)
   c->work = larger (c->plan_full.work_bytes, c->plan_last.work_bytes);
   c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
              + c->m * c->n * c->es;
-  /* a band that gets A from another device gets all of it at once */
-  c->kc = c->shared_a && !c->a_source ? 0 : first_panel_piece (ctx, c);
+  c->kc = first_panel_piece (ctx, c);
   if (c->kc)
     {
       const size_t last = c->k - (c->k - 1) / c->kc * c->kc;
@@ -331,18 +332,80 @@ device_block (const gt_call *c, size_t j0, size_t w, size_t k0, size_t kk)
   return g;
 }
 
+/* The bytes of A's first k1 columns on the device (all of them, with
+   the padding, for k1 = k).  */
+static size_t
+a_bytes_upto (const gt_call *c, size_t k1)
+{
+  return k1 >= c->k ? c->a_bytes : k1 * c->lda * c->es_a;
+}
+
+/* A's columns [k0, k1) queued on ctx->up: through the host (a source of
+   a handed A then tells the others how far it has got), or, on a band
+   that gets A from another device, by peer copies of all that device
+   has queued up to column k1 (k0 aside: the copies go on from where the
+   last ended) until it hands on no more, then through the host.  */
+static gt_status
+a_columns_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0,
+              size_t k1, gt_interrupt_fn interrupted)
+{
+  if (c->shared_a && !c->a_source && !c->a_host)
+    {
+      int fetched = 0;
+      cudaError_t err = gt_shared_a_fetch (c->shared_a, ctx->device, c->dA,
+                                           c->a_bytes, a_bytes_upto (c, k1),
+                                           &c->a_copied, ctx->up, &fetched);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "copying A from another device");
+      if (fetched)
+        return GT_OK;
+      c->a_host = 1;
+      k0 = c->a_copied / (c->lda * c->es_a);
+    }
+  gt_status st = k0 < k1
+    ? gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a, c->hla,
+                       c->m, k0, k1, interrupted)
+    : GT_OK;
+  if (st == GT_OK && c->shared_a && c->a_source)
+    {
+      cudaError_t err = gt_shared_a_advance (c->shared_a, ctx->device, c->dA,
+                                             c->a_bytes, a_bytes_upto (c, k1),
+                                             ctx->a_done, ctx->up);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "handing A on");
+    }
+  return st;
+}
+
+/* Columns of A a source band hands on at a time where its first panel is
+   not in pieces (which hand on piece by piece).  */
+#define GT_SHARE_CHUNKS 8
+
+/* All of A queued on ctx->up (see a_columns_in).  */
+static gt_status
+whole_a (gt_context *ctx, gt_call *c, gt_stager *sg,
+         gt_interrupt_fn interrupted)
+{
+  const size_t step = c->shared_a && c->a_source
+                      ? (c->k + GT_SHARE_CHUNKS - 1) / GT_SHARE_CHUNKS : c->k;
+  gt_status st = GT_OK;
+  for (size_t k0 = 0; st == GT_OK && k0 < c->k; k0 += step)
+    st = a_columns_in (ctx, c, sg, k0, k0 + step < c->k ? k0 + step : c->k,
+                       interrupted);
+  return st;
+}
+
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece).
    Events are reused: a wait takes the event as it is when queued.  */
 static gt_status
-first_panel_in_pieces (gt_context *ctx, const gt_call *c, gt_stager *sg,
+first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
                        gt_interrupt_fn interrupted)
 {
   gt_status st = GT_OK;
   for (size_t k0 = 0, i = 0; k0 < c->k; k0 += c->kc, i++)
     {
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
-      st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
-                            c->hla, c->m, k0, k1, interrupted);
+      st = a_columns_in (ctx, c, sg, k0, k1, interrupted);
       if (st == GT_OK)
         st = gt_stage_upload_rows (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
                                    c->hlb, k0, k1, 0, c->w, interrupted);
@@ -446,43 +509,6 @@ abort_call (gt_context *ctx)
   cudaGetLastError ();
 }
 
-/* Where this band's A is handed on to other devices: once all of it is
-   queued, an event after it, and the word to the others.  */
-static gt_status
-hand_a_on (gt_context *ctx, const gt_call *c)
-{
-  if (!c->shared_a || !c->a_source)
-    return GT_OK;
-  cudaError_t err = cudaEventRecord (ctx->a_done, ctx->up);
-  if (err != cudaSuccess)
-    return gt_fail_cuda (err, "handing A on");
-  gt_shared_a_publish (c->shared_a, ctx->device, c->dA, c->a_bytes,
-                       ctx->a_done);
-  return GT_OK;
-}
-
-/* All of A is queued on ctx->up (through the host, or where another
-   device hands it on, by a peer copy); the source of a handed A says so
-   to the others once its copies are queued.  */
-static gt_status
-whole_a (gt_context *ctx, const gt_call *c, gt_stager *sg,
-         gt_interrupt_fn interrupted)
-{
-  int fetched = 0;
-  gt_status st = GT_OK;
-  if (c->shared_a && !c->a_source)
-    {
-      cudaError_t err = gt_shared_a_fetch (c->shared_a, ctx->device, c->dA,
-                                           c->a_bytes, ctx->up, &fetched);
-      if (err != cudaSuccess)
-        return gt_fail_cuda (err, "copying A from another device");
-    }
-  if (!fetched)
-    st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a, c->hla,
-                          c->m, 0, c->k, interrupted);
-  return st == GT_OK ? hand_a_on (ctx, c) : st;
-}
-
 /* GPU_TILED_TEST_FAIL: this device fails here, A's copies (and a first
    panel in pieces, its kernels) under way, no result copied out yet
    (once).  */
@@ -498,7 +524,7 @@ test_failure (gt_context *ctx)
 
 /* The streamed pipeline: first panel, other panels, results out.  */
 static gt_status
-streamed_product (gt_context *ctx, const gt_call *c, gt_stager *sg,
+streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
                   gt_interrupt_fn interrupted)
 {
   gt_status st;
@@ -506,8 +532,6 @@ streamed_product (gt_context *ctx, const gt_call *c, gt_stager *sg,
   if (c->kc)
     {
       st = first_panel_in_pieces (ctx, c, sg, interrupted);
-      if (st == GT_OK)
-        st = hand_a_on (ctx, c);
       p_first = 1;
     }
   else
@@ -672,9 +696,10 @@ gt_product_run (gt_context *ctx, const gt_product *p,
   if (st == GT_OK && again)
     st = product_run (ctx, p, interrupted, 1, &again);
   /* A source band whose A was not handed on (another path, a failure):
-     the other devices take A from the host, without waiting for this
-     band to end (a no-op where A was handed on).  */
+     the other devices take A (or what is left of it) from the host,
+     without waiting for this band to end (a no-op where all of A was
+     handed on).  */
   if (p->shared_a && p->a_source)
-    gt_shared_a_publish (p->shared_a, ctx->device, NULL, 0, NULL);
+    gt_shared_a_abandon (p->shared_a);
   return st;
 }

@@ -58,19 +58,26 @@ gt_status gt_device_product (int device, const gt_product *p,
    a split would not pay.  */
 gt_status gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted);
 
-/* The source band: A of its device (bytes at dA, device layout) is
-   complete once `done` has happened on that device; dA NULL: A will not
-   be handed on (the band took another path, or failed).  Only the first
-   call counts.  */
-void gt_shared_a_publish (gt_shared_a *s, int device, const void *dA,
-                          size_t bytes, cudaEvent_t done);
+/* The source band, as its A comes in: the first `ready` of A's `bytes`
+   (at dA on device, device layout) are queued on stream; an event (done,
+   recorded again at each call) marks them there and the other bands are
+   told.  ready >= bytes: all of it.  Calls after the last, or after
+   gt_shared_a_abandon, do nothing.  */
+cudaError_t gt_shared_a_advance (gt_shared_a *s, int device, const void *dA,
+                                 size_t bytes, size_t ready, cudaEvent_t done,
+                                 cudaStream_t stream);
+/* The source will hand on no more (it took another path, or failed).  */
+void gt_shared_a_abandon (gt_shared_a *s);
 
-/* A band of another device: waits until the source has published; 1
-   where A is then queued on stream to come into dA (bytes) by a peer
-   copy, 0 where it must come through the host, or a CUDA error.  */
+/* A band of another device: A's first `need` bytes (of `bytes`) into dA,
+   *copied of them already there; waits on the host until the source has
+   queued that much, then queues on stream a peer copy of all it has
+   (*copied moves on).  *fetched 1 where done, 0 where the source hands on
+   no more: the caller takes the rest, from *copied (a whole column), through
+   the host.  Or a CUDA error.  */
 cudaError_t gt_shared_a_fetch (gt_shared_a *s, int device, void *dA,
-                               size_t bytes, cudaStream_t stream,
-                               int *fetched);
+                               size_t bytes, size_t need, size_t *copied,
+                               cudaStream_t stream, int *fetched);
 
 /* Forget what was measured (gt_reset): the crossover of each type
    (gt_crossover.c), the devices' speeds (gt_multi.c).  */
