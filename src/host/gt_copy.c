@@ -455,6 +455,16 @@ prefault_task (void *arg, int part, int parts)
 }
 
 void
+gt_advise_huge (void *begin, size_t len)
+{
+  const uintptr_t huge = (uintptr_t) 2 << 20;
+  const uintptr_t b = ((uintptr_t) begin + huge - 1) / huge * huge;
+  const uintptr_t e = ((uintptr_t) begin + len) / huge * huge;
+  if (e > b)
+    madvise ((void *) b, e - b, MADV_HUGEPAGE);
+}
+
+void
 gt_prefault_start (gt_workers *w, void *begin, size_t len, int threads)
 {
   fault_job *f = &w->fj;

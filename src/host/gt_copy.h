@@ -67,6 +67,11 @@ void gt_copy_rest (gt_workers *w);
    helpers (the caller alone when threads <= 1 or the job is small).  */
 void gt_copy (gt_workers *w, const copy_job *job, int threads);
 
+/* Asks for huge pages over the 2 MiB pages inside [begin, begin + len).
+   It changes the mapping, so it waits for every fault in flight on it:
+   once per region, before anything faults it in.  */
+void gt_advise_huge (void *begin, size_t len);
+
 /* Starts `threads` helpers faulting in [begin, begin + len) without
    changing its contents, so it may be written meanwhile; gt_prefault_wait
    finishes the rest with the copy helpers and the caller.  */

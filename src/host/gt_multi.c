@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include "gt_copy.h"
 #include "gt_plan.h"
 #include "gt_product.h"
 #include "gt_stage.h"
@@ -432,6 +433,10 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
     return gt_device_product (devs[0], p, interrupted);
   band b[GT_MAX_DEVICES];
   const int used = make_bands (p, devs, count, by_cols, interrupted, b);
+  /* once for all of C, before any band faults its share in (see
+     prefault_output in gt_host.c) */
+  if (p->fault_bytes)
+    gt_advise_huge (p->fault_from, p->fault_bytes);
   gt_shared_a shared = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
                          0, 0, NULL, 0, 0, NULL };
   for (int i = 0; peers && used > 1 && i < used; i++)
