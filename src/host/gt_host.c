@@ -39,9 +39,10 @@ typedef struct
   char *fault_from;             /* new output to fault in */
   size_t fault_bytes;
   gt_shared_a *shared_a;        /* A handed between devices, or NULL */
-  int a_source;                 /* 1: handed on from here; 0: to here */
-  size_t a_copied;              /* to here: bytes of A copied so far */
-  int a_host;                   /* to here: the rest comes through the host */
+  int a_part;                   /* the part of it staged here */
+  size_t a_got[GT_MAX_DEVICES]; /* each part's bytes of A here so far */
+  unsigned a_host;              /* bit i: the rest of part i comes through
+                                   the host */
   size_t lda, ldb;              /* on the device */
   size_t w, panels;             /* panel width, panels */
   gt_plan plan_full, plan_last; /* a whole panel, the last one */
@@ -340,59 +341,99 @@ a_bytes_upto (const gt_call *c, size_t k1)
   return k1 >= c->k ? c->a_bytes : k1 * c->lda * c->es_a;
 }
 
-/* A's columns [k0, k1) queued on ctx->up: through the host (a source of
-   a handed A then tells the others how far it has got), or, on a band
-   that gets A from another device, by peer copies of all that device
-   has queued up to column k1 (k0 aside: the copies go on from where the
-   last ended) until it hands on no more, then through the host.  */
+/* Part i of a shared A (another band's) up to column e queued on
+   ctx->up: peer copies of what that band has queued, until it hands on no
+   more, then through the host.  */
 static gt_status
-a_columns_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0,
-              size_t k1, gt_interrupt_fn interrupted)
+a_part_in (gt_context *ctx, gt_call *c, gt_stager *sg, int i, size_t e,
+           gt_interrupt_fn interrupted)
 {
-  if (c->shared_a && !c->a_source && !c->a_host)
+  const size_t need = a_bytes_upto (c, e);
+  if (need <= c->a_got[i])
+    return GT_OK;
+  if (!((c->a_host >> i) & 1u))
     {
       int fetched = 0;
-      cudaError_t err = gt_shared_a_fetch (c->shared_a, ctx->device, c->dA,
-                                           c->a_bytes, a_bytes_upto (c, k1),
-                                           &c->a_copied, ctx->up, &fetched);
+      cudaError_t err = gt_shared_a_fetch (c->shared_a, i, ctx->device,
+                                           c->dA, need, &c->a_got[i],
+                                           ctx->up, &fetched);
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "copying A from another device");
       if (fetched)
         return GT_OK;
-      c->a_host = 1;
-      k0 = c->a_copied / (c->lda * c->es_a);
+      c->a_host |= 1u << i;
     }
-  gt_status st = k0 < k1
-    ? gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a, c->hla,
-                       c->m, k0, k1, interrupted)
-    : GT_OK;
-  if (st == GT_OK && c->shared_a && c->a_source)
+  gt_status st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
+                                  c->hla, c->m,
+                                  c->a_got[i] / (c->lda * c->es_a), e,
+                                  interrupted);
+  if (st == GT_OK)
+    c->a_got[i] = need;
+  return st;
+}
+
+/* A's columns [k0, k1) queued on ctx->up: through the host, or where A is
+   shared between devices, this band's own part being there already
+   (own_a_in), the others' parts from their devices (a_part_in).  */
+static gt_status
+a_columns_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0,
+              size_t k1, gt_interrupt_fn interrupted)
+{
+  if (!c->shared_a)
+    return gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a, c->hla,
+                            c->m, k0, k1, interrupted);
+  gt_status st = GT_OK;
+  for (int i = 0; st == GT_OK && i < gt_shared_a_parts (c->shared_a); i++)
     {
-      cudaError_t err = gt_shared_a_advance (c->shared_a, ctx->device, c->dA,
-                                             c->a_bytes, a_bytes_upto (c, k1),
-                                             ctx->a_done, ctx->up);
-      if (err != cudaSuccess)
-        return gt_fail_cuda (err, "handing A on");
+      size_t p0, p1;
+      gt_shared_a_columns (c->shared_a, i, &p0, &p1);
+      if (i != c->a_part && p0 < k1 && p1 > k0)
+        st = a_part_in (ctx, c, sg, i, k1 < p1 ? k1 : p1, interrupted);
     }
   return st;
 }
 
-/* Columns of A a source band hands on at a time where its first panel is
-   not in pieces (which hand on piece by piece).  */
-#define GT_SHARE_CHUNKS 8
+/* Pieces of its own part of a shared A a band hands on at a time.  */
+#define GT_SHARE_CHUNKS 4
+
+/* A band's own part of a shared A, first of all: through the host, the
+   other bands told after each chunk.  */
+static gt_status
+own_a_in (gt_context *ctx, gt_call *c, gt_stager *sg,
+          gt_interrupt_fn interrupted)
+{
+  size_t p0, p1;
+  for (int i = 0; i < gt_shared_a_parts (c->shared_a); i++)
+    {
+      gt_shared_a_columns (c->shared_a, i, &p0, &p1);
+      c->a_got[i] = a_bytes_upto (c, p0);
+    }
+  gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
+  const size_t step = (p1 - p0 + GT_SHARE_CHUNKS - 1) / GT_SHARE_CHUNKS;
+  for (size_t k0 = p0; k0 < p1; k0 += step)
+    {
+      const size_t k1 = k0 + step < p1 ? k0 + step : p1;
+      gt_status st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A,
+                                      c->hs_a, c->hla, c->m, k0, k1,
+                                      interrupted);
+      if (st != GT_OK)
+        return st;
+      cudaError_t err = gt_shared_a_advance (c->shared_a, c->a_part,
+                                             ctx->device, c->dA,
+                                             a_bytes_upto (c, k1), k1 == p1,
+                                             ctx->a_done, ctx->up);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "handing A on");
+    }
+  return GT_OK;
+}
 
 /* All of A queued on ctx->up (see a_columns_in).  */
 static gt_status
 whole_a (gt_context *ctx, gt_call *c, gt_stager *sg,
          gt_interrupt_fn interrupted)
 {
-  const size_t step = c->shared_a && c->a_source
-                      ? (c->k + GT_SHARE_CHUNKS - 1) / GT_SHARE_CHUNKS : c->k;
-  gt_status st = GT_OK;
-  for (size_t k0 = 0; st == GT_OK && k0 < c->k; k0 += step)
-    st = a_columns_in (ctx, c, sg, k0, k0 + step < c->k ? k0 + step : c->k,
-                       interrupted);
-  return st;
+  return a_columns_in (ctx, c, sg, 0, c->k, interrupted);
 }
 
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece).
@@ -528,14 +569,14 @@ static gt_status
 streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
                   gt_interrupt_fn interrupted)
 {
-  gt_status st;
+  gt_status st = c->shared_a ? own_a_in (ctx, c, sg, interrupted) : GT_OK;
   size_t p_first = 0;
-  if (c->kc)
+  if (st == GT_OK && c->kc)
     {
       st = first_panel_in_pieces (ctx, c, sg, interrupted);
       p_first = 1;
     }
-  else
+  else if (st == GT_OK)
     {
       st = whole_a (ctx, c, sg, interrupted);
       if (st == GT_OK && c->planes_bytes)
@@ -600,7 +641,7 @@ call_init (gt_call *c, const gt_product *p)
   c->fault_from = p->fault_from;
   c->fault_bytes = p->fault_bytes;
   c->shared_a = p->shared_a;
-  c->a_source = p->a_source;
+  c->a_part = p->a_part;
 }
 
 static size_t
@@ -701,7 +742,7 @@ gt_product_run (gt_context *ctx, const gt_product *p,
      the other devices take A (or what is left of it) from the host,
      without waiting for this band to end (a no-op where all of A was
      handed on).  */
-  if (p->shared_a && p->a_source)
-    gt_shared_a_abandon (p->shared_a);
+  if (p->shared_a)
+    gt_shared_a_abandon (p->shared_a, p->a_part);
   return st;
 }

@@ -136,50 +136,71 @@ gt_get_devices (int *devices, int max)
    In a split by columns every device needs all of A.  Through the host
    that is a second trip of A through the staging slots for each further
    device, and the host's copies are the slowest part of a large call.  So
-   the first band's device takes A through the host, and the others copy
-   it from there, device to device (NVLink or PCIe peer to peer), piece by
-   piece as it comes in: a further device starts on its first panel's
-   pieces of k while the rest of A is still on its way to the first (it
-   waited for all of A before: 5-7 ms of 19 at 8192^3 single on two
-   H200s).  */
+   A's columns are cut into one part per band: each band's device takes
+   its own part through the host, first, and copies the others' from
+   their devices (NVLink or PCIe peer to peer) piece by piece as they
+   arrive.  Every band then stages an equal share of A, and a band starts
+   on its first panel's pieces of k while the rest of A is on its way.
+   (With one band taking all of A and handing it on once complete, the
+   other waited 5-7 ms of 19 at 8192^3 single on two H200s, and the first
+   staged three times the other's bytes.)  */
+
+typedef struct
+{
+  int state;               /* 0: under way; 1: all of the part at dA; 2:
+                              not handed on (from `ready` on) */
+  int device;
+  const void *dA;          /* all of A on the part's device */
+  size_t ready;            /* A's bytes up to here (from the part's first)
+                              complete once `done` has happened there */
+  cudaEvent_t done;
+} a_part;
 
 struct gt_shared_a
 {
   pthread_mutex_t lock;
   pthread_cond_t said;
-  int state;               /* 0: under way; 1: all of A at dA; 2: not handed
-                              on (from `ready` on) */
-  int device;
-  const void *dA;
-  size_t bytes;            /* all of A */
-  size_t ready;            /* the first bytes complete once `done` has
-                              happened on the source device */
-  cudaEvent_t done;
+  int parts;
+  size_t k;                /* A's columns */
+  a_part part[GT_MAX_DEVICES];
 };
 
+void
+gt_shared_a_columns (const gt_shared_a *s, int i, size_t *k0, size_t *k1)
+{
+  *k0 = s->k * i / s->parts;
+  *k1 = s->k * (i + 1) / s->parts;
+}
+
+int
+gt_shared_a_parts (const gt_shared_a *s)
+{
+  return s->parts;
+}
+
 cudaError_t
-gt_shared_a_advance (gt_shared_a *s, int device, const void *dA,
-                     size_t bytes, size_t ready, cudaEvent_t done,
+gt_shared_a_advance (gt_shared_a *s, int i, int device, const void *dA,
+                     size_t ready, int last, cudaEvent_t done,
                      cudaStream_t stream)
 {
   cudaError_t err = cudaSuccess;
+  a_part *q = &s->part[i];
   pthread_mutex_lock (&s->lock);
-  if (s->state == 0)
+  if (q->state == 0)
     {
       /* recorded under the lock: a band that reads `ready` waits on the
          record made for it, or a later one */
       err = cudaEventRecord (done, stream);
       if (err == cudaSuccess)
         {
-          s->device = device;
-          s->dA = dA;
-          s->bytes = bytes;
-          s->done = done;
-          s->ready = ready;
-          s->state = ready >= bytes ? 1 : 0;
+          q->device = device;
+          q->dA = dA;
+          q->done = done;
+          q->ready = ready;
+          q->state = last ? 1 : 0;
         }
       else
-        s->state = 2;
+        q->state = 2;
       pthread_cond_broadcast (&s->said);
     }
   pthread_mutex_unlock (&s->lock);
@@ -187,21 +208,20 @@ gt_shared_a_advance (gt_shared_a *s, int device, const void *dA,
 }
 
 void
-gt_shared_a_abandon (gt_shared_a *s)
+gt_shared_a_abandon (gt_shared_a *s, int i)
 {
   pthread_mutex_lock (&s->lock);
-  if (s->state == 0)
+  if (s->part[i].state == 0)
     {
-      s->state = 2;
+      s->part[i].state = 2;
       pthread_cond_broadcast (&s->said);
     }
   pthread_mutex_unlock (&s->lock);
 }
 
 cudaError_t
-gt_shared_a_fetch (gt_shared_a *s, int device, void *dA, size_t bytes,
-                   size_t need, size_t *copied, cudaStream_t stream,
-                   int *fetched)
+gt_shared_a_fetch (gt_shared_a *s, int i, int device, void *dA, size_t need,
+                   size_t *copied, cudaStream_t stream, int *fetched)
 {
   *fetched = 0;
   if (need <= *copied)
@@ -210,19 +230,20 @@ gt_shared_a_fetch (gt_shared_a *s, int device, void *dA, size_t bytes,
       return cudaSuccess;
     }
   cudaError_t err = cudaSuccess;
+  a_part *q = &s->part[i];
   pthread_mutex_lock (&s->lock);
-  while (s->state == 0 && s->ready < need)
+  while (q->state == 0 && q->ready < need)
     pthread_cond_wait (&s->said, &s->lock);
-  if (s->state != 2 && s->bytes == bytes && s->ready >= need)
+  if (q->state != 2 && q->ready >= need)
     {
-      err = cudaStreamWaitEvent (stream, s->done, 0);
+      err = cudaStreamWaitEvent (stream, q->done, 0);
       if (err == cudaSuccess)
         err = cudaMemcpyPeerAsync ((char *) dA + *copied, device,
-                                   (const char *) s->dA + *copied, s->device,
-                                   s->ready - *copied, stream);
+                                   (const char *) q->dA + *copied, q->device,
+                                   q->ready - *copied, stream);
       if (err == cudaSuccess)
         {
-          *copied = s->ready;
+          *copied = q->ready;
           *fetched = 1;
         }
     }
@@ -281,9 +302,8 @@ band_run (void *arg)
   const double t0 = gt_now ();
   b->st = gt_device_product (b->device, &b->part, b->interrupted);
   b->seconds = gt_now () - t0;
-  if (b->part.shared_a && b->part.a_source)   /* never leave the others
-                                                 waiting */
-    gt_shared_a_abandon (b->part.shared_a);
+  if (b->part.shared_a)   /* never leave the others waiting */
+    gt_shared_a_abandon (b->part.shared_a, b->part.a_part);
   if (b->st != GT_OK)
     snprintf (b->text, sizeof b->text, "%s", gt_error_text ());
   return NULL;
@@ -437,17 +457,28 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
      prefault_output in gt_host.c) */
   if (p->fault_bytes)
     gt_advise_huge (p->fault_from, p->fault_bytes);
-  gt_shared_a shared = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                         0, 0, NULL, 0, 0, NULL };
+  gt_shared_a shared;
+  memset (&shared, 0, sizeof shared);
+  pthread_mutex_init (&shared.lock, NULL);
+  pthread_cond_init (&shared.said, NULL);
+  shared.parts = used;
+  shared.k = p->k;
   for (int i = 0; peers && used > 1 && i < used; i++)
     {
       b[i].part.shared_a = &shared;
-      b[i].part.a_source = i == 0;
+      b[i].part.a_part = i;
     }
   /* the first band on this thread, the others each on a thread of its
      own (or after it, where a thread cannot be had) */
   for (int i = 1; i < used; i++)
-    b[i].threaded = pthread_create (&b[i].thread, NULL, band_run, &b[i]) == 0;
+    {
+      b[i].threaded = pthread_create (&b[i].thread, NULL, band_run, &b[i])
+                      == 0;
+      /* a band run only after the first ends cannot hand its part on in
+         time: the others take that part through the host */
+      if (!b[i].threaded && b[i].part.shared_a)
+        gt_shared_a_abandon (&shared, i);
+    }
   band_run (&b[0]);
   for (int i = 1; i < used; i++)
     {
@@ -456,5 +487,8 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
       else
         band_run (&b[i]);
     }
-  return bands_finish (b, used, interrupted);
+  const gt_status st = bands_finish (b, used, interrupted);
+  pthread_cond_destroy (&shared.said);
+  pthread_mutex_destroy (&shared.lock);
+  return st;
 }

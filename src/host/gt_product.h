@@ -29,7 +29,8 @@ typedef struct
   char *fault_from;          /* new output memory to fault in ahead of the */
   size_t fault_bytes;        /* copies out (0: none) */
   gt_shared_a *shared_a;     /* NULL: A comes through the host staging */
-  int a_source;              /* 1: this band's device hands its A on */
+  int a_part;                /* the part of A this band's device takes
+                                through the host and hands on */
 } gt_product;
 
 /* Real flops of an m x n x k product of type c (a complex one counts
@@ -58,25 +59,34 @@ gt_status gt_device_product (int device, const gt_product *p,
    a split would not pay.  */
 gt_status gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted);
 
-/* The source band, as its A comes in: the first `ready` of A's `bytes`
-   (at dA on device, device layout) are queued on stream; an event (done,
-   recorded again at each call) marks them there and the other bands are
-   told.  ready >= bytes: all of it.  Calls after the last, or after
-   gt_shared_a_abandon, do nothing.  */
-cudaError_t gt_shared_a_advance (gt_shared_a *s, int device, const void *dA,
-                                 size_t bytes, size_t ready, cudaEvent_t done,
-                                 cudaStream_t stream);
-/* The source will hand on no more (it took another path, or failed).  */
-void gt_shared_a_abandon (gt_shared_a *s);
+/* A shared between the bands of a split (gt_multi.c): cut by columns into
+   gt_shared_a_parts parts, part i columns [*k0, *k1).  Offsets below are
+   A's bytes on the device (the same layout on every device) from its
+   first.  */
+int gt_shared_a_parts (const gt_shared_a *s);
+void gt_shared_a_columns (const gt_shared_a *s, int i, size_t *k0,
+                          size_t *k1);
 
-/* A band of another device: A's first `need` bytes (of `bytes`) into dA,
-   *copied of them already there; waits on the host until the source has
-   queued that much, then queues on stream a peer copy of all it has
-   (*copied moves on).  *fetched 1 where done, 0 where the source hands on
-   no more: the caller takes the rest, from *copied (a whole column), through
-   the host.  Or a CUDA error.  */
-cudaError_t gt_shared_a_fetch (gt_shared_a *s, int device, void *dA,
-                               size_t bytes, size_t need, size_t *copied,
+/* The band of part i, as its part comes in: A's bytes up to `ready` (at
+   dA on device) are queued on stream (last: all of the part); an event
+   (done, recorded again at each call) marks them there and the other
+   bands are told.  Calls after the last, or after gt_shared_a_abandon of
+   the part, do nothing.  */
+cudaError_t gt_shared_a_advance (gt_shared_a *s, int i, int device,
+                                 const void *dA, size_t ready, int last,
+                                 cudaEvent_t done, cudaStream_t stream);
+/* Part i will be handed on no further (its band took another path, or
+   failed).  */
+void gt_shared_a_abandon (gt_shared_a *s, int i);
+
+/* Another band: part i of A up to byte `need` into dA, up to *copied
+   already there; waits on the host until the part's band has queued that
+   much, then queues on stream a peer copy of all it has (*copied moves
+   on).  *fetched 1 where done, 0 where the part is handed on no further:
+   the caller takes the rest, from *copied (a whole column), through the
+   host.  Or a CUDA error.  */
+cudaError_t gt_shared_a_fetch (gt_shared_a *s, int i, int device, void *dA,
+                               size_t need, size_t *copied,
                                cudaStream_t stream, int *fetched);
 
 /* Forget what was measured (gt_reset): the crossover of each type
