@@ -236,6 +236,18 @@ k9_step (double (&acc)[2][4][4], const double *st, int ks, int wm, int wn,
       k9_mma (acc[i][j], a[i], b[j]);
 }
 
+__device__ __forceinline__ void
+k9_acc_zero (double (&acc)[2][4][4])
+{
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        acc[i][j][c] = 0.0;
+}
+
 /* The lane's sums from (STORE false) or to (STORE true) p, an m x n
    matrix of doubles: accumulator c of tile (i, j) is row r0 + 16i +
    (c >> 1), column c0 + 8j + (c & 1).  */
@@ -342,6 +354,22 @@ k9_arrive (unsigned long long *bar)
                 :: "r"(k9_saddr (bar)) : "memory");
 }
 
+/* `count` pairs of full and empty barriers, each phase `threads`
+   arrivals (by thread 0: the caller's block barrier makes them seen).  */
+__device__ __forceinline__ void
+k9_init_barriers (unsigned long long *full, unsigned long long *empty,
+                  int count, int threads)
+{
+  if (threadIdx.x == 0)
+    for (int b = 0; b < count; b++)
+      {
+        asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
+                      :: "r"(k9_saddr (&full[b])), "r"(threads));
+        asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
+                      :: "r"(k9_saddr (&empty[b])), "r"(threads));
+      }
+}
+
 /* Until the phase of parity `parity` of *bar has completed.  */
 __device__ __forceinline__ void
 k9_wait (unsigned long long *bar, int parity)
@@ -395,13 +423,7 @@ k9_dmma (const T *__restrict__ A, size_t lda,
   const int g = lane / 4, t = lane % 4;
 
   double acc[2][4][4];
-#pragma unroll
-  for (int i = 0; i < 2; i++)
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-#pragma unroll
-      for (int c = 0; c < 4; c++)
-        acc[i][j][c] = 0.0;
+  k9_acc_zero (acc);
   if (PART && pin)
     k9_partial<false> (acc, const_cast<double *> (pin), m, n,
                        m0 + wm + 2 * g, n0 + wn + 2 * t);
@@ -415,14 +437,7 @@ k9_dmma (const T *__restrict__ A, size_t lda,
      for the others only where it reads what they stored, or stores where
      they read.  */
   __shared__ unsigned long long full[2], empty[2];
-  if (threadIdx.x == 0)
-    for (int b = 0; b < 2; b++)
-      {
-        asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
-                      :: "r"(k9_saddr (&full[b])), "r"(K9_THREADS));
-        asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
-                      :: "r"(k9_saddr (&empty[b])), "r"(K9_THREADS));
-      }
+  k9_init_barriers (full, empty, 2, K9_THREADS);
   if (nt > 0)
     {
 #pragma unroll
@@ -730,25 +745,12 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
   const int wm = (warp % (S::BM / 32)) * 32, wn = (warp / (S::BM / 32)) * 32;
   const int g = lane / 4, t = lane % 4;
   double acc[2][4][4];
-#pragma unroll
-  for (int i = 0; i < 2; i++)
-#pragma unroll
-    for (int j = 0; j < 4; j++)
-#pragma unroll
-      for (int c = 0; c < 4; c++)
-        acc[i][j][c] = 0.0;
+  k9_acc_zero (acc);
   if (PART && pin)
     k9_partial<false> (acc, const_cast<double *> (pin), m, n,
                        m0 + wm + 2 * g, n0 + wn + 2 * t);
   __shared__ unsigned long long full[K9_D_STAGES], empty[K9_D_STAGES];
-  if (threadIdx.x == 0)
-    for (int b = 0; b < K9_D_STAGES; b++)
-      {
-        asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
-                      :: "r"(k9_saddr (&full[b])), "r"(S::THREADS));
-        asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
-                      :: "r"(k9_saddr (&empty[b])), "r"(S::THREADS));
-      }
+  k9_init_barriers (full, empty, K9_D_STAGES, S::THREADS);
   __syncthreads ();   /* the barriers initialized */
   const int nt = (int) ((k + K9_BK - 1) / K9_BK);
   k9_d_copier<S> cp;
@@ -932,14 +934,7 @@ k9_stream_d (const double *__restrict__ A, size_t lda,
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = (warp % (S::BM / 32)) * 32, wn = (warp / (S::BM / 32)) * 32;
   const int g = lane / 4, t = lane % 4;
-  if (threadIdx.x == 0)
-    for (int b = 0; b < K9_D_STAGES; b++)
-      {
-        asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
-                      :: "r"(k9_saddr (&full[b])), "r"(S::THREADS));
-        asm volatile ("mbarrier.init.shared::cta.b64 [%0], %1;\n"
-                      :: "r"(k9_saddr (&empty[b])), "r"(S::THREADS));
-      }
+  k9_init_barriers (full, empty, K9_D_STAGES, S::THREADS);
   __syncthreads ();   /* the barriers initialized */
   int q = 0;    /* stages of the run so far */
   for (int u = cut.start (blk); u < e;)
@@ -949,13 +944,7 @@ k9_stream_d (const double *__restrict__ A, size_t lda,
       long long m0, n0;
       k9_tile_of<S::BM, S::BN> (tile, m, n, band, &m0, &n0);
       double acc[2][4][4];
-#pragma unroll
-      for (int i = 0; i < 2; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-#pragma unroll
-          for (int c = 0; c < 4; c++)
-            acc[i][j][c] = 0.0;
+      k9_acc_zero (acc);
       const long long k0 = (long long) it0 * K9_BK;
       const long long kr = (long long) (it1 - it0) * K9_BK;
       k9_d_copier<S> cp;
