@@ -103,6 +103,28 @@ is_sticky (cudaError_t err)
     }
 }
 
+/* While set on this thread (a band of a product split over devices), a
+   device whose CUDA context is lost is only marked in `lost`, and reset
+   by gt_ctx_reset_lost once every band has ended: the other bands may
+   still have copies from its memory, or waits on its events, queued.  */
+static __thread int defer_resets;
+static int lost[GT_MAX_DEVICES];
+
+/* The CUDA context of dev (current) is gone: forget what lived in it and
+   start over.  The helper threads and options are host things and stay.  */
+static void
+reset_lost (int dev)
+{
+  gt_context *c = &contexts[dev];
+  gt_workers *w = c->workers;
+  const gt_options opt = c->opt;
+  memset (c, 0, sizeof *c);
+  c->workers = w;
+  c->opt = opt;
+  cudaDeviceReset ();
+  gt_kernels_forget ();
+}
+
 gt_status
 gt_fail_cuda (cudaError_t err, const char *what)
 {
@@ -128,19 +150,33 @@ gt_fail_cuda (cudaError_t err, const char *what)
   if (is_sticky (err) && cudaGetDevice (&dev) == cudaSuccess && dev >= 0
       && dev < GT_MAX_DEVICES)
     {
-      /* The CUDA context is gone: forget what lived in it and start over.
-         The helper threads and options are host things and stay.  */
-      gt_context *c = &contexts[dev];
-      gt_workers *w = c->workers;
-      const gt_options opt = c->opt;
-      memset (c, 0, sizeof *c);
-      c->workers = w;
-      c->opt = opt;
-      cudaDeviceReset ();
-      gt_kernels_forget ();
+      if (defer_resets)
+        __atomic_store_n (&lost[dev], 1, __ATOMIC_RELEASE);
+      else
+        reset_lost (dev);
     }
   cudaGetLastError ();
   return st;
+}
+
+void
+gt_ctx_defer_resets (int on)
+{
+  defer_resets = on;
+}
+
+void
+gt_ctx_reset_lost (void)
+{
+  int dev = -1;
+  const int had = cudaGetDevice (&dev) == cudaSuccess;
+  for (int d = 0; d < GT_MAX_DEVICES; d++)
+    if (__atomic_exchange_n (&lost[d], 0, __ATOMIC_ACQ_REL)
+        && cudaSetDevice (d) == cudaSuccess)
+      reset_lost (d);
+  if (had)
+    cudaSetDevice (dev);
+  cudaGetLastError ();
 }
 
 #define TRY(call, what)                          \

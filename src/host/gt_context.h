@@ -25,7 +25,8 @@ typedef struct
   cudaEvent_t slot_done[GT_SLOTS];  /* last copy through the slot ended */
   cudaEvent_t panel_in[GT_MAX_PANELS], panel_out[GT_MAX_PANELS];
   cudaEvent_t work_free;            /* device-pointer calls share scratch */
-  cudaEvent_t a_done;               /* A complete, for other devices' copies */
+  cudaEvent_t a_done;               /* this band's part of a shared A queued
+                                       so far, for other devices' copies */
   void *dev;                        /* A | B | C | scratch of host calls */
   size_t dev_bytes;
   void *work;                       /* scratch of device-pointer calls */
@@ -63,6 +64,11 @@ gt_status gt_ctx_pinned (gt_context *ctx);
    context it drops the current device's cached resources and resets it,
    so the next call starts clean.  */
 gt_status gt_fail_cuda (cudaError_t err, const char *what);
+/* On (1) for the host thread of a band of a split: a lost device context
+   is then reset by gt_ctx_reset_lost, called once the bands have ended,
+   not at once by gt_fail_cuda.  */
+void gt_ctx_defer_resets (int on);
+void gt_ctx_reset_lost (void);
 
 /* The checks every product makes first: a known element type, a tile of
    0, 8, 16 or 32, a kernel that serves the type.  */

@@ -41,7 +41,7 @@ typedef struct
   gt_shared_a *shared_a;        /* A handed between devices, or NULL */
   int a_part;                   /* the part of it staged here */
   size_t a_got[GT_MAX_DEVICES]; /* each part's bytes of A here so far */
-  unsigned a_host;              /* bit i: the rest of part i comes through
+  uint64_t a_host;              /* bit i: the rest of part i comes through
                                    the host */
   size_t lda, ldb;              /* on the device */
   size_t w, panels;             /* panel width, panels */
@@ -100,9 +100,9 @@ shared_threads (int want, int share)
    following them.  From 8 MiB on, 1024^3 single lost as much as it
    gained (its pieces ran on kernel 4 instead of the whole product's
    kernel 5); 2048^3 double gained 5-15% (bench/RESULTS.md).  Not for a
-   band that hands A on to other devices (its pieces would interleave B
-   with A, which they wait for).  Its pieces' sums take m x n doubles of
-   scratch beside C.  */
+   band of a split sharing A (so measured when one band handed all of A
+   on; not measured since A is shared in parts).  Its pieces' sums take
+   m x n doubles of scratch beside C.  */
 #define GT_PIECES_ONE_PANEL_MIN ((size_t) 32 << 20)
 /* and in pieces of at least this much k: a piece is a round of kernel 9
    (the pieces' kernel for doubles and for kernel 11's singles), which
@@ -333,12 +333,12 @@ device_block (const gt_call *c, size_t j0, size_t w, size_t k0, size_t kk)
   return g;
 }
 
-/* The bytes of A's first k1 columns on the device (all of them, with
-   the padding, for k1 = k).  */
+/* The bytes of A's first k1 columns on the device (the padding after
+   the last column is neither written nor handed on).  */
 static size_t
 a_bytes_upto (const gt_call *c, size_t k1)
 {
-  return k1 >= c->k ? c->a_bytes : k1 * c->lda * c->es_a;
+  return k1 * c->lda * c->es_a;
 }
 
 /* Part i of a shared A (another band's) up to column e queued on
@@ -361,7 +361,7 @@ a_part_in (gt_context *ctx, gt_call *c, gt_stager *sg, int i, size_t e,
         return gt_fail_cuda (err, "copying A from another device");
       if (fetched)
         return GT_OK;
-      c->a_host |= 1u << i;
+      c->a_host |= (uint64_t) 1 << i;
     }
   gt_status st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
                                   c->hla, c->m,
@@ -373,8 +373,9 @@ a_part_in (gt_context *ctx, gt_call *c, gt_stager *sg, int i, size_t e,
 }
 
 /* A's columns [k0, k1) queued on ctx->up: through the host, or where A is
-   shared between devices, this band's own part being there already
-   (own_a_in), the others' parts from their devices (a_part_in).  */
+   shared between devices, this band's own part being there already and
+   the others' progress set up (own_a_in first), the others' parts from
+   their devices (a_part_in).  */
 static gt_status
 a_columns_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0,
               size_t k1, gt_interrupt_fn interrupted)
@@ -393,7 +394,10 @@ a_columns_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0,
   return st;
 }
 
-/* Pieces of its own part of a shared A a band hands on at a time.  */
+/* A band hands its own part of a shared A on in this many pieces: the
+   others wait for the first piece, not the whole part (a quarter of A's
+   half at 8192^3 single on two GPUs: 1 ms of staging), at the cost of a
+   lock and an event record a piece.  */
 #define GT_SHARE_CHUNKS 4
 
 /* A band's own part of a shared A, first of all: through the host, the
@@ -738,11 +742,11 @@ gt_product_run (gt_context *ctx, const gt_product *p,
      the middle of its pipeline) */
   if (st == GT_OK && again)
     st = product_run (ctx, p, interrupted, 1, &again);
-  /* A source band whose A was not handed on (another path, a failure):
-     the other devices take A (or what is left of it) from the host,
-     without waiting for this band to end (a no-op where all of A was
-     handed on).  */
+  /* A band whose part of a shared A was not all handed on (another
+     path, a failure): the other devices take the rest of it from the
+     host, without waiting for this band to end (a no-op where all of it
+     was handed on).  */
   if (p->shared_a)
-    gt_shared_a_abandon (p->shared_a, p->a_part);
+    gt_shared_a_abandon (p->shared_a, p->a_part, 0);
   return st;
 }

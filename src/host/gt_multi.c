@@ -148,10 +148,11 @@ gt_get_devices (int *devices, int max)
 typedef struct
 {
   int state;               /* 0: under way; 1: all of the part at dA; 2:
-                              not handed on (from `ready` on) */
+                              handed on no further: the rest of it (from
+                              what each band has) through the host */
   int device;
   const void *dA;          /* all of A on the part's device */
-  size_t ready;            /* A's bytes up to here (from the part's first)
+  size_t ready;            /* A's bytes (from A's first) up to here
                               complete once `done` has happened there */
   cudaEvent_t done;
 } a_part;
@@ -208,10 +209,10 @@ gt_shared_a_advance (gt_shared_a *s, int i, int device, const void *dA,
 }
 
 void
-gt_shared_a_abandon (gt_shared_a *s, int i)
+gt_shared_a_abandon (gt_shared_a *s, int i, int failed)
 {
   pthread_mutex_lock (&s->lock);
-  if (s->part[i].state == 0)
+  if (s->part[i].state == 0 || (failed && s->part[i].state == 1))
     {
       s->part[i].state = 2;
       pthread_cond_broadcast (&s->said);
@@ -234,20 +235,22 @@ gt_shared_a_fetch (gt_shared_a *s, int i, int device, void *dA, size_t need,
   pthread_mutex_lock (&s->lock);
   while (q->state == 0 && q->ready < need)
     pthread_cond_wait (&s->said, &s->lock);
-  if (q->state != 2 && q->ready >= need)
-    {
-      err = cudaStreamWaitEvent (stream, q->done, 0);
-      if (err == cudaSuccess)
-        err = cudaMemcpyPeerAsync ((char *) dA + *copied, device,
-                                   (const char *) q->dA + *copied, q->device,
-                                   q->ready - *copied, stream);
-      if (err == cudaSuccess)
-        {
-          *copied = q->ready;
-          *fetched = 1;
-        }
-    }
+  const int go = q->state != 2 && q->ready >= need;
+  const size_t upto = q->ready;
+  const void *from = q->dA;
+  const int from_device = q->device;
+  if (go)   /* under the lock: the record made for `ready`, or a later one */
+    err = cudaStreamWaitEvent (stream, q->done, 0);
   pthread_mutex_unlock (&s->lock);
+  if (go && err == cudaSuccess)
+    err = cudaMemcpyPeerAsync ((char *) dA + *copied, device,
+                               (const char *) from + *copied, from_device,
+                               upto - *copied, stream);
+  if (go && err == cudaSuccess)
+    {
+      *copied = upto;
+      *fetched = 1;
+    }
   return err;
 }
 
@@ -272,13 +275,15 @@ peer_ready (int device, int source)
   return known[device][source] > 0;
 }
 
-/* Whether every device of devs can copy from the first.  */
+/* Whether every device of devs can copy from every other (each band
+   copies the others' parts of A).  */
 static int
 all_peers (const int *devs, int count)
 {
-  for (int d = 1; d < count; d++)
-    if (!peer_ready (devs[d], devs[0]))
-      return 0;
+  for (int d = 0; d < count; d++)
+    for (int e = 0; e < count; e++)
+      if (d != e && !peer_ready (devs[d], devs[e]))
+        return 0;
   return 1;
 }
 
@@ -300,10 +305,14 @@ band_run (void *arg)
 {
   band *b = (band *) arg;
   const double t0 = gt_now ();
+  gt_ctx_defer_resets (1);
   b->st = gt_device_product (b->device, &b->part, b->interrupted);
+  gt_ctx_defer_resets (0);
   b->seconds = gt_now () - t0;
-  if (b->part.shared_a)   /* never leave the others waiting */
-    gt_shared_a_abandon (b->part.shared_a, b->part.a_part);
+  /* never leave the others waiting; after a failure, copy nothing more
+     from this device */
+  if (b->part.shared_a)
+    gt_shared_a_abandon (b->part.shared_a, b->part.a_part, b->st != GT_OK);
   if (b->st != GT_OK)
     snprintf (b->text, sizeof b->text, "%s", gt_error_text ());
   return NULL;
@@ -477,7 +486,7 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
       /* a band run only after the first ends cannot hand its part on in
          time: the others take that part through the host */
       if (!b[i].threaded && b[i].part.shared_a)
-        gt_shared_a_abandon (&shared, i);
+        gt_shared_a_abandon (&shared, i, 0);
     }
   band_run (&b[0]);
   for (int i = 1; i < used; i++)
@@ -487,6 +496,7 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
       else
         band_run (&b[i]);
     }
+  gt_ctx_reset_lost ();   /* no band copies from a lost device now */
   const gt_status st = bands_finish (b, used, interrupted);
   pthread_cond_destroy (&shared.said);
   pthread_mutex_destroy (&shared.lock);

@@ -75,9 +75,10 @@ void gt_shared_a_columns (const gt_shared_a *s, int i, size_t *k0,
 cudaError_t gt_shared_a_advance (gt_shared_a *s, int i, int device,
                                  const void *dA, size_t ready, int last,
                                  cudaEvent_t done, cudaStream_t stream);
-/* Part i will be handed on no further (its band took another path, or
-   failed).  */
-void gt_shared_a_abandon (gt_shared_a *s, int i);
+/* Part i will be handed on no further (its band took another path), or
+   (failed) not at all, even where all of it was: its band failed, and no
+   band is to copy from that device again.  */
+void gt_shared_a_abandon (gt_shared_a *s, int i, int failed);
 
 /* Another band: part i of A up to byte `need` into dA, up to *copied
    already there; waits on the host until the part's band has queued that
