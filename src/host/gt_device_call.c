@@ -28,7 +28,7 @@ gt_mtimes_device (gt_type type, const void *A, size_t lda, const void *B,
       && ((uintptr_t) A % es || (uintptr_t) B % es || (uintptr_t) C % es))
     return gt_fail (GT_ERR_ARG, "complex operands must be aligned to their "
                                 "elements (%zu bytes)", es);
-  const int repack = !complex && gt_needs_repack (type, A, lda, B, ldb);
+  const int repack = complex ? 0 : gt_needs_repack (type, A, lda, B, ldb);
   const gt_plan plan = gt_plan_for (type, m, n, k, tile, repack);
   if (plan.kernel == 0)
     return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",

@@ -522,6 +522,10 @@ struct k9_shape
                                  * sizeof (double);
   /* its row in the per-device caches of the doubles' shapes */
   static constexpr int CACHE = BM == K9_BM ? 0 : 1;
+  /* 16-byte copies through L1 as well: the small blocks (two an SM, and
+     L1 beside their shared memory) read the operands' 8-byte copies,
+     which go through L1, faster than 16-byte ones that bypass it */
+  static constexpr bool L1 = THREADS < 512;
   /* k9_cluster_sum's 32 doubles a thread fit in the stages */
   static_assert (32 * THREADS <= K9_D_STAGES * STAGE, "cluster sums");
   static_assert (WN == 1 || WN == 2 || WN == 4 || WN == 8, "A's passes");
@@ -534,13 +538,16 @@ static_assert (k9_large::BM == K9_BM && k9_large::BN == K9_BN
                && k9_large::LDA == K9_LDA, "the singles' tile");
 
 /* An 8- or 16-byte cp.async, the first `bytes` of it from src, the rest
-   zero (bytes 0: all zero, src not read).  */
+   zero (bytes 0: all zero, src not read); l1: 16 bytes through L1 too.  */
 __device__ __forceinline__ void
-k9_cp (void *dst, const void *src, int size, int bytes)
+k9_cp (void *dst, const void *src, int size, int bytes, bool l1 = false)
 {
 #if K9_ARCH
   const unsigned d = k9_saddr (dst);
-  if (size == 16)
+  if (size == 16 && l1)
+    asm volatile ("cp.async.ca.shared.global [%0], [%1], 16, %2;\n"
+                  :: "r"(d), "l"(src), "r"(bytes) : "memory");
+  else if (size == 16)
     asm volatile ("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
                   :: "r"(d), "l"(src), "r"(bytes) : "memory");
   else
@@ -555,20 +562,35 @@ k9_cp (void *dst, const void *src, int size, int bytes)
    + KA v (KA = THREADS / RA k rows a pass, 32 / KA passes); 16-byte
    pieces of B's columns tid / 16 + CB r (CB = THREADS / 16 columns a
    pass, BN / CB passes) at k 2 (tid % 16).  Each issue ends with the
-   thread's arrival on the buffer's full barrier once its copies land.  */
-template <typename S>
+   thread's arrival on the buffer's full barrier once its copies land.
+   An operand whose leading dimension is odd (an odd m or k, as Octave
+   stores it) starts every other column 8 bytes past a 16-byte boundary.
+   Such a column is copied in 16-byte pieces from the boundary before it
+   and kept one word further on in shared memory (A: AODD, its k rows of
+   odd k: ODD bit 0; B: its odd columns, bit 1), one piece more where it
+   is shifted; the fragments' reads shift with it (k9_step_d).  The modes
+   are template arguments: as run-time values, their state cost the large
+   blocks registers (spills) and 10-25% of their speed on aligned
+   operands.  The small blocks keep odd operands in 8-byte copies
+   (k9_d_odd), as they do an operand whose own start is not 16-byte
+   aligned; then a thread's words are RA rows (A) or 16 k (B) apart
+   instead of side by side, so that each copy instruction of a warp reads
+   consecutive words.  */
+template <typename S, int ODD = 0>
 struct k9_d_copier
 {
+  static constexpr bool AODD = ODD & 1, BODD = ODD & 2;
   static constexpr int RA = S::BM / 4, KA = S::THREADS / RA, PA = K9_BK / KA;
   static constexpr int CB = S::THREADS / 16, PB = S::BN / CB;
   static_assert (PA * KA == K9_BK && PB * CB == S::BN && PB <= 32,
                  "a stage's copies");
   const double *pa, *pb;   /* the next stage's */
   size_t ak, bc;           /* KA k rows of A, CB columns of B */
-  int a_rows;              /* rows of A inside, of the thread's 4 */
+  int a_rows;              /* rows of A inside, of the thread's 4 (6) */
   unsigned b_cols;         /* bit r: column piece r inside */
   int ka_left, kb_left;    /* k left from the thread's first */
-  bool va, vb;
+  bool va, vb;             /* 16-byte pieces (or shifted ones) */
+  bool a_extra, b_extra;   /* the piece past a shifted k row, column */
 
   __device__ __forceinline__ void
   init (const double *A, size_t lda, const double *B, size_t ldb,
@@ -576,8 +598,18 @@ struct k9_d_copier
         bool va_, bool vb_)
   {
     const int tid = threadIdx.x;
-    const long long row = m0 + (tid % RA) * 4;
-    a_rows = row < m ? (m - row > 4 ? 4 : (int) (m - row)) : 0;
+    /* aligned: rows row .. row + 3; shifted (k rows of odd k, KA even):
+       from a row earlier, and the last thread of the row 2 more; else
+       row, row + RA, .. row + 3 RA */
+    const int shift = AODD ? (tid / RA) & 1 : 0;
+    const bool whole = AODD || va_;
+    const long long row = m0 - shift + (tid % RA) * (whole ? 4 : 1);
+    a_extra = shift && tid % RA == RA - 1;
+    const int most = a_extra ? 6 : 4;
+    const long long left = m - row, apart = whole ? 1 : RA;
+    a_rows = row < m ? (left > (most - 1) * apart
+                          ? most : (int) ((left + apart - 1) / apart))
+                     : 0;
     pa = A + (a_rows ? row : 0) + (size_t) (tid / RA) * lda;
     ak = KA * lda;
     ka_left = (int) k - tid / RA;
@@ -585,11 +617,16 @@ struct k9_d_copier
     b_cols = 0;
     for (int r = 0; r < PB; r++)
       b_cols |= (col + CB * r < n ? 1u : 0u) << r;
-    pb = B + (size_t) (b_cols ? col : 0) * ldb + (tid % 16) * 2;
+    /* aligned: k, k + 1; shifted (odd columns, CB even): from a k
+       earlier, and the last thread of the column 2 more; else k, k + 16 */
+    vb = BODD || vb_;
+    const int bshift = BODD ? (tid / 16) & 1 : 0;
+    b_extra = bshift && tid % 16 == 15;
+    const int kb = (tid % 16) * (vb ? 2 : 1) - bshift;
+    pb = b_cols ? B + (size_t) col * ldb + kb : B;
     bc = CB * ldb;
-    kb_left = (int) k - (tid % 16) * 2;
+    kb_left = (int) k - kb;
     va = va_;
-    vb = vb_;
   }
 
   __device__ __forceinline__ void
@@ -601,20 +638,30 @@ struct k9_d_copier
       {
         const int have = ka_left > KA * v ? a_rows : 0;
         const double *src = pa + v * ak;
-        double *dst = st + (tid / RA + KA * v) * S::LDA + (tid % RA) * 4;
-        if (va)
+        double *dst = st + (tid / RA + KA * v) * S::LDA
+                      + (tid % RA) * (AODD || va ? 4 : 1);
+        if (AODD || va)
           {
-            k9_cp (dst, have > 0 ? src : pa, 16, have >= 2 ? 16 : 8 * have);
+            k9_cp (dst, have > 0 ? src : pa, 16, have >= 2 ? 16 : 8 * have,
+                   S::L1);
             k9_cp (dst + 2, have > 2 ? src + 2 : pa, 16,
-                   have >= 4 ? 16 : (have > 2 ? 8 : 0));
+                   have >= 4 ? 16 : (have > 2 ? 8 : 0), S::L1);
+            if (AODD && a_extra)
+              k9_cp (dst + 4, have > 4 ? src + 4 : pa, 16,
+                     have >= 6 ? 16 : (have > 4 ? 8 : 0), S::L1);
           }
         else
 #pragma unroll
           for (int e = 0; e < 4; e++)
-            k9_cp (dst + e, e < have ? src + e : pa, 8, e < have ? 8 : 0);
+            k9_cp (dst + RA * e, e < have ? src + RA * e : pa, 8,
+                   e < have ? 8 : 0);
       }
-    const int bk = kb_left >= 2 ? 2 : (kb_left > 0 ? kb_left : 0);
-    double *bd = st + S::A_DBL + (tid / 16) * K9_LDK + (tid % 16) * 2;
+    /* k of the thread's two words inside (and of the piece past them) */
+    const int bk = vb ? (kb_left >= 2 ? 2 : (kb_left > 0 ? kb_left : 0))
+                      : (kb_left > 16 ? 2 : (kb_left > 0 ? 1 : 0));
+    const int be = kb_left >= 4 ? 2 : (kb_left > 2 ? kb_left - 2 : 0);
+    double *bd = st + S::A_DBL + (tid / 16) * K9_LDK
+                 + (tid % 16) * (vb ? 2 : 1);
 #pragma unroll
     for (int r = 0; r < PB; r++)
       {
@@ -622,11 +669,18 @@ struct k9_d_copier
         const double *src = pb + r * bc;
         double *dst = bd + CB * r * K9_LDK;
         if (vb)
-          k9_cp (dst, have ? src : pb, 16, 8 * have);
+          {
+            k9_cp (dst, have ? src : pb, 16, 8 * have, S::L1);
+            if (BODD && b_extra)
+              {
+                const int he = (b_cols >> r) & 1 ? be : 0;
+                k9_cp (dst + 2, he ? src + 2 : pb, 16, 8 * he, S::L1);
+              }
+          }
         else
           {
             k9_cp (dst, have ? src : pb, 8, have > 0 ? 8 : 0);
-            k9_cp (dst + 1, have > 1 ? src + 1 : pb, 8, have > 1 ? 8 : 0);
+            k9_cp (dst + 16, have > 1 ? src + 16 : pb, 8, have > 1 ? 8 : 0);
           }
       }
     pa += PA * ak;
@@ -640,25 +694,36 @@ struct k9_d_copier
   }
 };
 
-/* k9_step with B column by column (Bd[n][K9_LDK]).  */
-template <typename S>
+/* k9_step with B column by column (Bd[n][K9_LDK]).  ODD as k9_d_copier's:
+   bit 0, the k rows of odd k (the lanes of odd t) are a word further on,
+   read 8 bytes at a time; bit 1, the odd columns (the lanes of odd g).  */
+template <typename S, int ODD = 0>
 __device__ __forceinline__ void
 k9_step_d (double (&acc)[2][4][4], const double *st, int ks, int wm, int wn,
            int g, int t)
 {
-  const double *as = st + (8 * ks + t) * S::LDA + wm + 2 * g;
-  const double *bs = st + S::A_DBL + (wn + g) * K9_LDK + 8 * ks + t;
+  constexpr bool AODD = ODD & 1, BODD = ODD & 2;
+  const double *as = st + (8 * ks + t) * S::LDA + wm + 2 * g
+                     + (AODD ? (t & 1) : 0);
+  const double *bs = st + S::A_DBL + (wn + g) * K9_LDK + 8 * ks + t
+                     + (BODD ? (g & 1) : 0);
   double a[2][4], b[4][2];
 #pragma unroll
   for (int i = 0; i < 2; i++)
 #pragma unroll
     for (int h = 0; h < 2; h++)
-      {
-        const double2 v = *reinterpret_cast<const double2 *> (
-          as + 4 * h * S::LDA + 16 * i);
-        a[i][2 * h] = v.x;
-        a[i][2 * h + 1] = v.y;
-      }
+      if constexpr (AODD)
+        {
+          a[i][2 * h] = as[4 * h * S::LDA + 16 * i];
+          a[i][2 * h + 1] = as[4 * h * S::LDA + 16 * i + 1];
+        }
+      else
+        {
+          const double2 v = *reinterpret_cast<const double2 *> (
+            as + 4 * h * S::LDA + 16 * i);
+          a[i][2 * h] = v.x;
+          a[i][2 * h + 1] = v.y;
+        }
   /* B's fragments one at a time, each used as it arrives: the registers
      of all four did not fit beside the accumulators (spills) */
 #pragma unroll
@@ -719,8 +784,10 @@ k9_cluster_sum (double *smem, double (&acc)[2][4][4])
 /* As k9_dmma, on doubles, in blocks of shape S; stage s is in buffer
    s % 3, its fill s / 3.  in_cluster (PART): the pieces of k of grid.z
    are one cluster's, summed by k9_cluster_sum.  Two blocks of the small
-   shape share an SM (launch bounds: their registers allow it).  */
-template <bool PART, typename S>
+   shape share an SM (launch bounds: their registers allow it).  ODD: A
+   (bit 0), B (bit 1) 16-byte aligned with an odd leading dimension
+   (k9_d_copier).  */
+template <bool PART, typename S, int ODD = 0>
 __global__ void __launch_bounds__ (S::THREADS, S::THREADS >= 512 ? 1 : 2)
 k9_dmma_d (const double *__restrict__ A, size_t lda,
            const double *__restrict__ B, size_t ldb, double *__restrict__ C,
@@ -753,7 +820,7 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
   k9_init_barriers (full, empty, K9_D_STAGES, S::THREADS);
   __syncthreads ();   /* the barriers initialized */
   const int nt = (int) ((k + K9_BK - 1) / K9_BK);
-  k9_d_copier<S> cp;
+  k9_d_copier<S, ODD> cp;
   cp.init (A, lda, B, ldb, m, n, k, m0, n0, va, vb);
   for (int s = 0; s < 2 && s < nt; s++)
     cp.issue (k9_smem + s * S::STAGE, &full[s]);
@@ -763,7 +830,7 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
       k9_wait (&full[b], (s / K9_D_STAGES) & 1);
 #pragma unroll
       for (int ks = 0; ks < K9_BK / 8; ks++)
-        k9_step_d<S> (acc, k9_smem + b * S::STAGE, ks, wm, wn, g, t);
+        k9_step_d<S, ODD> (acc, k9_smem + b * S::STAGE, ks, wm, wn, g, t);
       k9_arrive (&empty[b]);
       if (s + 2 < nt)
         {
@@ -785,24 +852,46 @@ k9_dmma_d (const double *__restrict__ A, size_t lda,
 #endif
 }
 
+/* The doubles' kernel in blocks of shape S for operands of ODD
+   (k9_d_copier).  */
+typedef void (*k9_d_kernel_fn) (const double *, size_t, const double *,
+                                size_t, double *, size_t, long long,
+                                long long, long long, bool, bool, bool,
+                                const double *, double *, long long, int,
+                                bool);
+template <bool PART, typename S>
+static k9_d_kernel_fn
+k9_d_kernel (int odd)
+{
+  if constexpr (S::THREADS < 512)
+    return k9_dmma_d<PART, S, 0>;
+  else
+    {
+      static const k9_d_kernel_fn fn[4] = {
+        k9_dmma_d<PART, S, 0>, k9_dmma_d<PART, S, 1>,
+        k9_dmma_d<PART, S, 2>, k9_dmma_d<PART, S, 3> };
+      return fn[odd & 3];
+    }
+}
+
 /* The kernel of input type T in blocks of shape S (the singles' only in
    k9_large), and the index of the pair in the per-device caches below:
-   0 singles, 1 doubles in large blocks, 2 in small.  */
+   0 singles, 1 + 2 ODD doubles in large blocks, 2 + 2 ODD in small.  */
 template <typename T, typename S, bool PART>
 static const void *
-k9_fn (void)
+k9_fn (int odd = 0)
 {
   if constexpr (sizeof (T) == sizeof (double))
-    return (const void *) k9_dmma_d<PART, S>;
+    return (const void *) k9_d_kernel<PART, S> (odd);
   else
     return (const void *) k9_dmma<T, PART>;
 }
 
 template <typename T, typename S>
 static int
-k9_which (void)
+k9_which (int odd = 0)
 {
-  return sizeof (T) == sizeof (float) ? 0 : 1 + S::CACHE;
+  return sizeof (T) == sizeof (float) ? 0 : 1 + S::CACHE + 2 * (odd & 3);
 }
 
 /* Per device and double block shape: 1 + the most pieces of k kernel 9
@@ -815,7 +904,7 @@ static int k9_occupancy_known[2][GT_MAX_DEVICES];
 
 /* Devices where each kernel (k9_which) has been allowed its shared
    memory, per PART; a device reset forgets it.  */
-static unsigned char k9_attr_done[3][2][GT_MAX_DEVICES];
+static unsigned char k9_attr_done[9][2][GT_MAX_DEVICES];
 /* The same for the stream-K kernel, per double block shape.  */
 static unsigned char k9_stream_attr_done[2][GT_MAX_DEVICES];
 
@@ -824,7 +913,7 @@ gt_k9_forget (void)
 {
   for (int d = 0; d < GT_MAX_DEVICES; d++)
     {
-      for (int t = 0; t < 3; t++)
+      for (int t = 0; t < 9; t++)
         for (int part = 0; part < 2; part++)
           __atomic_store_n (&k9_attr_done[t][part][d], 0, __ATOMIC_RELEASE);
       for (int sh = 0; sh < 2; sh++)
@@ -877,6 +966,22 @@ k9_aligned (const T *p, size_t ld)
   return (size_t) p % 16 == 0 && (ld * sizeof (T)) % 16 == 0;
 }
 
+/* k9_d_copier's ODD for doubles A and B in blocks of shape S: bit 0 (A),
+   bit 1 (B) where the matrix is 16-byte aligned and its leading
+   dimension odd.  The large blocks only (H100): on the small ones,
+   shifted A ran 7% and shifted B 16% slower than the 8-byte copies
+   through L1 (the fragments' reads of shifted columns meet bank
+   conflicts two ways, and eight warps an SM do not hide them).  */
+template <typename S>
+static int
+k9_d_odd (const void *A, size_t lda, const void *B, size_t ldb)
+{
+  if (S::THREADS < 512)
+    return 0;
+  return ((size_t) A % 16 == 0 && lda % 2 ? 1 : 0)
+         | ((size_t) B % 16 == 0 && ldb % 2 ? 2 : 0);
+}
+
 /* Kernel 9 on the first `tiles` tiles of C (0: all of them) on a grid of
    `splits` z (each kc of k; pout then holds one m x n of sums per z), or
    (splits 1) the whole of k; doubles in blocks of shape S.  */
@@ -911,20 +1016,22 @@ k9_launch (const T *A, size_t lda, const T *B, size_t ldb, T *C, size_t ldc,
   const bool vc = k9_aligned (C, ldc);
   const dim3 grid ((unsigned) tiles, 1, (unsigned) splits);
   const int dbl = sizeof (T) == sizeof (double);
-  const void *fn = part ? k9_fn<T, S, true> () : k9_fn<T, S, false> ();
+  const int odd = dbl ? k9_d_odd<S> (A, lda, B, ldb) : 0;
+  const void *fn = part ? k9_fn<T, S, true> (odd)
+                        : k9_fn<T, S, false> (odd);
   const size_t smem = dbl ? S::SMEM : K9_SMEM;
-  cudaError_t err = gt_allow_smem_once (fn, smem,
-                                        k9_attr_done[k9_which<T, S> ()][part]);
+  cudaError_t err = gt_allow_smem_once (
+    fn, smem, k9_attr_done[k9_which<T, S> (odd)][part]);
   if (err != cudaSuccess)
     return err;
   if constexpr (sizeof (T) == sizeof (double))
     {
       if (part)
-        k9_dmma_d<true, S><<<grid, S::THREADS, smem, s>>> (
+        k9_d_kernel<true, S> (odd)<<<grid, S::THREADS, smem, s>>> (
           A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, pin, pout, kc, band,
           false);
       else
-        k9_dmma_d<false, S><<<grid, S::THREADS, smem, s>>> (
+        k9_d_kernel<false, S> (odd)<<<grid, S::THREADS, smem, s>>> (
           A, lda, B, ldb, C, ldc, m, n, k, va, vb, vc, NULL, NULL, 0, band,
           false);
     }
@@ -1066,17 +1173,19 @@ k9_split_cluster (long long z, long long kc, const double *A, size_t lda,
   const long long tiles = tiles_m * gt_ceil_div (n, S::BN);
   if (tiles > GT_GRID_X_MAX || k > (size_t) GT_GRID_X_MAX)
     return cudaErrorInvalidValue;
+  const int odd = k9_d_odd<S> (A, lda, B, ldb);
+  const k9_d_kernel_fn fn = k9_d_kernel<true, S> (odd);
   const cudaError_t err = gt_allow_smem_once (
-    (const void *) k9_dmma_d<true, S>, S::SMEM,
-    k9_attr_done[k9_which<double, S> ()][1]);
+    (const void *) fn, S::SMEM,
+    k9_attr_done[k9_which<double, S> (odd)][1]);
   if (err != cudaSuccess)
     return err;
   return gt_launch_cluster (
-    k9_dmma_d<true, S>, dim3 ((unsigned) tiles, 1, (unsigned) z),
-    S::THREADS, S::SMEM, 2, (int) z, s, A, lda, B, ldb, C, ldc,
-    (long long) m, (long long) n, (long long) k, k9_aligned (A, lda),
-    k9_aligned (B, ldb), k9_aligned (C, ldc), (const double *) NULL,
-    (double *) NULL, kc, (int) K9_BAND, true);
+    fn, dim3 ((unsigned) tiles, 1, (unsigned) z), S::THREADS, S::SMEM, 2,
+    (int) z, s, A, lda, B, ldb, C, ldc, (long long) m, (long long) n,
+    (long long) k, k9_aligned (A, lda), k9_aligned (B, ldb),
+    k9_aligned (C, ldc), (const double *) NULL, (double *) NULL, kc,
+    (int) K9_BAND, true);
 }
 
 static size_t

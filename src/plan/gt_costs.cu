@@ -139,12 +139,23 @@ k9_d_sums_cost (double z, size_t m, size_t n)
   return 16.0 * z * mn * K9_D_PER_BYTE + K9_D_LAUNCH
          + z * ceil (mn / (f->sms * 16.0 * 256.0)) * K9_D_REDUCE_STEP;
 }
-/* Kernel 9 reads unaligned doubles 8 bytes at a time: H100, 4097^3 as it
-   is took 4.27 ms, copied to aligned scratch first 3.12 ms with the
-   copies; but 1409x3000x777 (3 pieces, two rounds) 234 us as it is and
-   266 us copied.  The copies are taken where they cost less than this
-   slowdown, a compromise of the two.  */
+/* Kernel 9 reads doubles whose start is not 16-byte aligned 8 bytes at
+   a time: H100, 4097^3 as it is took 4.27 ms, copied to aligned scratch
+   first 3.12 ms with the copies; but 1409x3000x777 (3 pieces, two
+   rounds) 234 us as it is and 266 us copied.  The copies are taken where
+   they cost less than this slowdown, a compromise of the two.  Aligned
+   starts with odd leading dimensions (gt_needs_repack's 2) it reads in
+   shifted 16-byte pieces on its large tiles, in 8-byte copies through L1
+   on its small ones: 0-4% slower than even ones (H100, 1409x3000x777,
+   1410x3001x778, 1409x3001x777 against 1410x3000x777).  */
 #define K9_D_UNALIGNED 1.15
+#define K9_D_ODD 1.03
+
+static double
+k9_as_is (int repack)
+{
+  return repack == 2 ? K9_D_ODD : K9_D_UNALIGNED;
+}
 
 /* The copies of unaligned double operands: the bytes they move (read
    and write), at kernel 8's rate for its own passes.  */
@@ -625,7 +636,7 @@ family_with_strips (const k8_family *family, gt_type type, size_t m,
       if (t & 4)
         {
           f.copies = 0;
-          f.efficiency /= K9_D_UNALIGNED;
+          f.efficiency /= k9_as_is (repack);
         }
       const k8_family *fam = &f;
       const size_t er = (t & 1) ? em : 0, ec = (t & 2) ? en : 0;
@@ -657,7 +668,7 @@ family_with_strips (const k8_family *family, gt_type type, size_t m,
           if (copies)
             ct += k9_copies_cost (cm, cn, k);
           else if (t & 4)
-            ct *= K9_D_UNALIGNED;
+            ct *= k9_as_is (repack);
           if (ct < cost)
             {
               cost = ct;
@@ -726,8 +737,8 @@ gt_cost_k8 (gt_plan *p, size_t m, size_t n, size_t k, int repack)
 
 /* One of k9_splits' candidates: kernel 9 in tiles of `tile` (0: large),
    k split sp ways; v: bit 0 within a cluster (at most cmax), bit 1
-   unaligned doubles read as they are (copies: they would be copied).
-   *p and *best replaced where it costs less.  */
+   unaligned doubles read as they are (copies, gt_needs_repack's value:
+   they would be copied).  *p and *best replaced where it costs less.  */
 static void
 k9_try_split (gt_plan *p, double *best, size_t m, size_t n, size_t k,
               int tile, int sp, int v, int copies, int cmax)
@@ -740,7 +751,7 @@ k9_try_split (gt_plan *p, double *best, size_t m, size_t n, size_t k,
     return;
   const double cost = (tile ? k9_small_cost (m, n, k, sp, cl)
                             : k9_split_cost (p->type, m, n, k, sp, cl))
-                      * (copies && !cp ? K9_D_UNALIGNED : 1.0)
+                      * (copies && !cp ? k9_as_is (copies) : 1.0)
                       + (cp ? k9_copies_cost (m, n, k) : 0.0);
   if (!(cost < *best))
     return;
@@ -766,7 +777,7 @@ k9_splits (gt_plan *p, double *best, size_t m, size_t n, size_t k,
 {
   const int dbl = p->type == GT_DOUBLE;
   const int most = dbl ? K9_MAX_SPLITS_D : K9_MAX_SPLITS;
-  const int copies = dbl && repack;
+  const int copies = dbl ? repack : 0;   /* gt_needs_repack's value */
   const int every = dbl ? 16 : 1;
   const int small = dbl && gt_k9_occupancy (GT_K9_SMALL_TILE) >= 2;
   for (int tile = large ? 0 : 1; tile <= small; tile++)

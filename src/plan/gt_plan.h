@@ -164,7 +164,9 @@ gt_ld_16 (size_t es, size_t rows)
 
 /* Nonzero when A or B is not 16-byte aligned with ld a multiple of 16
    bytes' worth of elements (gt_ld_16): the fast kernels then copy them
-   first.  */
+   first, or read them more slowly.  2: doubles with 16-byte aligned
+   starts, whose odd leading dimensions kernel 9 takes as they are at
+   nearly the aligned speed.  */
 int gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
                      size_t ldb);
 
