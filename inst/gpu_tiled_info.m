@@ -29,6 +29,10 @@
 ## @itemx cached_pinned_memory
 ## bytes of device and page-locked host memory that @code{gpu_tiled_mtimes}
 ## keeps between calls; @code{gpu_tiled_reset} releases them.
+## @item memory_retries
+## products that ran out of the device's memory in the middle of a call
+## and went on, in blocks that fit or (part of a product split over
+## several devices) on another device, since the device was set up.
 ## @item driver_version
 ## @itemx runtime_version
 ## CUDA driver and (statically linked) runtime versions, e.g. 13000.
@@ -131,7 +135,7 @@ endfunction
 %! assert (isstruct (s));
 %! for f = {"usable", "reason", "device", "name", "compute_capability", ...
 %!          "multiprocessors", "total_memory", "free_memory", ...
-%!          "cached_device_memory", "cached_pinned_memory", ...
+%!          "cached_device_memory", "cached_pinned_memory", "memory_retries", ...
 %!          "driver_version", "runtime_version", "build_archs", ...
 %!          "device_count", "devices", "devices_used", "crossover", ...
 %!          "emulation"}

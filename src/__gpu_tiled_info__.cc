@@ -26,6 +26,7 @@ assign_device (octave_scalar_map& s, const gt_info& info)
             static_cast<double> (info.cached_device_bytes));
   s.assign ("cached_pinned_memory",
             static_cast<double> (info.cached_pinned_bytes));
+  s.assign ("memory_retries", static_cast<double> (info.memory_retries));
 }
 
 // Every device the driver shows, one element each.

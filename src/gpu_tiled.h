@@ -75,6 +75,10 @@ typedef struct
   size_t total_bytes, free_bytes;
   size_t cached_device_bytes;  /* buffers kept between calls */
   size_t cached_pinned_bytes;  /* page-locked staging kept between calls */
+  unsigned long memory_retries;  /* products that ran out of this device's
+                                    memory midway and went on, in blocks
+                                    or (a band of a split) on another
+                                    device, since it was set up */
   int driver_version, runtime_version;
   char build_archs[128];       /* architectures compiled in */
 } gt_info;

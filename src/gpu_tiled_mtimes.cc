@@ -1307,6 +1307,46 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   unsetenv ("GPU_TILED_SPLIT");
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
+%!testif ; gpu
+%! ## a device out of memory in the middle of a call (GPU_TILED_TEST_FAIL
+%! ## D:memory) goes on in blocks: the product is right
+%! A = randn (1500, 1400, "single");  B = randn (1400, 1300, "single");
+%! devs = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_TEST_FAIL", sprintf ("%d:memory", devs(1)));
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   check_default (A, B, "out of memory in the middle of the call");
+%!   assert (gpu_tiled_info ().devices(devs(1) + 1).memory_retries, 1);
+%!   check_default (A, B, "the call after");
+%!   assert (gpu_tiled_info ().devices(devs(1) + 1).memory_retries, 1);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_TEST_FAIL");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%!testif ; gpu && numel (gpu_tiled_devices ()) > 1
+%! ## one of two devices runs out of memory in the middle of a split call,
+%! ## after its part of A may have been copied from it: its band gives up
+%! ## that part (the other device takes it through the host) and runs
+%! ## again on the other device; the product is right, and the next call
+%! ## works
+%! devs = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_SPLIT", "always");
+%! unwind_protect
+%!   for c = {"single", "double"}
+%!     A = randn (2500, 2000, c{1});  B = randn (2000, 4500, c{1});
+%!     setenv ("GPU_TILED_TEST_FAIL", sprintf ("%d:memory", devs(2)));
+%!     gpu_tiled_reset ();
+%!     check_default (A, B, [c{1} ", a band out of memory midway"]);
+%!     d = gpu_tiled_info ().devices;
+%!     assert ([d(devs(1:2) + 1).memory_retries], [0 1]);
+%!     unsetenv ("GPU_TILED_TEST_FAIL");
+%!     check_default (A, B, [c{1} ", the call after"]);
+%!   endfor
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_TEST_FAIL");
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## each device alone, then both, give the same class and accuracy
 %! devs = gpu_tiled_devices ();

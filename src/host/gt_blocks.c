@@ -174,6 +174,8 @@ gt_device_product (int device, const gt_product *p,
         ctx->opt.test_interrupt--;
     }
   st = gt_product_run (ctx, p, interrupted);
+  if (st == GT_ERR_NO_MEMORY)
+    ctx->memory_retries++;
   /* A band of a split whose buffer is still there ran out of memory after
      the others may have begun copying its part of A from it: the blocks
      would write over it.  It goes back to gt_multi_product, which runs it

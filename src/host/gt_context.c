@@ -436,5 +436,6 @@ gt_device_info (int device, gt_info *info)
   info->cached_device_bytes = c->dev_bytes + c->work_bytes;
   info->cached_pinned_bytes = c->pinned ? (size_t) GT_SLOTS * GT_SLOT_BYTES
                                         : 0;
+  info->memory_retries = c->memory_retries;
   return GT_OK;
 }

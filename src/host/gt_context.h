@@ -33,6 +33,8 @@ typedef struct
   size_t work_bytes;
   unsigned char *pinned;            /* GT_SLOTS * GT_SLOT_BYTES */
   unsigned char *pinned_dev;        /* the same memory, device address */
+  unsigned long memory_retries;     /* products that ran out of memory
+                                       here midway and went on (gt_info) */
 } gt_context;
 
 /* The context of device (GT_DEVICE_DEFAULT or an ordinal), set up on first

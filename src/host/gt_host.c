@@ -564,6 +564,10 @@ test_failure (gt_context *ctx)
   if (ctx->opt.test_fail != ctx->device)
     return GT_OK;
   ctx->opt.test_fail = -1;
+  if (ctx->opt.test_fail_memory)
+    return gt_fail (GT_ERR_NO_MEMORY, "device %d out of memory in the "
+                                      "middle of the call "
+                                      "(GPU_TILED_TEST_FAIL)", ctx->device);
   return gt_fail (GT_ERR_CUDA, "device %d failed in the middle of the call "
                                "(GPU_TILED_TEST_FAIL)", ctx->device);
 }

@@ -18,15 +18,21 @@
 #include "gt_stage.h"
 
 /* A split pays where the kernel time it saves is more than what it adds:
-   each further device needs its own copy of the shared operand, staged
+   a pipeline of its own for each further device, and, where the devices
+   cannot copy from each other, its own copy of the shared operand, staged
    through the host as the other copies are (so counted twice: it takes
-   the host's copy bandwidth from them), and a pipeline of its own.  The
+   the host's copy bandwidth from them).  Between peers each device stages
+   only its part of A and copies the others' device to device: the host
+   moves the same bytes as for one device.  The
    rates are those measured on Hopper hosts (bench/RESULTS.md, "Several
    GPUs"); GPU_TILED_SPLIT=always (read at the first call, and after
    gt_reset) splits every product wide enough, for the tests.  */
-#define SPLIT_KERNEL_RATE 45e12   /* flop/s of one GPU (double; single 55) */
+#define SPLIT_KERNEL_RATE 45e12   /* flop/s of one GPU on doubles */
+#define SPLIT_KERNEL_RATE_S 100e12   /* on singles (kernel 11 from 4096^3) */
 #define SPLIT_HOST_RATE 47e9      /* bytes/s through the pinned staging */
-#define SPLIT_FIXED_S 2e-3        /* a further device's own pipeline */
+/* A further device's own pipeline: two H200s, each split forced, gained
+   from 1.3 ms (double 4096^3, 10.9 -> 9.6 ms) up (bench/RESULTS.md) */
+#define SPLIT_FIXED_S 1e-3
 /* Bands are cut on multiples of this (the widest kernel tile).  */
 #define BAND_STEP 256
 /* Devices whose speeds differ by less than this factor get equal bands.  */
@@ -427,8 +433,8 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
 }
 
 /* Whether splitting p over count devices pays (see SPLIT_KERNEL_RATE);
-   peers: A is handed on device to device as it arrives, not through the
-   host a second time.  */
+   peers: A is shared in parts, device to device, not through the host a
+   second time.  */
 static int
 split_pays (const gt_product *p, int count, int by_cols, int peers)
 {
@@ -439,9 +445,11 @@ split_pays (const gt_product *p, int count, int by_cols, int peers)
   const double shared = by_cols
     ? (double) p->m * p->k * gt_type_size (p->A.type)
     : (double) p->k * p->n * gt_type_size (p->B.type);
+  const int single = gt_type_real (p->type) == GT_SINGLE;
   const double saved = gt_flops (p->type, p->m, p->n, p->k)
-                       / SPLIT_KERNEL_RATE * (1 - 1.0 / count);
-  const double added = (count - 1) * ((peers ? 1 : 2) * shared
+                       / (single ? SPLIT_KERNEL_RATE_S : SPLIT_KERNEL_RATE)
+                       * (1 - 1.0 / count);
+  const double added = (count - 1) * ((peers ? 0 : 2) * shared
                                       / SPLIT_HOST_RATE + SPLIT_FIXED_S);
   return saved > added;
 }

@@ -23,13 +23,16 @@ env_long (const char *name, long otherwise)
 }
 
 /* A device number, -1 where the variable is unset or not one.  */
+/* A device number, optionally followed by `suffix` (*with then 1).  */
 static int
-env_device (const char *name)
+env_device (const char *name, const char *suffix, int *with)
 {
   const char *v = getenv (name);
   char *end = NULL;
   const long d = v && *v ? strtol (v, &end, 10) : -1;
-  return end && *end == 0 && d >= 0 && d < 1 << 20 ? (int) d : -1;
+  *with = end && suffix && !strcmp (end, suffix);
+  return end && (*end == 0 || *with) && d >= 0 && d < 1 << 20 ? (int) d
+                                                              : -1;
 }
 
 static size_t
@@ -85,5 +88,6 @@ gt_options_read (gt_options *o)
                       : (int) env_long ("GPU_TILED_TEST_INTERRUPT", -1);
   if (o->test_interrupt == 0 && getenv ("GPU_TILED_TEST_INTERRUPT"))
     o->test_interrupt = -1;
-  o->test_fail = env_device ("GPU_TILED_TEST_FAIL");
+  o->test_fail = env_device ("GPU_TILED_TEST_FAIL", ":memory",
+                             &o->test_fail_memory);
 }

@@ -39,12 +39,15 @@ typedef struct
      GPU_TILED_TEST_FAIL=D: the next streamed host call's work on device
      D fails once A's copies (and, where the first panel runs in pieces of
      k, its kernels) are queued, as a device failing in the middle of a
-     call would (once per set-up of that device).  */
+     call would (once per set-up of that device); D:memory, the same point
+     reports the device out of memory (one device goes on in blocks; a
+     band of a split gives up its part of A and runs again elsewhere).  */
   size_t device_limit;   /* 0: none */
   int no_ksplit;
   int poison;
   int test_interrupt;    /* calls left to interrupt; -1 every one */
   int test_fail;         /* the device to fail; -1 none */
+  int test_fail_memory;  /* ... as out of memory */
 } gt_options;
 
 void gt_options_read (gt_options *o);

@@ -584,6 +584,10 @@ struct k9_d_copier
   static constexpr int CB = S::THREADS / 16, PB = S::BN / CB;
   static_assert (PA * KA == K9_BK && PB * CB == S::BN && PB <= 32,
                  "a stage's copies");
+  /* a thread's k rows (columns) all of one parity: its shift */
+  static_assert ((!AODD || KA % 2 == 0) && (!BODD || CB % 2 == 0)
+                 && S::BM % 2 == 0 && S::BN % 2 == 0 && K9_BK % 2 == 0,
+                 "shifted copies");
   const double *pa, *pb;   /* the next stage's */
   size_t ak, bc;           /* KA k rows of A, CB columns of B */
   int a_rows;              /* rows of A inside, of the thread's 4 (6) */
