@@ -198,11 +198,14 @@ typed_close (gt_type t, const void *A, size_t lda, const void *B, size_t ldb,
 }
 
 /* One product of type t through gt_mtimes_device, leading dimensions
-   padded by 3 (A), 2 (B) and 5 (C) elements.  */
+   padded by 3 (A), 2 (B) and 5 (C) elements, or (pad 0) none, as Octave
+   stores its matrices.  */
 static int
-typed_product (gt_type t, size_t m, size_t k, size_t n, cudaStream_t s)
+typed_product (gt_type t, size_t m, size_t k, size_t n, int pad,
+               cudaStream_t s)
 {
-  const size_t es = gt_type_size (t), lda = m + 3, ldb = k + 2, ldc = m + 5;
+  const size_t es = gt_type_size (t), lda = m + (pad ? 3 : 0);
+  const size_t ldb = k + (pad ? 2 : 0), ldc = m + (pad ? 5 : 0);
   void *A = malloc (lda * k * es), *B = malloc (ldb * n * es);
   void *C = malloc (ldc * n * es);
   for (size_t i = 0; i < lda * k; i++)
@@ -250,8 +253,21 @@ typed_shapes (cudaStream_t s)
                   gt_type_name (types[t]), cases[i][0], cases[i][1],
                   cases[i][2]);
         check (typed_product (types[t], cases[i][0], cases[i][1],
-                              cases[i][2], s), what);
+                              cases[i][2], 1, s), what);
       }
+  /* doubles with odd leading dimensions (odd m, k or both): kernel 9
+     reads every other column shifted */
+  static const size_t odd[][3] = {
+    { 1409, 200, 777 }, { 1408, 201, 769 }, { 1409, 201, 777 },
+    { 301, 517, 259 },
+  };
+  for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+    {
+      snprintf (what, sizeof what, "double %zux%zux%zu, ld = rows",
+                odd[i][0], odd[i][1], odd[i][2]);
+      check (typed_product (GT_DOUBLE, odd[i][0], odd[i][1], odd[i][2], 0,
+                            s), what);
+    }
 }
 
 static void
