@@ -393,7 +393,9 @@ gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
       p.splits = splits > 1 ? splits : 1;
       p.k9_tile = want->type == GT_DOUBLE
                   && want->k9_tile == GT_K9_SMALL_TILE ? GT_K9_SMALL_TILE : 0;
-      p.repacked = want->type == GT_DOUBLE && repack;
+      /* copied first only where starts are off 16 bytes: odd leading
+         dimensions are read as they are (gt_needs_repack's 2) */
+      p.repacked = want->type == GT_DOUBLE && repack == 1;
       p.streamk = want->type == GT_DOUBLE && want->streamk > 0;
       if (p.streamk)
         p.splits = 1;
