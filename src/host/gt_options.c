@@ -22,8 +22,8 @@ env_long (const char *name, long otherwise)
   return v && *v ? strtol (v, NULL, 10) : otherwise;
 }
 
-/* A device number, -1 where the variable is unset or not one.  */
-/* A device number, optionally followed by `suffix` (*with then 1).  */
+/* A device number, optionally followed by `suffix` (*with then 1); -1
+   where the variable is unset or not one.  */
 static int
 env_device (const char *name, const char *suffix, int *with)
 {

@@ -570,8 +570,8 @@ k9_cp (void *dst, const void *src, int size, int bytes, bool l1 = false)
    odd k: ODD bit 0; B: its odd columns, bit 1), one piece more where it
    is shifted; the fragments' reads shift with it (k9_step_d).  The modes
    are template arguments: as run-time values, their state cost the large
-   blocks registers (spills) and 10-25% of their speed on aligned
-   operands.  The small blocks keep odd operands in 8-byte copies
+   blocks registers (spills) and speed on aligned operands
+   (bench/RESULTS.md).  The small blocks keep odd operands in 8-byte copies
    (k9_d_odd), as they do an operand whose own start is not 16-byte
    aligned; then a thread's words are RA rows (A) or 16 k (B) apart
    instead of side by side, so that each copy instruction of a warp reads
@@ -867,6 +867,7 @@ template <bool PART, typename S>
 static k9_d_kernel_fn
 k9_d_kernel (int odd)
 {
+  /* the small blocks are never shifted (k9_d_odd): not instantiated */
   if constexpr (S::THREADS < 512)
     return k9_dmma_d<PART, S, 0>;
   else
