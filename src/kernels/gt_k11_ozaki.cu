@@ -31,7 +31,11 @@ oz_pow2 (int e)
 #define OZ_THREADS 384   /* one producer warpgroup, two consumers */
 #define OZ_GROUP 8       /* columns of tiles per band (rasterization) */
 #define OZ_STAGE_BYTES ((GT_OZ_TILE_M + GT_OZ_TILE_N) * GT_OZ_TILE_K)
-#define OZ_SMEM_BYTES (OZ_STAGES * OZ_STAGE_BYTES + 1024 + 2 * OZ_STAGES * 8)
+/* the stages, their barriers, then the ring of tile numbers (two and
+   their two barriers each) */
+#define OZ_RING 2
+#define OZ_SMEM_BYTES (OZ_STAGES * OZ_STAGE_BYTES + 1024 + 2 * OZ_STAGES * 8 \
+                       + 2 * OZ_RING * 8 + OZ_RING * 4)
 static_assert (GT_OZ_TILE_K == 128, "one 128-byte swizzle row per stage");
 static_assert (GT_OZ_TILE_N == 128, "two consumer warpgroups of 64 rows");
 static_assert (GT_OZ_TILE_M == 256, "wgmma m64n256k32");
@@ -51,8 +55,9 @@ carve (size_t *at, size_t bytes)
 }
 
 /* After the row and column sums: the Inf/NaN flag, the three totals of
-   oz_choose and its count of blocks done, a double's room each.  */
-#define OZ_SUMS_EXTRA 5
+   oz_choose, its count of blocks done and the products' tile counter, a
+   double's room each.  */
+#define OZ_SUMS_EXTRA 6
 
 extern "C" void
 gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
@@ -91,6 +96,7 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   w->bad = (unsigned *) (d ? d + 2 * (m + n + k) : NULL);
   w->totals = d ? d + 2 * (m + n + k) + 1 : NULL;
   w->arrived = (unsigned *) (d ? d + 2 * (m + n + k) + 4 : NULL);
+  w->next_tile = (unsigned *) (d ? d + 2 * (m + n + k) + 5 : NULL);
   w->a_exp = (int *) (p ? p + ae : NULL);
   w->b_exp = (int *) (p ? p + be : NULL);
   w->choice = (int *) (p ? p + ch : NULL);
@@ -683,7 +689,35 @@ typedef struct
   size_t ldc;
   size_t m, n, mp, np;
   int k_tiles;
+  int tiles;           /* of all planes together */
+  unsigned *next;      /* the tile counter, zero at launch and after */
 } oz_gemm_out;
+
+/* Tile t of a launch: its plane z and the corner (i0, j0) of C.  Tiles go
+   in bands of OZ_GROUP columns of tiles, down the rows within a band: the
+   tiles in flight at once then read a few rows of A's tiles and a few
+   columns of B's, which stay in L2, not all of A.  */
+typedef struct
+{
+  int z;
+  size_t i0, j0;
+} oz_tile;
+
+__device__ __forceinline__ oz_tile
+oz_tile_at (const oz_gemm_out &o, int t)
+{
+  const int tiles_i = (int) (o.mp / GT_OZ_TILE_M);
+  const int tiles_j = (int) (o.np / GT_OZ_TILE_N);
+  oz_tile r;
+  r.z = t / (tiles_i * tiles_j);
+  const int x = t - r.z * tiles_i * tiles_j;
+  const int band = x / (OZ_GROUP * tiles_i);
+  const int width = min (OZ_GROUP, tiles_j - band * OZ_GROUP);
+  const int in_band = x - band * OZ_GROUP * tiles_i;
+  r.i0 = (size_t) (in_band / width) * GT_OZ_TILE_M;
+  r.j0 = (size_t) (band * OZ_GROUP + in_band % width) * GT_OZ_TILE_N;
+  return r;
+}
 
 #if OZ_WGMMA
 /* Residues in [0, P) of one thread's 64 x 256 share, stored two
@@ -726,15 +760,16 @@ oz_store_int32 (const int (&d)[128], const oz_gemm_out &o, size_t i0,
 }
 
 __device__ __forceinline__ void
-oz_epilogue (const int (&d)[128], const oz_gemm_out &o, size_t i0, size_t j0)
+oz_epilogue (const int (&d)[128], const oz_gemm_out &o, int z, size_t i0,
+             size_t j0)
 {
   if (!o.r)
     {
       oz_store_int32 (d, o, i0, j0);
       return;
     }
-  uint8_t *plane = o.r + blockIdx.z * o.plane;
-  switch (blockIdx.z)
+  uint8_t *plane = o.r + z * o.plane;
+  switch (z)
     {
     case 0: oz_store_residues<oz_moduli[0]> (d, o, i0, j0, plane); break;
     case 1: oz_store_residues<oz_moduli[1]> (d, o, i0, j0, plane); break;
@@ -755,39 +790,76 @@ static_assert (GT_OZ_MAX_MODULI == 12, "one epilogue case per modulus");
 #endif
 
 #if OZ_WGMMA
-/* The producer: one thread of warpgroup 0 loads each k tile of A's and
-   B's planes by TMA into the next free stage.  */
+/* The ring through which the producer tells the consumers which tile
+   comes next (o.tiles or more: none).  */
+typedef struct
+{
+  int *tile;
+  uint64_t *full, *empty;
+} oz_ring;
+
+/* The block's next tile from the launch's counter, so that blocks that
+   run faster take more tiles: with a fixed share each, the slowest SM's
+   share was the time of the whole.  Each block takes one number past the
+   last tile; whoever takes the last of those sets the counter back to
+   zero for the next launch.  */
+__device__ __forceinline__ int
+oz_next_tile (const oz_gemm_out &o)
+{
+  const unsigned t = atomicAdd (o.next, 1u);
+  if (t == (unsigned) o.tiles + gridDim.x - 1)
+    atomicExch (o.next, 0u);
+  return (int) t;
+}
+
+/* The producer: one thread of warpgroup 0 takes each tile of the block in
+   turn, passes its number on, and loads its k tiles of A's and B's planes
+   by TMA into the next free stages: the next tile's first stages load
+   while the consumers store the last one's.  */
 __device__ __forceinline__ void
 oz_produce (const CUtensorMap *map_a, const CUtensorMap *map_b,
             const oz_gemm_out &o, uint8_t *s_a, uint8_t *s_b,
-            uint64_t *full, uint64_t *empty, size_t i0, size_t j0)
+            uint64_t *full, uint64_t *empty, const oz_ring &ring)
 {
-  const int row_a = (int) (blockIdx.z * o.mp + i0);
-  const int row_b = (int) (blockIdx.z * o.np + j0);
-  for (int kt = 0, s = 0, phase = 0; kt < o.k_tiles; kt++)
+  int s = 0, phase = 0;
+  for (int u = 0;; u++)
     {
-      oz_mbar_wait (&empty[s], phase ^ 1);
-      oz_mbar_expect (&full[s], OZ_STAGE_BYTES);
-      oz_tma_load (s_a + s * GT_OZ_TILE_M * GT_OZ_TILE_K, map_a, &full[s],
-                   kt * GT_OZ_TILE_K, row_a);
-      oz_tma_load (s_b + s * GT_OZ_TILE_N * GT_OZ_TILE_K, map_b, &full[s],
-                   kt * GT_OZ_TILE_K, row_b);
-      if (++s == OZ_STAGES)
+      const int t = oz_next_tile (o), slot = u % OZ_RING;
+      oz_mbar_wait (&ring.empty[slot], ((u / OZ_RING) & 1) ^ 1);
+      ring.tile[slot] = t;
+      oz_mbar_arrive (&ring.full[slot]);
+      if (t >= o.tiles)
+        return;
+      const oz_tile at = oz_tile_at (o, t);
+      const int row_a = (int) (at.z * o.mp + at.i0);
+      const int row_b = (int) (at.z * o.np + at.j0);
+      for (int kt = 0; kt < o.k_tiles; kt++)
         {
-          s = 0;
-          phase ^= 1;
+          oz_mbar_wait (&empty[s], phase ^ 1);
+          oz_mbar_expect (&full[s], OZ_STAGE_BYTES);
+          oz_tma_load (s_a + s * GT_OZ_TILE_M * GT_OZ_TILE_K, map_a,
+                       &full[s], kt * GT_OZ_TILE_K, row_a);
+          oz_tma_load (s_b + s * GT_OZ_TILE_N * GT_OZ_TILE_K, map_b,
+                       &full[s], kt * GT_OZ_TILE_K, row_b);
+          if (++s == OZ_STAGES)
+            {
+              s = 0;
+              phase ^= 1;
+            }
         }
     }
 }
 
 /* A consumer warpgroup (cw 0 or 1: its 64 rows of B's tile) over all of
-   k, one group of wgmmas in flight: a stage is released once the group
-   after it has been issued and it has completed.  */
+   k of one tile, one group of wgmmas in flight: a stage is released once
+   the group after it has been issued and it has completed, the last once
+   all have.  s and phase go on from tile to tile, as the producer's do.  */
 __device__ __forceinline__ void
 oz_consume (int (&d)[128], int cw, const oz_gemm_out &o, const uint8_t *s_a,
-            const uint8_t *s_b, uint64_t *full, uint64_t *empty)
+            const uint8_t *s_b, uint64_t *full, uint64_t *empty, int &s,
+            int &phase)
 {
-  for (int kt = 0, s = 0, phase = 0; kt < o.k_tiles; kt++)
+  for (int kt = 0; kt < o.k_tiles; kt++)
     {
       oz_mbar_wait (&full[s], phase);
       const uint64_t da = oz_desc (s_b + s * GT_OZ_TILE_N * GT_OZ_TILE_K
@@ -817,13 +889,16 @@ oz_consume (int (&d)[128], int cw, const oz_gemm_out &o, const uint8_t *s_a,
 #pragma unroll
   for (int r = 0; r < 128; r++)
     asm volatile ("" : "+r" (d[r]) :: "memory");
+  if (threadIdx.x % 128 == 0)
+    oz_mbar_arrive (&empty[s == 0 ? OZ_STAGES - 1 : s - 1]);
 }
 #endif
 
-/* One 256 x 128 tile of C for modulus blockIdx.z.  In wgmma's terms the
-   planes of B (128 rows j, two consumers of 64) are its A operand and the
-   planes of A (256 rows i) its B operand, so a thread's neighbouring
-   accumulators are neighbouring rows of column-major C.  */
+/* 256 x 128 tiles of C, one modulus each, as many as the block takes from
+   o.next (one block per SM, persistent).  In wgmma's terms the planes
+   of B (128 rows j, two consumers of 64) are its A operand and the planes
+   of A (256 rows i) its B operand, so a thread's neighbouring accumulators
+   are neighbouring rows of column-major C.  */
 __global__ void __launch_bounds__ (OZ_THREADS, 1)
 oz_gemm (const __grid_constant__ CUtensorMap map_a,
          const __grid_constant__ CUtensorMap map_b, oz_gemm_out o)
@@ -835,23 +910,22 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
   uint8_t *s_b = smem + OZ_STAGES * GT_OZ_TILE_M * GT_OZ_TILE_K; /* 128 x 128 */
   uint64_t *full = (uint64_t *) (smem + OZ_STAGES * OZ_STAGE_BYTES);
   uint64_t *empty = full + OZ_STAGES;
+  oz_ring ring;
+  ring.full = empty + OZ_STAGES;
+  ring.empty = ring.full + OZ_RING;
+  ring.tile = (int *) (ring.empty + OZ_RING);
   const int wg = threadIdx.x / 128;
-  /* Tiles in bands of OZ_GROUP columns of tiles, down the rows within a
-     band: a wave of CTAs then reads a few rows of A's tiles and a few
-     columns of B's, which stay in L2, not all of A.  */
-  const int tiles_i = (int) (o.mp / GT_OZ_TILE_M);
-  const int tiles_j = (int) (o.np / GT_OZ_TILE_N);
-  const int band = blockIdx.x / (OZ_GROUP * tiles_i);
-  const int width = min (OZ_GROUP, tiles_j - band * OZ_GROUP);
-  const int in_band = blockIdx.x - band * OZ_GROUP * tiles_i;
-  const size_t i0 = (size_t) (in_band / width) * GT_OZ_TILE_M;
-  const size_t j0 = (size_t) (band * OZ_GROUP + in_band % width) * GT_OZ_TILE_N;
   if (threadIdx.x == 0)
     {
       for (int s = 0; s < OZ_STAGES; s++)
         {
           oz_mbar_init (&full[s], 1);
           oz_mbar_init (&empty[s], 2);
+        }
+      for (int r = 0; r < OZ_RING; r++)
+        {
+          oz_mbar_init (&ring.full[r], 1);
+          oz_mbar_init (&ring.empty[r], OZ_THREADS - 128);
         }
       asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -860,13 +934,24 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
     {
       asm volatile ("setmaxnreg.dec.sync.aligned.u32 40;");
       if (threadIdx.x == 0)
-        oz_produce (&map_a, &map_b, o, s_a, s_b, full, empty, i0, j0);
+        oz_produce (&map_a, &map_b, o, s_a, s_b, full, empty, ring);
       return;
     }
   asm volatile ("setmaxnreg.inc.sync.aligned.u32 232;");
   int d[128];
-  oz_consume (d, wg - 1, o, s_a, s_b, full, empty);
-  oz_epilogue (d, o, i0, j0 + (wg - 1) * 64);
+  int s = 0, phase = 0;
+  for (int u = 0;; u++)
+    {
+      const int slot = u % OZ_RING;
+      oz_mbar_wait (&ring.full[slot], (u / OZ_RING) & 1);
+      const int t = *(volatile int *) &ring.tile[slot];
+      oz_mbar_arrive (&ring.empty[slot]);
+      if (t >= o.tiles)
+        break;
+      const oz_tile at = oz_tile_at (o, t);
+      oz_consume (d, wg - 1, o, s_a, s_b, full, empty, s, phase);
+      oz_epilogue (d, o, at.z, at.i0, at.j0 + (wg - 1) * 64);
+    }
 #else
   (void) map_a;
   (void) map_b;
@@ -944,9 +1029,15 @@ oz_gemm_launch (const int8_t *a_planes, size_t mp, const int8_t *b_planes,
   if (!oz_map (&ma, a_planes, planes * mp, kp, GT_OZ_TILE_M)
       || !oz_map (&mb, b_planes, planes * np, kp, GT_OZ_TILE_N))
     return cudaErrorInvalidValue;
-  const dim3 grid ((unsigned) (mp / GT_OZ_TILE_M * (np / GT_OZ_TILE_N)), 1,
-                   (unsigned) planes);
-  oz_gemm<<<grid, OZ_THREADS, OZ_SMEM_BYTES, s>>> (ma, mb, *o);
+  int sms = 0;
+  cudaError_t e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+                                          dev);
+  if (e != cudaSuccess)
+    return e;
+  oz_gemm_out on = *o;
+  on.tiles = (int) (mp / GT_OZ_TILE_M * (np / GT_OZ_TILE_N)) * planes;
+  oz_gemm<<<(unsigned) (on.tiles < sms ? on.tiles : sms), OZ_THREADS,
+            OZ_SMEM_BYTES, s>>> (ma, mb, on);
   return cudaGetLastError ();
 }
 
@@ -959,15 +1050,24 @@ gt_oz_products (const gt_oz_work *w, cudaStream_t s)
   o.plane = w->ldr * w->n;
   o.m = w->m;  o.n = w->n;  o.mp = w->mp;  o.np = w->np;
   o.k_tiles = (int) (w->kp / GT_OZ_TILE_K);
+  o.next = w->next_tile;
   return oz_gemm_launch (w->a_planes, w->mp, w->b_planes, w->np, w->kp,
                          w->moduli, &o, s);
 }
+
+/* The benchmark's INT8 product has no scratch: its tile counter is this
+   (one per device; the benchmark runs one product at a time).  */
+__device__ unsigned oz_bench_next_tile;
 
 extern "C" cudaError_t
 gt_oz_int8_gemm (const int8_t *At, const int8_t *Bt, int32_t *C, size_t ldc,
                  size_t m, size_t n, size_t kp, cudaStream_t s)
 {
   oz_gemm_out o = {};
+  cudaError_t e = cudaGetSymbolAddress ((void **) &o.next,
+                                        oz_bench_next_tile);
+  if (e != cudaSuccess)
+    return e;
   o.c = C;
   o.ldc = ldc;
   o.m = m;  o.n = n;  o.mp = m;  o.np = n;

@@ -59,6 +59,7 @@ typedef struct
   double *totals;      /* ||A||_F^2, ||B||_F^2, sum_h of the products of
                           A's column and B's row sums */
   unsigned *arrived;   /* blocks of the choice done */
+  unsigned *next_tile; /* the products' tile counter: zero between launches */
   int *a_exp;          /* m: row i of A is scaled by 2^a_exp[i] */
   int *b_exp;          /* n: column j of B by 2^b_exp[j] */
   int *choice;         /* the scan's choice of moduli, 0: none will do */
