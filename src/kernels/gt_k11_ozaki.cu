@@ -798,33 +798,38 @@ typedef struct
   uint64_t *full, *empty;
 } oz_ring;
 
-/* The block's next tile from the launch's counter, so that blocks that
-   run faster take more tiles: with a fixed share each, the slowest SM's
-   share was the time of the whole.  Each block takes one number past the
-   last tile; whoever takes the last of those sets the counter back to
-   zero for the next launch.  */
+/* The block's next tile after its first (blockIdx.x), from the launch's
+   counter, so that blocks that run faster take more tiles: with a fixed
+   share each, the slowest SM's share was the time of the whole.  Each
+   block takes one number that is past the last tile, so the counter is
+   asked o.tiles times in all; the last to ask sets it back to zero for
+   the next launch.  */
 __device__ __forceinline__ int
 oz_next_tile (const oz_gemm_out &o)
 {
-  const unsigned t = atomicAdd (o.next, 1u);
-  if (t == (unsigned) o.tiles + gridDim.x - 1)
+  const unsigned c = atomicAdd (o.next, 1u);
+  if (c == (unsigned) o.tiles - 1)
     atomicExch (o.next, 0u);
-  return (int) t;
+  return (int) (gridDim.x + c);
 }
 
 /* The producer: one thread of warpgroup 0 takes each tile of the block in
    turn, passes its number on, and loads its k tiles of A's and B's planes
    by TMA into the next free stages: the next tile's first stages load
-   while the consumers store the last one's.  */
+   while the consumers store the last one's.  The next tile's number is
+   asked for OZ_STAGES loads before the last, so that the counter's
+   round trip does not hold up those first stages.  */
 __device__ __forceinline__ void
 oz_produce (const CUtensorMap *map_a, const CUtensorMap *map_b,
             const oz_gemm_out &o, uint8_t *s_a, uint8_t *s_b,
             uint64_t *full, uint64_t *empty, const oz_ring &ring)
 {
+  const int ask_at = o.k_tiles > OZ_STAGES ? o.k_tiles - OZ_STAGES : 0;
   int s = 0, phase = 0;
+  int t = blockIdx.x;
   for (int u = 0;; u++)
     {
-      const int t = oz_next_tile (o), slot = u % OZ_RING;
+      const int slot = u % OZ_RING;
       oz_mbar_wait (&ring.empty[slot], ((u / OZ_RING) & 1) ^ 1);
       ring.tile[slot] = t;
       oz_mbar_arrive (&ring.full[slot]);
@@ -835,6 +840,8 @@ oz_produce (const CUtensorMap *map_a, const CUtensorMap *map_b,
       const int row_b = (int) (at.z * o.np + at.j0);
       for (int kt = 0; kt < o.k_tiles; kt++)
         {
+          if (kt == ask_at)
+            t = oz_next_tile (o);
           oz_mbar_wait (&empty[s], phase ^ 1);
           oz_mbar_expect (&full[s], OZ_STAGE_BYTES);
           oz_tma_load (s_a + s * GT_OZ_TILE_M * GT_OZ_TILE_K, map_a,
@@ -925,7 +932,7 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
       for (int r = 0; r < OZ_RING; r++)
         {
           oz_mbar_init (&ring.full[r], 1);
-          oz_mbar_init (&ring.empty[r], OZ_THREADS - 128);
+          oz_mbar_init (&ring.empty[r], (OZ_THREADS - 128) / 32);
         }
       asm volatile ("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -945,7 +952,9 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
       const int slot = u % OZ_RING;
       oz_mbar_wait (&ring.full[slot], (u / OZ_RING) & 1);
       const int t = *(volatile int *) &ring.tile[slot];
-      oz_mbar_arrive (&ring.empty[slot]);
+      __syncwarp ();
+      if (threadIdx.x % 32 == 0)
+        oz_mbar_arrive (&ring.empty[slot]);
       if (t >= o.tiles)
         break;
       const oz_tile at = oz_tile_at (o, t);
