@@ -436,9 +436,13 @@ gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k, int only_cfg,
           const double rounds = per_sm <= occ ? 1.0 : per_sm / occ;
           /* time of a round on one SM, in flop units; the 128x64x32
              advantage was measured on full grids and long k only */
+          /* a configuration kept out of the default choice (0) is
+             priced as the unit where it is asked for: at 0 its cost was
+             infinite and the plan fell back to configuration 0 */
+          const double base = cfg_efficiency[c] > 0.0 ? cfg_efficiency[c]
+                                                       : 1.0;
           const double eff = rounds > 1.0 && kc >= K4_LONG_K
-                             ? cfg_efficiency[c]
-                             : fmin (cfg_efficiency[c], 1.0);
+                             ? base : fmin (base, 1.0);
           double cost = rounds * occ * (double) bm * bn * kc / eff;
           if (s > 1)   /* partials written, read back, and the reduce launch */
             cost += (double) s * m * n * 8.0 * FLOP_PER_SM_PER_BYTE
