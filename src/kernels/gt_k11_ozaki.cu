@@ -9,6 +9,7 @@
 #include <cudaTypedefs.h>
 #include <math.h>
 #include "gt_k11_ozaki.h"
+#include "gt_plan.h"   /* gt_device_props_current */
 
 /* Pairwise coprime; N moduli are the first N.  One list for the host,
    the scan's choice on the device and the epilogues' constant moduli.  */
@@ -1038,14 +1039,12 @@ oz_gemm_launch (const int8_t *a_planes, size_t mp, const int8_t *b_planes,
   if (!oz_map (&ma, a_planes, planes * mp, kp, GT_OZ_TILE_M)
       || !oz_map (&mb, b_planes, planes * np, kp, GT_OZ_TILE_N))
     return cudaErrorInvalidValue;
-  int sms = 0;
-  cudaError_t e = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
-                                          dev);
-  if (e != cudaSuccess)
-    return e;
+  const gt_device_props *d = gt_device_props_current ();
+  if (!d)
+    return cudaErrorInvalidDevice;
   oz_gemm_out on = *o;
   on.tiles = (int) (mp / GT_OZ_TILE_M * (np / GT_OZ_TILE_N)) * planes;
-  oz_gemm<<<(unsigned) (on.tiles < sms ? on.tiles : sms), OZ_THREADS,
+  oz_gemm<<<(unsigned) (on.tiles < d->sms ? on.tiles : d->sms), OZ_THREADS,
             OZ_SMEM_BYTES, s>>> (ma, mb, on);
   return cudaGetLastError ();
 }
