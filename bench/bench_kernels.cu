@@ -559,7 +559,7 @@ fixed (int kernel, int splits, int variant, const problem *p, int repack)
   gt_plan want = gt_plan_make (GT_SINGLE, kernel);
   want.splits = splits;
   want.k4_config = kernel == GT_K4_ASYNC || kernel == GT_K5_SPLITK
-                   ? variant : GT_CHOOSE;
+                   || kernel == GT_K12_THIN ? variant : GT_CHOOSE;
   want.k8_mode = kernel == GT_K8_WIDE ? variant : GT_CHOOSE;
   want.min_blocks = kernel == GT_K7_REGDB ? variant : GT_CHOOSE;
   want.cluster = kernel == GT_K6_GEMV ? variant : GT_CHOOSE;
@@ -581,6 +581,9 @@ bench_run (const gt_plan *plan, const float *A, const float *B,
                              s);
     case GT_K3_VECTOR:
       return gt_k3_vector (A, p->m, B, p->k, p->C, p->m, p->m, p->n, p->k, s);
+    case GT_K12_THIN:
+      return gt_k12_thin (plan->k4_config, A, p->m, B, p->k, p->C, p->m,
+                          p->m, p->n, p->k, p->work, s);
     case GT_K7_REGDB:
       return gt_k7_regdb (plan->min_blocks, A, p->m, B, p->k, p->C, p->m,
                           p->m, p->n, p->k, s);
@@ -644,6 +647,13 @@ list_variants (variant *vs, const problem *p, int repack, const options *o)
       snprintf (vs[nv].name, sizeof vs[nv].name, "k4_cfg%d", c);
       vs[nv++].plan = fixed (GT_K4_ASYNC, 1, c, p, repack);
     }
+  if (p->k <= GT_K12_KMAX)
+    for (int c = 0; c < GT_K12_CONFIG_COUNT; c++)
+      {
+        snprintf (vs[nv].name, sizeof vs[nv].name, "k12_cfg%d", c);
+        vs[nv].plan = fixed (GT_K12_THIN, 1, c, p, repack);
+        vs[nv++].plan.work_bytes = gt_k12_work_bytes (p->m, p->k, repack);
+      }
   strcpy (vs[nv].name, "k5_splitk");
   vs[nv++].plan = fixed (GT_K5_SPLITK, 0, GT_CHOOSE, p, repack);
   /* the same pieces through device memory and gt_k5_reduce, where the
@@ -768,7 +778,8 @@ plan_note (const variant *v)
     snprintf (note, sizeof note, "  (kernel %d %s %d splits %d%s)",
               p->kernel, p->kernel == GT_K8_WIDE ? "mode" : "cfg",
               p->kernel == GT_K8_WIDE ? p->k8_mode
-              : (p->kernel <= GT_K5_SPLITK ? p->k4_config : 0),
+              : p->kernel <= GT_K5_SPLITK ? p->k4_config
+              : p->kernel == GT_K12_THIN ? p->k4_config : 0,
               p->splits, edge_note (p));
   return note;
 }

@@ -790,6 +790,12 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   check_product (s(1), s(2), s(3), 0);
 %! endfor
 %!testif ; gpu
+%! ## k at most 64 over many tiles: kernel 4's 128x64x16 tiles at four
+%! ## blocks an SM, edges in every dimension
+%! for s = [70001 50 100; 65537 63 129; 4097 16 4095; 2049 1 3001; 100001 64 65; 3001 31 2999]'
+%!   check_product (s(1), s(2), s(3), 0);
+%! endfor
+%!testif ; gpu
 %! ## the kernel issue's shapes, default path
 %! for s = [256 256 256; 512 512 512; 1000 1000 1000; 2048 2048 2048; 4097 4097 4097; 3000 700 5000; 65536 64 64; 64 65536 64; 128 65536 128; 1 4096 4096; 4096 4096 1]'
 %!   check_product (s(1), s(2), s(3), 0);

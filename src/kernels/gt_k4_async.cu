@@ -278,7 +278,8 @@ k4_repack (const float *__restrict__ src, size_t lds, float *__restrict__ dst,
   X (64, 64, 16, 4, 8, 4, 4)             \
   X (128, 64, 16, 8, 8, 4, 3)            \
   X (128, 64, 32, 8, 8, 3, 2)            \
-  X (128, 128, 32, 8, 8, 3, 2)
+  X (128, 128, 32, 8, 8, 3, 2)          \
+  X (128, 64, 16, 8, 8, 3, 4)
 
 struct k4_entry
 {

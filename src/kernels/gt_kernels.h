@@ -36,7 +36,9 @@ typedef enum
   GT_CFG_128x64 = 4,      /* 8x8 per thread, 128 threads, BK 16, 4 stages */
   GT_CFG_128x64_K32 = 5,  /* 8x8 per thread, 128 threads, BK 32, 3 stages */
   GT_CFG_128x128_K32 = 6, /* 8x8 per thread, 256 threads, BK 32, 3 stages */
-  GT_K4_CONFIG_COUNT = 7
+  GT_CFG_128x64_B4 = 7,   /* 8x8 per thread, 128 threads, BK 16, 3 stages,
+                             four blocks an SM (128 registers) */
+  GT_K4_CONFIG_COUNT = 8
 } gt_k4_config;
 
 /* One launcher per kernel (kernels 2, 3 and 7: bench/kernels).  */

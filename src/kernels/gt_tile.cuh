@@ -42,7 +42,9 @@ struct gt_tile
     col0 = (warp / WARPS_M) * WN + (lane / 8) * TN;
   }
 
-  /* acc += As * Bs over the BK columns of one stage.  */
+  /* acc += As * Bs over the BK columns of one stage; B's columns LDB
+     apart (BK in a stage of its own; kernel 12 keeps all of k).  */
+  template <int LDB = BK>
   __device__ __forceinline__ void
   compute (const float *As, const float *Bs, float (&acc)[TM][TN]) const
   {
@@ -52,7 +54,7 @@ struct gt_tile
         float b[TN][4];
 #pragma unroll
         for (int j = 0; j < TN; j++)
-          gt_lds4 (b[j], Bs + (col0 + j) * BK + kq);
+          gt_lds4 (b[j], Bs + (col0 + j) * LDB + kq);
 #pragma unroll
         for (int q = 0; q < 4; q++)
           {

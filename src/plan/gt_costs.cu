@@ -16,11 +16,20 @@
 /* Relative throughput of one resident block set of each configuration
    (smaller tiles reuse each loaded word less); 0 keeps a configuration
    out of the default choice.  */
+/* Configuration 7 (128x64x16 tiles, three stages, four blocks an SM) where
+   all of k is at most 64, unsplit: H200, same runs, 65536x64x64 in 0.90-0.93
+   of the 64x64x32 tiles' time (one wave of 512 tiles against two of
+   1,024), 131072x64x64 and 65536x64x128 in 0.98-0.99 (bench/RESULTS.md).
+   Not offered elsewhere, where it was not measured.  */
+#define K4_THIN_CFG GT_CFG_128x64_B4
+#define K4_THIN_K 64
+#define K4_THIN_EFFICIENCY 1.03
 /* From H200 measurements at 4096^3 and 8192^3 (bench/RESULTS.md): where
    64x64x32 and 128x64x32 tiles need the same rounds of full SMs, the
    latter ran 2.3-3.7% faster (2048^3, 4096^3, 8192^3).  */
 static const double cfg_efficiency[GT_K4_CONFIG_COUNT] = { 0.86, 1.0, 0.93, 0.93,
-                                                      0.98, 1.025, 0.94 };
+                                                      0.98, 1.025, 0.94,
+                                                      K4_THIN_EFFICIENCY };
 /* That edge needs a long k: it comes from the stages' steady state, and
    with few stages each block's fill and its store of C (twice as large
    on 128x64 tiles) weigh more.  At 65536x64x64 (two stages) 64x64x32
@@ -427,6 +436,9 @@ gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k, int only_cfg,
           if (only_splits > 0 && (int) s != only_splits)
             continue;
           const double kc = (double) gt_ceil_div (gt_ceil_div (k, s), bk) * bk;
+          const int thin = c == K4_THIN_CFG && only_cfg < 0;
+          if (thin && (s > 1 || kc > K4_THIN_K))
+            continue;
           /* Rounds of resident blocks on the busiest SM: blocks finish at
              different times, so a full SM works through its share
              continuously; an SM with fewer blocks than fit is as slow as
@@ -441,7 +453,7 @@ gt_cost_choose_k4 (gt_type type, size_t m, size_t n, size_t k, int only_cfg,
              infinite and the plan fell back to configuration 0 */
           const double base = cfg_efficiency[c] > 0.0 ? cfg_efficiency[c]
                                                        : 1.0;
-          const double eff = rounds > 1.0 && kc >= K4_LONG_K
+          const double eff = thin || (rounds > 1.0 && kc >= K4_LONG_K)
                              ? base : fmin (base, 1.0);
           double cost = rounds * occ * (double) bm * bn * kc / eff;
           if (s > 1)   /* partials written, read back, and the reduce launch */

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /* Kernels, numbered by technique (each adds to the one before).  Kernels
-   2, 3 and 7 are steps that only the benchmark builds (bench/kernels).  */
+   2, 3, 7 and 12 are steps that only the benchmark builds (bench/kernels).  */
 typedef enum
 {
   GT_K1_CLASSIC = 1,  /* one element per thread, TILE x TILE shared tiles */
@@ -42,7 +42,11 @@ typedef enum
   GT_K11_OZAKI = 11, /* Hopper (sm_90a): singles emulated on the INT8
                          tensor cores by residues, the number of moduli
                          from a scan of the operands (plan/gt_emulate.cu) */
-  GT_KERNEL_ID_END = 12
+  GT_K12_THIN = 12,  /* benchmark: tall, thin products (k <= 64), resident
+                         blocks keeping B's band in shared memory and
+                         streaming strips of A (not kept: slower than
+                         kernel 4, bench/RESULTS.md) */
+  GT_KERNEL_ID_END = 13
 } gt_kernel_id;
 
 /* A field of a wanted plan that the dispatcher is to choose.  */
@@ -61,7 +65,8 @@ typedef struct
                           each m x n x k, where four in one would cost
                           more (gt_dispatch.cu) */
   int tile;            /* kernel 1: 8, 16 or 32 */
-  int k4_config;       /* kernels 4/5: gt_k4_config (gt_kernels.h) */
+  int k4_config;       /* kernels 4/5: gt_k4_config (gt_kernels.h); the
+                          benchmark's kernel 12: its configuration */
   int k8_mode;         /* kernel 8: GT_K8_* bits (gt_kernels.h) */
   int min_blocks;      /* kernel 7: blocks per SM its registers are for */
   int splits;          /* kernels 5, 6, 9: pieces of k, >= 1 */
