@@ -167,16 +167,9 @@ gt_k12_occupancy (int cfg)
   if (seen)
     return seen < 0 ? 0 : seen - 1;
   const k12_entry *e = &k12_table[cfg];
-  int blocks = 0;
-  if (cudaFuncSetAttribute ((const void *) e->fn,
-                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            e->smem) != cudaSuccess
-      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (
-           &blocks, (const void *) e->fn, e->threads, e->smem)
-           != cudaSuccess)
-    blocks = 0;
-  cudaGetLastError ();
-  return gt_device_remember (k12_known[cfg], dev, blocks);
+  return gt_device_remember (
+    k12_known[cfg], dev,
+    gt_blocks_per_sm ((const void *) e->fn, e->threads, e->smem));
 }
 
 extern "C" int

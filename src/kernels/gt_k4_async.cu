@@ -321,15 +321,7 @@ extern "C" int
 gt_k4_occupancy (int cfg)
 {
   const k4_entry *e = &k4_table[cfg];
-  int blocks = 0;
-  if (cudaFuncSetAttribute ((const void *) e->fn,
-                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            e->smem) != cudaSuccess
-      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (
-           &blocks, (const void *) e->fn, e->threads, e->smem)
-           != cudaSuccess)
-    return 0;
-  return blocks;
+  return gt_blocks_per_sm ((const void *) e->fn, e->threads, e->smem);
 }
 
 /* The most pieces of k a configuration can add within a cluster on the

@@ -57,6 +57,22 @@ gt_device_remember (int *known, int dev, int fact)
   return fact;
 }
 
+/* Resident blocks per SM of fn (threads each, smem bytes of dynamic
+   shared memory, which it is allowed first) on the current device; 0
+   where it cannot run or the runtime cannot say (the error cleared).  */
+static inline int
+gt_blocks_per_sm (const void *fn, int threads, int smem)
+{
+  int blocks = 0;
+  if (cudaFuncSetAttribute (fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            smem) != cudaSuccess
+      || cudaOccupancyMaxActiveBlocksPerMultiprocessor (&blocks, fn, threads,
+                                                        smem) != cudaSuccess)
+    blocks = 0;
+  cudaGetLastError ();
+  return blocks;
+}
+
 /* Thread-block clusters (Hopper): the pieces of k of kernels 5, 6 and 9
    added within a cluster through distributed shared memory.
    gt_cluster_max: the most blocks of fn (threads each, smem bytes of
