@@ -41,7 +41,7 @@ typedef enum
   GT_K4_CONFIG_COUNT = 8
 } gt_k4_config;
 
-/* One launcher per kernel (kernels 2, 3 and 7: bench/kernels).  */
+/* One launcher per kernel (kernels 2, 3, 7 and 12: bench/kernels).  */
 cudaError_t gt_k1_classic (int tile, const float *A, size_t lda,
                            const float *B, size_t ldb, float *C, size_t ldc,
                            size_t m, size_t n, size_t k, cudaStream_t s);

@@ -13,17 +13,17 @@
 /* Kernel 8 on 256x128 tiles: both operands by cp.async, 16-k stages.  */
 #define K8_WIDE_MODE (GT_K8_DEFAULT_MODE | GT_K8_K16 | GT_K8_BM256)
 
-/* Relative throughput of one resident block set of each configuration
-   (smaller tiles reuse each loaded word less); 0 keeps a configuration
-   out of the default choice.  */
 /* Configuration 7 (128x64x16 tiles, three stages, four blocks an SM) where
    all of k is at most 64, unsplit: H200, same runs, 65536x64x64 in 0.90-0.93
    of the 64x64x32 tiles' time (one wave of 512 tiles against two of
-   1,024), 131072x64x64 and 65536x64x128 in 0.98-0.99 (bench/RESULTS.md).
+   1,024), 131072x64x64 and 65536x64x128 in 0.96-0.99 (bench/RESULTS.md).
    Not offered elsewhere, where it was not measured.  */
 #define K4_THIN_CFG GT_CFG_128x64_B4
 #define K4_THIN_K 64
 #define K4_THIN_EFFICIENCY 1.03
+/* Relative throughput of one resident block set of each configuration
+   (smaller tiles reuse each loaded word less); 0 keeps a configuration
+   out of the default choice.  */
 /* From H200 measurements at 4096^3 and 8192^3 (bench/RESULTS.md): where
    64x64x32 and 128x64x32 tiles need the same rounds of full SMs, the
    latter ran 2.3-3.7% faster (2048^3, 4096^3, 8192^3).  */
