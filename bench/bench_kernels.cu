@@ -778,8 +778,8 @@ plan_note (const variant *v)
     snprintf (note, sizeof note, "  (kernel %d %s %d splits %d%s)",
               p->kernel, p->kernel == GT_K8_WIDE ? "mode" : "cfg",
               p->kernel == GT_K8_WIDE ? p->k8_mode
-              : p->kernel <= GT_K5_SPLITK ? p->k4_config
-              : p->kernel == GT_K12_THIN ? p->k4_config : 0,
+              : p->kernel <= GT_K5_SPLITK || p->kernel == GT_K12_THIN
+              ? p->k4_config : 0,
               p->splits, edge_note (p));
   return note;
 }

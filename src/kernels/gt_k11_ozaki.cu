@@ -1024,8 +1024,10 @@ oz_gemm_launch (const int8_t *a_planes, size_t mp, const int8_t *b_planes,
                 size_t np, size_t kp, int planes, const oz_gemm_out *o,
                 cudaStream_t s)
 {
-  int dev = 0;
-  cudaGetDevice (&dev);
+  const gt_device_props *d = gt_device_props_current ();
+  if (!d)
+    return cudaErrorInvalidDevice;
+  const int dev = d->device;
   const unsigned long long bit = dev < 64 ? 1ull << dev : 0;
   if (!(__atomic_load_n (&oz_ready, __ATOMIC_RELAXED) & bit))
     {
@@ -1039,9 +1041,6 @@ oz_gemm_launch (const int8_t *a_planes, size_t mp, const int8_t *b_planes,
   if (!oz_map (&ma, a_planes, planes * mp, kp, GT_OZ_TILE_M)
       || !oz_map (&mb, b_planes, planes * np, kp, GT_OZ_TILE_N))
     return cudaErrorInvalidValue;
-  const gt_device_props *d = gt_device_props_current ();
-  if (!d)
-    return cudaErrorInvalidDevice;
   oz_gemm_out on = *o;
   on.tiles = (int) (mp / GT_OZ_TILE_M * (np / GT_OZ_TILE_N)) * planes;
   oz_gemm<<<(unsigned) (on.tiles < d->sms ? on.tiles : d->sms), OZ_THREADS,
