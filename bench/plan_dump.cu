@@ -6,7 +6,9 @@
    and the plan chosen: what to look at when the dispatcher chooses
    wrongly.
      plan_dump --types "m,k,n;..."   the plan of each other type for each
-   shape (complex: four products in one, or three).  */
+   shape (complex: four products in one, or three).
+     plan_dump --panels "m,k,n;..."  each type's panel width of a product
+   streamed from the host, and its panels.  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +71,29 @@ static void types (const char *spec)
         }
     }
 }
+static void panels (const char *spec)
+{
+  static const char *const names[GT_TYPE_COUNT] = { "s", "d", "c", "z" };
+  for (const char *s = spec; s && *s; s = strchr (s, ';') ? strchr (s, ';') + 1 : NULL)
+    {
+      size_t m, k, n;
+      if (sscanf (s, "%zu,%zu,%zu", &m, &k, &n) != 3)
+        break;
+      for (int t = GT_SINGLE; t < GT_TYPE_COUNT; t++)
+        {
+          const size_t w = gt_panel_width ((gt_type) t, m, n, k, 0, 64);
+          printf ("%zu %zu %zu %s: panels of %zu, %zu\n", m, k, n, names[t], w,
+                  (n + w - 1) / w);
+        }
+    }
+}
 int main (int argc, char **argv)
 {
+  if (argc == 3 && !strcmp (argv[1], "--panels"))
+    {
+      panels (argv[2]);
+      return 0;
+    }
   if (argc == 3 && !strcmp (argv[1], "--types"))
     {
       types (argv[2]);

@@ -429,20 +429,17 @@ gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
   return type == GT_DOUBLE ? 2 : 1;
 }
 
-/* Panel width: as many of kernel 8's column tiles as fill its resident
-   blocks without passing them, since one tile more costs a whole round
-   (4096 rows: 1024 columns, 256 of 264 slots; 1152 made 288 tiles and
-   sent the panel to kernel 4); at least an eighth of n, so the first
-   kernel starts early without panels starving the GPU; at most
+/* Panel width of a real product: as many of kernel 8's column tiles as
+   fill its resident blocks without passing them, since one tile more
+   costs a whole round (4096 rows: 1024 columns, 256 of 264 slots; 1152
+   made 288 tiles and sent the panel to kernel 4); at least n / parts, so
+   the first kernel starts early without panels starving the GPU; at most
    max_panels panels.  Products under 32 MiB, vectors and the classic
    kernel go in one panel.  */
-extern "C" size_t
-gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
-                size_t max_panels)
+static size_t
+panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
+             size_t max_panels, size_t parts)
 {
-  if (gt_type_real (type) != type)   /* the planes' real product */
-    return gt_panel_width (gt_type_real (type), 2 * m, n, 2 * k, tile,
-                           max_panels);
   const size_t bytes = (m * k + k * n + m * n) * gt_type_size (type);
   if (tile != GT_TILE_DEFAULT || m == 1 || n == 1 || bytes < (32u << 20)
       || max_panels < 2)
@@ -452,11 +449,33 @@ gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
   const size_t tiles_m = gt_ceil_div (m, tn);
   const size_t fit = (size_t) f->k8_occupancy * (size_t) f->sms / tiles_m;
   size_t w = (fit ? fit : 1) * tn;
-  if (w < n / 8)
-    w = gt_ceil_div (n / 8, tn) * tn;
+  if (w < n / parts)
+    w = gt_ceil_div (n / parts, tn) * tn;
   if (gt_ceil_div (n, w) > (long long) max_panels)
     w = gt_ceil_div (gt_ceil_div (n, max_panels), tn) * tn;
   return w < n ? w : n;
+}
+
+/* Complex products: their planes' real product.  Where that runs on
+   kernel 11 (three products, each scanning and slicing all of A's planes
+   again in every run), in quarters of n rather than eighths: on an H100
+   at 8192^3 panels of an eighth took 5.06 ms each against 3.34 for an
+   eighth of the whole product, quarters 7.84 against 6.67; end to end
+   63-79 ms in eighths, 54-62 in quarters (bench/RESULTS.md).  Real
+   singles keep eighths: their first panel runs on kernel 9's pieces as A
+   arrives, and a wider one gave back what the fewer scans saved.  */
+extern "C" size_t
+gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
+                size_t max_panels)
+{
+  const gt_type r = gt_type_real (type);
+  if (r == type)
+    return panel_width (r, m, n, k, tile, max_panels, 8);
+  size_t parts = 8;
+  if (tile == GT_TILE_DEFAULT && m > 1 && n > 1
+      && gt_plan_for (type, m, n, k, tile, 0).kernel == GT_K11_OZAKI)
+    parts = 4;
+  return panel_width (r, 2 * m, n, 2 * k, tile, max_panels, parts);
 }
 
 extern "C" void
