@@ -892,11 +892,12 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! assert (norm (double (C1) - R, "fro")
 %!         <= 4 * 1999 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
 %!testif ; gpu
-%! ## complex singles on kernel 11 stream in quarters of n (each panel's
-%! ## three products scan and slice all of A's planes again), the last
-%! ## panel narrower than the others; real by complex likewise
-%! A = complex (randn (2047, 1999, "single"), randn (2047, 1999, "single"));
-%! B = complex (randn (1999, 3001, "single"), randn (1999, 3001, "single"));
+%! ## complex singles on kernel 11 with n of 6144 or more stream in panels
+%! ## of a quarter of n or wider (each panel's three products scan and
+%! ## slice all of A's planes again), the last narrower than the others;
+%! ## real by complex likewise
+%! A = complex (randn (1001, 999, "single"), randn (1001, 999, "single"));
+%! B = complex (randn (999, 6500, "single"), randn (999, 6500, "single"));
 %! setenv ("GPU_TILED_EMULATE", "always");
 %! unwind_protect
 %!   gpu_tiled_reset ();
@@ -911,10 +912,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! assert (class (C), "single");  assert (iscomplex (C));
 %! R = double (A) * double (B);
 %! assert (norm (double (C) - R, "fro")
-%!         <= 4 * 1999 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
+%!         <= 4 * 999 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
 %! R = double (real (A)) * double (B);
 %! assert (norm (double (D) - R, "fro")
-%!         <= 4 * 1999 * eps ("single") * norm (double (real (A)), "fro") * norm (double (B), "fro"));
+%!         <= 4 * 999 * eps ("single") * norm (double (real (A)), "fro") * norm (double (B), "fro"));
 %!testif ; gpu
 %! ## repeated calls, shapes growing and shrinking, fresh data each time
 %! for r = 1:20

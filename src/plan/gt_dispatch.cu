@@ -458,12 +458,14 @@ panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
 
 /* Complex products: their planes' real product.  Where that runs on
    kernel 11 (three products, each scanning and slicing all of A's planes
-   again in every run), in quarters of n rather than eighths: on an H100
-   at 8192^3 panels of an eighth took 5.06 ms each against 3.34 for an
-   eighth of the whole product, quarters 7.84 against 6.67; end to end
-   63-79 ms in eighths, 54-62 in quarters (bench/RESULTS.md).  Real
-   singles keep eighths: their first panel runs on kernel 9's pieces as A
-   arrives, and a wider one gave back what the fewer scans saved.  */
+   again in every run) and an eighth of n is 768 columns or more, in
+   quarters of n rather than eighths: on an H100 at 8192^3 panels of an
+   eighth took 5.06 ms each against 3.34 for an eighth of the whole
+   product, quarters 7.84 against 6.67, and the whole call ran 12% faster
+   in quarters (6144^3: 11%); at 4096^3 (eighths of 512) the longer first
+   and last panels cost more than the scans saved, 37% (bench/RESULTS.md).
+   Real singles keep eighths: their first panel runs on kernel 9's pieces
+   as A arrives.  */
 extern "C" size_t
 gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
                 size_t max_panels)
@@ -472,7 +474,7 @@ gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
   if (r == type)
     return panel_width (r, m, n, k, tile, max_panels, 8);
   size_t parts = 8;
-  if (tile == GT_TILE_DEFAULT && m > 1 && n > 1
+  if (tile == GT_TILE_DEFAULT && m > 1 && n / 8 >= 768
       && gt_plan_for (type, m, n, k, tile, 0).kernel == GT_K11_OZAKI)
     parts = 4;
   return panel_width (r, 2 * m, n, 2 * k, tile, max_panels, parts);
