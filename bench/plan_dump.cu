@@ -24,86 +24,70 @@ static void pr (size_t m, size_t k, size_t n, int rp)
           m, k, n, rp, p.kernel, cfg, p.tile, p.splits, p.work_bytes, p.edge_rows, p.edge_cols, p.tail,
           p.tail ? p.tail_splits : 0);
 }
-static void costs (const char *spec)
+/* The next shape "m,k,n" of a spec "m,k,n;m,k,n;...": 0 after the last.  */
+static int next_shape (const char **s, size_t *m, size_t *k, size_t *n)
+{
+  if (!*s || !**s || sscanf (*s, "%zu,%zu,%zu", m, k, n) != 3)
+    return 0;
+  *s = strchr (*s, ';') ? strchr (*s, ';') + 1 : NULL;
+  return 1;
+}
+static const char *const type_names[GT_TYPE_COUNT] = { "s", "d", "c", "z" };
+static void costs (size_t m, size_t k, size_t n)
 {
   int count;
   const gt_kernel_row *rows = gt_registry_rows (&count);
-  for (const char *s = spec; s && *s; s = strchr (s, ';') ? strchr (s, ';') + 1 : NULL)
+  const int rp = 0;
+  printf ("%zu %zu %zu:", m, k, n);
+  const unsigned shape = m == 1 || n == 1 ? GT_SHAPE_VECTOR : GT_SHAPE_MATRIX;
+  for (int i = 0; i < count; i++)
+    if (rows[i].propose && (rows[i].shapes & shape)
+        && gt_row_serves (&rows[i], GT_SINGLE)
+        && (!rows[i].usable || rows[i].usable ()))
+      {
+        gt_plan p = gt_plan_make (GT_SINGLE, rows[i].id);
+        const double c = rows[i].propose (&p, m, n, k, rp);
+        if (c < HUGE_VAL)
+          printf (" %s %.1f", rows[i].name, c * gt_cost_seconds (rp) * 1e6);
+        else
+          printf (" %s -", rows[i].name);
+      }
+  const gt_plan p = gt_plan_for (GT_SINGLE, m, n, k, 0, rp);
+  printf ("; k11 predicts %.1f; chosen kernel %d\n", gt_k11_seconds (m, n, k) * 1e6, p.kernel);
+}
+static void types (size_t m, size_t k, size_t n)
+{
+  for (int t = GT_DOUBLE; t < GT_TYPE_COUNT; t++)
     {
-      size_t m, k, n;
-      if (sscanf (s, "%zu,%zu,%zu", &m, &k, &n) != 3)
-        break;
-      const int rp = 0;
-      printf ("%zu %zu %zu:", m, k, n);
-      const unsigned shape = m == 1 || n == 1 ? GT_SHAPE_VECTOR : GT_SHAPE_MATRIX;
-      for (int i = 0; i < count; i++)
-        if (rows[i].propose && (rows[i].shapes & shape)
-            && gt_row_serves (&rows[i], GT_SINGLE)
-            && (!rows[i].usable || rows[i].usable ()))
-          {
-            gt_plan p = gt_plan_make (GT_SINGLE, rows[i].id);
-            const double c = rows[i].propose (&p, m, n, k, rp);
-            if (c < HUGE_VAL)
-              printf (" %s %.1f", rows[i].name, c * gt_cost_seconds (rp) * 1e6);
-            else
-              printf (" %s -", rows[i].name);
-          }
-      const gt_plan p = gt_plan_for (GT_SINGLE, m, n, k, 0, rp);
-      printf ("; k11 predicts %.1f; chosen kernel %d\n", gt_k11_seconds (m, n, k) * 1e6, p.kernel);
+      const gt_plan p = gt_plan_for ((gt_type) t, m, n, k, 0, 0);
+      printf ("%zu %zu %zu %s: kernel %d%s%s%s splits %d%s work %zu tail %d\n", m, k, n,
+              type_names[t], p.kernel, p.three ? " three" : p.complex_a ? " four" : "",
+              p.k9_tile ? " small" : "", p.streamk ? " stream" : "", p.splits,
+              p.cluster > 0 ? " cluster" : "",
+              p.work_bytes, p.tail);
     }
 }
-static void types (const char *spec)
+static void panels (size_t m, size_t k, size_t n)
 {
-  static const char *const names[GT_TYPE_COUNT] = { "s", "d", "c", "z" };
-  for (const char *s = spec; s && *s; s = strchr (s, ';') ? strchr (s, ';') + 1 : NULL)
+  for (int t = GT_SINGLE; t < GT_TYPE_COUNT; t++)
     {
-      size_t m, k, n;
-      if (sscanf (s, "%zu,%zu,%zu", &m, &k, &n) != 3)
-        break;
-      for (int t = GT_DOUBLE; t < GT_TYPE_COUNT; t++)
-        {
-          const gt_plan p = gt_plan_for ((gt_type) t, m, n, k, 0, 0);
-          printf ("%zu %zu %zu %s: kernel %d%s%s%s splits %d%s work %zu tail %d\n", m, k, n,
-                  names[t], p.kernel, p.three ? " three" : p.complex_a ? " four" : "",
-                  p.k9_tile ? " small" : "", p.streamk ? " stream" : "", p.splits,
-                  p.cluster > 0 ? " cluster" : "",
-                  p.work_bytes, p.tail);
-        }
-    }
-}
-static void panels (const char *spec)
-{
-  static const char *const names[GT_TYPE_COUNT] = { "s", "d", "c", "z" };
-  for (const char *s = spec; s && *s; s = strchr (s, ';') ? strchr (s, ';') + 1 : NULL)
-    {
-      size_t m, k, n;
-      if (sscanf (s, "%zu,%zu,%zu", &m, &k, &n) != 3)
-        break;
-      for (int t = GT_SINGLE; t < GT_TYPE_COUNT; t++)
-        {
-          const size_t w = gt_panel_width ((gt_type) t, m, n, k, 0, 64);
-          printf ("%zu %zu %zu %s: panels of %zu, %zu\n", m, k, n, names[t], w,
-                  (n + w - 1) / w);
-        }
+      const size_t w = gt_panel_width ((gt_type) t, m, n, k, 0, 64);
+      printf ("%zu %zu %zu %s: panels of %zu, %zu\n", m, k, n, type_names[t], w,
+              (n + w - 1) / w);
     }
 }
 int main (int argc, char **argv)
 {
-  if (argc == 3 && !strcmp (argv[1], "--panels"))
-    {
-      panels (argv[2]);
-      return 0;
-    }
-  if (argc == 3 && !strcmp (argv[1], "--types"))
-    {
-      types (argv[2]);
-      return 0;
-    }
-  if (argc == 3 && !strcmp (argv[1], "--costs"))
-    {
-      costs (argv[2]);
-      return 0;
-    }
+  static const struct { const char *flag; void (*each) (size_t, size_t, size_t); } modes[] = {
+    { "--costs", costs }, { "--types", types }, { "--panels", panels } };
+  for (size_t i = 0; argc == 3 && i < sizeof modes / sizeof modes[0]; i++)
+    if (!strcmp (argv[1], modes[i].flag))
+      {
+        size_t m, k, n;
+        for (const char *s = argv[2]; next_shape (&s, &m, &k, &n);)
+          modes[i].each (m, k, n);
+        return 0;
+      }
   static const size_t v[] = {1,2,7,31,64,127,128,129,255,256,500,777,1000,1024,1409,1536,2048,2049,3000,4096,4097,5000,8192,16384};
   const int nv = sizeof v / sizeof v[0];
   static const size_t extra[][3] = {{65536,64,64},{64,65536,64},{128,65536,128},{1,4096,4096},{4096,4096,1},{3000,700,5000},
