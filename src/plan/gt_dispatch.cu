@@ -457,15 +457,13 @@ panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
 }
 
 /* Complex products: their planes' real product.  Where that runs on
-   kernel 11 (three products, each scanning and slicing all of A's planes
-   again in every run) and an eighth of n is 768 columns or more, in
-   quarters of n rather than eighths: on an H100 at 8192^3 panels of an
-   eighth took 5.06 ms each against 3.34 for an eighth of the whole
-   product, quarters 7.84 against 6.67, and the whole call ran 12% faster
-   in quarters (6144^3: 11%); at 4096^3 (eighths of 512) the longer first
-   and last panels cost more than the scans saved, 37% (bench/RESULTS.md).
-   Real singles keep eighths: their first panel runs on kernel 9's pieces
-   as A arrives.  */
+   kernel 11, whose three products a panel each scan and slice all of A's
+   planes again, in quarters of n rather than eighths once an eighth is
+   768 columns or more: eighths then spend about half again their share
+   of the kernel time on those passes; below that, the longer first and
+   last panels, which nothing overlaps, cost more than the passes save
+   (bench/RESULTS.md, "Complex singles end to end").  Real singles keep
+   eighths: their first panel runs on kernel 9's pieces as A arrives.  */
 extern "C" size_t
 gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
                 size_t max_panels)
