@@ -892,10 +892,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! assert (norm (double (C1) - R, "fro")
 %!         <= 4 * 1999 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
 %!testif ; gpu
-%! ## complex singles on kernel 11 with n of 6144 or more stream in panels
-%! ## of a quarter of n or wider (each panel's three products scan and
-%! ## slice all of A's planes again), the last narrower than the others;
-%! ## real by complex likewise
+%! ## complex singles on kernel 11 streamed in several panels (n of 6144
+%! ## or more: panels of a quarter of n or wider; here 4 of 2048 columns
+%! ## on a 132-SM Hopper), the last narrower than the others; real by
+%! ## complex likewise
 %! A = complex (randn (1001, 999, "single"), randn (1001, 999, "single"));
 %! B = complex (randn (999, 6500, "single"), randn (999, 6500, "single"));
 %! setenv ("GPU_TILED_EMULATE", "always");
