@@ -1,20 +1,21 @@
-## e2e_ab_interleaved (SHAPES, CALLS, OLD, NEW) -- end-to-end time of two
+## e2e_ab_interleaved (SHAPES, CALLS, OLD, NEW, CLS) -- end-to-end time of two
 ## builds' default paths in one Octave, call by call: OLD and NEW are
 ## function handles (the old build loaded under renamed functions, see
-## tools/ab-baseline).  At each shape (rows of SHAPES: m, k, n; single
-## inputs drawn once) each is called once to warm up, then CALLS rounds
+## tools/ab-baseline).  At each shape (rows of SHAPES: m, k, n; inputs
+## of class CLS, "single" (the default), "double", "complex single" or
+## "complex double", drawn once) each is called once to warm up, then CALLS rounds
 ## call both, the order swapped every round, each result freed before the
 ## next call.  Prints the medians and the median of the rounds' ratios
 ## new/old, which the host's drift between rounds moves least.
 ##
 ##   e2e_ab_interleaved ([4096 4096 4096], 31, @gpu_tiled_mtimes_old, @gpu_tiled_mtimes)
 
-function e2e_ab_interleaved (shapes, calls, old, new)
-  printf ("%6s %6s %6s %11s %11s %9s\n", "m", "k", "n", "old ms", "new ms",
-          "new/old");
+function e2e_ab_interleaved (shapes, calls, old, new, cls = "single")
+  printf ("%s\n%6s %6s %6s %11s %11s %9s\n", cls, "m", "k", "n", "old ms",
+          "new ms", "new/old");
   for s = 1:rows (shapes)
     m = shapes(s, 1);  k = shapes(s, 2);  n = shapes(s, 3);
-    A = randn (m, k, "single");  B = randn (k, n, "single");
+    A = operand (cls, m, k);  B = operand (cls, k, n);
     f = {old, new};
     t = zeros (calls, 2);
     for w = 1:2
@@ -36,3 +37,10 @@ function e2e_ab_interleaved (shapes, calls, old, new)
   endfor
 endfunction
 
+function X = operand (cls, r, c)
+  real_cls = strrep (cls, "complex ", "");
+  X = randn (r, c, real_cls);
+  if (! strcmp (real_cls, cls))
+    X = complex (X, randn (r, c, real_cls));
+  endif
+endfunction

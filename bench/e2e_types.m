@@ -2,7 +2,8 @@
 ## class at square sizes: results freed between calls, as a script's loop
 ## does; a warm-up, then the median and best of 7 calls.  Prints each
 ## against its floor, max (bytes in / 55 GB/s, bytes out / 55 GB/s, the
-## kernel's time), where KERNEL_MS (a struct with fields single, double,
+## kernel's time), and against the floor of all bytes moved, max (bytes in
+## and out / 55 GB/s, the kernel's time), where KERNEL_MS (a struct with fields single, double,
 ## csingle, cdouble, each a vector of milliseconds per size, measured by
 ## bench_kernels in the same run) gives the kernel's time; without it the
 ## floor counts the copies only.
@@ -23,14 +24,17 @@ function e2e_types (sizes = [4096 8192], kernel_ms = struct ())
       endfor
       bytes_in = 2 * n * n * es;  bytes_out = n * n * es;
       floor_s = max (bytes_in, bytes_out) / 55e9;
+      floor_all = (bytes_in + bytes_out) / 55e9;
       kern = NaN;
       if (isfield (kernel_ms, classes{c}))
         kern = kernel_ms.(classes{c})(i) / 1e3;
         floor_s = max (floor_s, kern);
+        floor_all = max (floor_all, kern);
       endif
-      printf ("%-8s %5d: median %.2f ms, best %.2f ms, kernel %.2f ms, floor %.2f ms, x floor %.2f (best %.2f)\n",
+      printf ("%-8s %5d: median %.2f ms, best %.2f ms, kernel %.2f ms, floor %.2f ms, x floor %.2f (best %.2f), x all bytes' floor %.2f (best %.2f)\n",
               classes{c}, n, 1e3 * median (t), 1e3 * min (t), 1e3 * kern,
-              1e3 * floor_s, median (t) / floor_s, min (t) / floor_s);
+              1e3 * floor_s, median (t) / floor_s, min (t) / floor_s,
+              median (t) / floor_all, min (t) / floor_all);
       fflush (stdout);
       clear A B;
     endfor

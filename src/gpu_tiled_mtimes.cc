@@ -1275,6 +1275,32 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! check_default (complex (randn (2048), randn (2048)),
 %!                complex (randn (2048, 2049), randn (2048, 2049)),
 %!                "complex double, a last panel of one column");
+%!testif ; gpu
+%! ## complex products, which have no pieces of k, take their first panel
+%! ## in blocks of A's rows as they arrive (eighths of m in whole tiles,
+%! ## the last shorter at m = 3001 and 4500); products of 2 or more panels
+%! ## stream the last one in narrower sub-panels where those still fill
+%! ## the GPU (4500 rows: 512 columns on a 132-SM Hopper, the last panel
+%! ## at least 1024 wide at n = 8192); every class pair that makes a
+%! ## complex product, and doubles for the sub-panels after pieces of k
+%! for s = {"double", "double", [4500 600 8192];
+%!          "cdouble", "cdouble", [4500 600 8192];
+%!          "double", "cdouble", [3001 1000 2816];
+%!          "cdouble", "double", [3001 1000 2816];
+%!          "csingle", "csingle", [3001 1000 2816];
+%!          "single", "csingle", [3001 1000 2816]}'
+%!   [ca, cb, d] = s{:};
+%!   A = make_operand (ca, d(1), d(2));
+%!   B = make_operand (cb, d(2), d(3));
+%!   check_default (A, B, sprintf ("%s * %s, %dx%dx%d", ca, cb, d));
+%! endfor
+%! ## an Inf and a NaN in one block of rows: the product runs again, each
+%! ## block waiting for its operands' flags
+%! A = make_operand ("cdouble", 3001, 1000);
+%! B = make_operand ("cdouble", 1000, 2816);
+%! A(1000, 7) = complex (Inf, 1);  B(5, 2000) = complex (2, NaN);
+%! C = gpu_tiled_mtimes (A, B);
+%! check_parts (A, B, C, [1:5, 990:1010, 2990:3001], "Inf and NaN in blocks of rows");
 
 %!testif ; gpu
 %! ## larger than the device memory allowed: blocks of whole columns of C

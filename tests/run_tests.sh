@@ -90,7 +90,8 @@ cd "$scratch"
     failed += nmax - n;
   endfor
   ## pkg unload gives the cached GPU memory back (PKG_DEL); package mode only
-  if (info.usable && any (strcmp ('gpu_tiled', {pkg('list'){:}.name})))
+  ## (pkg ('list') is empty in tree mode)
+  if (info.usable && any (cellfun (@(p) strcmp (p.name, 'gpu_tiled'), pkg ('list'))))
     gpu_tiled_mtimes (randn (1500, 'single'), randn (1500, 'single'));
     held = gpu_tiled_info ().cached_device_memory;
     pkg ('unload', 'gpu_tiled');  pkg ('load', 'gpu_tiled');

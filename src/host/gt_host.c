@@ -45,9 +45,14 @@ typedef struct
                                    the host */
   size_t lda, ldb;              /* on the device */
   size_t w, panels;             /* panel width, panels */
-  gt_plan plan_full, plan_last; /* a whole panel, the last one */
+  size_t full_panels, tail_w;   /* panels of w columns, then of tail_w
+                                   (gt_panel_tail), the last one what is
+                                   left */
+  gt_plan plan_full, plan_tail, plan_last; /* of those widths */
   size_t kc;                    /* panel 0's pieces of k (0: one pass) */
   gt_plan piece_plan, piece_last;
+  size_t rows;                  /* or its blocks of rows of A (0: none) */
+  gt_plan rows_plan, rows_last;
   size_t a_bytes, b_bytes, c_bytes, work;
   size_t planes_bytes, planes_ld;   /* A's planes (complex products) */
   size_t total;                 /* A, B and C on the host */
@@ -72,7 +77,8 @@ round_up (size_t x, size_t to)
 static int
 defers_checks (const gt_call *c)
 {
-  return (c->plan_full.three || c->plan_last.three) && !c->shared_a
+  return (c->plan_full.three || c->plan_tail.three || c->plan_last.three)
+         && !c->shared_a
          && !c->wait;
 }
 
@@ -133,6 +139,43 @@ first_panel_piece (const gt_context *ctx, const gt_call *c)
   return kc < 4 * GT_PIECE_K ? 0 : kc;
 }
 
+/* Where panel 0 has no pieces of k (complex plans), it is computed in
+   blocks of rows of A instead, each as soon as its rows are there
+   (first_panel_in_rows): returns their height, or 0 where they would not
+   pay (as first_panel_piece: a product too small, or a band sharing A).  */
+static size_t
+first_panel_rows (const gt_context *ctx, const gt_call *c)
+{
+  if (c->kc || c->shared_a || c->total < GT_PIECES_ONE_PANEL_MIN
+      || (ctx && ctx->opt.no_ksplit))
+    return 0;
+  const size_t h = gt_panel_rows (&c->plan_full, c->m);
+  /* a column of a block fits a slot (gt_stage_upload_rows) */
+  return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
+}
+
+/* The plans of first_panel_in_rows' blocks, the scratch they need, and
+   their planes of A, which go where A's are made after them.  */
+static void
+rows_layout (gt_call *c)
+{
+  const size_t last = c->m - (c->m - 1) / c->rows * c->rows;
+  c->rows_plan = gt_plan_panel (&c->plan_full, c->rows, c->w, c->k, c->tile);
+  c->rows_last = gt_plan_panel (&c->plan_full, last, c->w, c->k, c->tile);
+  if (c->rows_plan.kernel == 0 || c->rows_last.kernel == 0)
+    {
+      c->rows = 0;
+      return;
+    }
+  c->work = larger (c->work, larger (c->rows_plan.work_bytes,
+                                     c->rows_last.work_bytes));
+  c->planes_bytes = larger (c->planes_bytes,
+                            larger (gt_plan_a_bytes (&c->rows_plan, c->rows,
+                                                     c->k),
+                                    gt_plan_a_bytes (&c->rows_last, last,
+                                                     c->k)));
+}
+
 /* Layout: leading dimensions, panels, plans and the device bytes.  */
 static gt_status
 call_layout (const gt_context *ctx, gt_call *c)
@@ -141,18 +184,28 @@ call_layout (const gt_context *ctx, gt_call *c)
   c->lda = gt_ld_16 (c->es_a, c->m);
   c->ldb = gt_ld_16 (c->es_b, c->k);
   c->w = gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS);
-  c->panels = (c->n + c->w - 1) / c->w;
+  c->full_panels = (c->n + c->w - 1) / c->w - 1;
   c->plan_full = gt_plan_mixed (c->type, real_a, real_b, c->m, c->w, c->k,
                                 c->tile, 0);
-  const size_t w_last = c->n - (c->panels - 1) * c->w;
-  c->plan_last = w_last == c->w   /* one plan costs every kernel's model */
-                 ? c->plan_full
-                 : gt_plan_panel (&c->plan_full, c->m, w_last, c->k,
+  const size_t w_last = c->n - c->full_panels * c->w;
+  c->tail_w = gt_panel_tail (&c->plan_full, c->m, w_last, c->full_panels,
+                             GT_MAX_PANELS);
+  const size_t tails = (w_last + c->tail_w - 1) / c->tail_w;
+  const size_t w_end = w_last - (tails - 1) * c->tail_w;
+  c->panels = c->full_panels + tails;
+  /* one plan costs every kernel's model */
+  c->plan_tail = c->tail_w == c->w ? c->plan_full
+                 : gt_plan_panel (&c->plan_full, c->m, c->tail_w, c->k,
                                   c->tile);
-  if (c->plan_full.kernel == 0 || c->plan_last.kernel == 0)
+  c->plan_last = w_end == c->w ? c->plan_full
+                 : w_end == c->tail_w ? c->plan_tail
+                 : gt_plan_panel (&c->plan_full, c->m, w_end, c->k, c->tile);
+  if (c->plan_full.kernel == 0 || c->plan_tail.kernel == 0
+      || c->plan_last.kernel == 0)
     return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",
                     gt_type_name (c->type));
-  c->work = larger (c->plan_full.work_bytes, c->plan_last.work_bytes);
+  c->work = larger (c->plan_full.work_bytes,
+                    larger (c->plan_tail.work_bytes, c->plan_last.work_bytes));
   c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
              + c->m * c->n * c->es;
   c->kc = first_panel_piece (ctx, c);
@@ -164,13 +217,16 @@ call_layout (const gt_context *ctx, gt_call *c)
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
                                          c->piece_last.work_bytes));
     }
+  c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
+  c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
+  c->rows = first_panel_rows (ctx, c);
+  if (c->rows)
+    rows_layout (c);
   if (defers_checks (c))
     c->work = round_up (c->work, 256) + 256;   /* the checks word last */
   c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);
   c->b_bytes = round_up (c->ldb * c->n * c->es_b, 256);
   c->c_bytes = round_up (c->m * c->n * c->es, 256);
-  c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
-  c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
   return GT_OK;
 }
 
@@ -471,12 +527,95 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
+/* Panel 0 block by block of A's rows, as A arrives (see
+   first_panel_rows): B's panel first, which every block needs, then each
+   block of rows of A and its product; where A is complex, on the block's
+   own planes, made where A's go (queued on ctx->comp before A's are
+   made, after the last block).  Events are reused as in
+   first_panel_in_pieces.  */
+static gt_status
+first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
+                     gt_interrupt_fn interrupted)
+{
+  gt_status st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
+                                  c->hlb, c->k, 0, c->w, interrupted);
+  for (size_t r0 = 0, i = 0; st == GT_OK && r0 < c->m; r0 += c->rows, i++)
+    {
+      const size_t r1 = r0 + c->rows < c->m ? r0 + c->rows : c->m, h = r1 - r0;
+      st = gt_stage_upload_rows (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
+                                 c->hla, r0, r1, 0, c->k, interrupted);
+      if (st != GT_OK)
+        return st;
+      const gt_plan *pp = h == c->rows ? &c->rows_plan : &c->rows_last;
+      gt_gemm_args g = { c->dA + r0 * c->es_a, c->lda, c->dB, c->ldb,
+                         c->dC + r0 * c->es, c->m, h, c->w, c->k, c->dW,
+                         c->dK };
+      cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
+      cudaError_t err = cudaEventRecord (in, ctx->up);
+      if (err == cudaSuccess)
+        err = cudaStreamWaitEvent (ctx->comp, in, 0);
+      if (err == cudaSuccess && gt_plan_a_bytes (pp, h, c->k))
+        {
+          err = gt_plan_prepare_a (pp, g.A, c->lda, c->dP, h, c->k,
+                                   ctx->comp);
+          g.A = c->dP;
+          g.lda = gt_plan_a_ld (pp, h);
+        }
+      if (err == cudaSuccess)
+        err = gt_gemm_run (pp, &g, ctx->comp);
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "running the kernel");
+    }
+  if (st != GT_OK)
+    return st;
+  cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
+  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
+}
+
+/* A's planes for the panels after the first, once all of A is there
+   (panel_in[0] is free: the first panel's own event is recorded later,
+   and panel 0 in blocks of rows has used it already).  */
+static gt_status
+planes_of_a (gt_context *ctx, gt_call *c)
+{
+  if (!c->planes_bytes)
+    return GT_OK;
+  gt_gemm_args g;
+  cudaError_t err = cudaEventRecord (ctx->panel_in[0], ctx->up);
+  if (err == cudaSuccess)
+    err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[0], 0);
+  if (err == cudaSuccess)
+    err = prepare_planes (ctx, c, c->dA, &g);
+  return err == cudaSuccess ? GT_OK
+                            : gt_fail_cuda (err, "making the planes of A");
+}
+
+/* Columns [*j0, *j1) of panel p.  */
+static void
+panel_cols (const gt_call *c, size_t p, size_t *j0, size_t *j1)
+{
+  const int tail = p >= c->full_panels;
+  *j0 = tail ? c->full_panels * c->w + (p - c->full_panels) * c->tail_w
+             : p * c->w;
+  const size_t w = tail ? c->tail_w : c->w;
+  *j1 = *j0 + w < c->n ? *j0 + w : c->n;
+}
+
+/* The plan of a panel of w columns.  */
+static const gt_plan *
+panel_plan (const gt_call *c, size_t w)
+{
+  return w == c->w ? &c->plan_full
+         : w == c->tail_w ? &c->plan_tail : &c->plan_last;
+}
+
 /* Panel p of B in, and the event that says it is there.  */
 static gt_status
 upload_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
               gt_interrupt_fn interrupted)
 {
-  const size_t j0 = p * c->w, j1 = j0 + c->w < c->n ? j0 + c->w : c->n;
+  size_t j0, j1;
+  panel_cols (c, p, &j0, &j1);
   gt_status st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
                                   c->hlb, c->k, j0, j1, interrupted);
   if (st != GT_OK)
@@ -501,8 +640,9 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
       if (p + 1 < c->panels
           && (st = upload_panel (ctx, c, sg, p + 1, interrupted)) != GT_OK)
         return st;
-      const size_t j0 = p * c->w, j1 = j0 + c->w < c->n ? j0 + c->w : c->n;
-      const gt_plan *plan = j1 - j0 == c->w ? &c->plan_full : &c->plan_last;
+      size_t j0, j1, b0, b1;
+      panel_cols (c, p, &j0, &j1);
+      const gt_plan *plan = panel_plan (c, j1 - j0);
       const gt_gemm_args g = device_block (c, j0, j1 - j0, 0, c->k);
       cudaError_t err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[p], 0);
       if (err == cudaSuccess)
@@ -512,13 +652,19 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "running the kernel");
       if (p > 0)
-        st = gt_stage_download (sg, c->C, c->hlc, c->dC, c->es, c->m,
-                                j0 - c->w, j0, ctx->panel_out[p - 1]);
+        {
+          panel_cols (c, p - 1, &b0, &b1);
+          st = gt_stage_download (sg, c->C, c->hlc, c->dC, c->es, c->m,
+                                  b0, b1, ctx->panel_out[p - 1]);
+        }
     }
   if (st == GT_OK)
-    st = gt_stage_download (sg, c->C, c->hlc, c->dC, c->es, c->m,
-                            (c->panels - 1) * c->w, c->n,
-                            ctx->panel_out[c->panels - 1]);
+    {
+      size_t j0, j1;
+      panel_cols (c, c->panels - 1, &j0, &j1);
+      st = gt_stage_download (sg, c->C, c->hlc, c->dC, c->es, c->m, j0, j1,
+                              ctx->panel_out[c->panels - 1]);
+    }
   return st;
 }
 
@@ -531,14 +677,15 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            "which plans and buffers %.3f; host "
            "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s; "
            "prefault left at the end %.3f ms; waits for the GPU %.3f ms), "
-           "%zu panels, first in pieces of k = %zu, %d + %d threads\n",
+           "%zu panels, first in pieces of k = %zu or blocks of %zu rows, "
+           "%d + %d threads\n",
            gt_type_name (c->type), c->m, c->k, c->n,
            1e3 * (t_end - t_start), 1e3 * (t_setup - t_start),
            1e3 * (t_buffers - t_start), 1e3 * sg->t_in,
            sg->t_in > 0 ? gb * sg->bytes_in / sg->t_in : 0.0,
            1e3 * sg->t_out,
            sg->t_out > 0 ? gb * sg->bytes_out / sg->t_out : 0.0,
-           1e3 * sg->t_fault, 1e3 * sg->t_wait, c->panels, c->kc,
+           1e3 * sg->t_fault, 1e3 * sg->t_wait, c->panels, c->kc, c->rows,
            sg->threads, sg->prefaulting ? sg->ctx->opt.prefault_threads : 0);
 }
 
@@ -584,22 +731,18 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
       st = first_panel_in_pieces (ctx, c, sg, interrupted);
       p_first = 1;
     }
+  else if (st == GT_OK && c->rows)
+    {
+      st = first_panel_in_rows (ctx, c, sg, interrupted);
+      if (st == GT_OK && c->panels > 1)
+        st = planes_of_a (ctx, c);
+      p_first = 1;
+    }
   else if (st == GT_OK)
     {
       st = whole_a (ctx, c, sg, interrupted);
-      if (st == GT_OK && c->planes_bytes)
-        {
-          /* A's planes once all of A is there (panel_in[0] is free: the
-             first panel's own event is recorded later) */
-          gt_gemm_args g;
-          cudaError_t err = cudaEventRecord (ctx->panel_in[0], ctx->up);
-          if (err == cudaSuccess)
-            err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[0], 0);
-          if (err == cudaSuccess)
-            err = prepare_planes (ctx, c, c->dA, &g);
-          if (err != cudaSuccess)
-            st = gt_fail_cuda (err, "making the planes of A");
-        }
+      if (st == GT_OK)
+        st = planes_of_a (ctx, c);
     }
   if (st == GT_OK)
     st = test_failure (ctx);

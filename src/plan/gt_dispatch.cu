@@ -478,6 +478,48 @@ gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
   return panel_width (r, 2 * m, n, 2 * k, tile, max_panels, parts);
 }
 
+/* At most this many sub-panels: each is a run and a copy out of its own.  */
+#define GT_TAIL_PARTS 4
+
+extern "C" size_t
+gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last, size_t others,
+               size_t max_panels)
+{
+  if (others == 0 || whole->kernel == GT_K11_OZAKI)
+    return w_last;
+  /* the narrowest width in whole 128-column tiles whose 128 x 128 tiles
+     fill the SMs once, and no narrower than a quarter */
+  const size_t tn = GT_K8_TILE_N, tiles_m = gt_ceil_div (m, tn);
+  const size_t sms = (size_t) gt_facts_current ()->sms;
+  size_t wt = gt_ceil_div (sms, tiles_m) * tn;
+  const size_t quarter = gt_ceil_div (gt_ceil_div (w_last, GT_TAIL_PARTS),
+                                      tn) * tn;
+  if (wt < quarter)
+    wt = quarter;
+  if (wt >= w_last || others + gt_ceil_div (w_last, wt) > max_panels)
+    return w_last;
+  return wt;
+}
+
+/* Eighths of m in whole tiles: each block's product still fills most of
+   the GPU at the sizes where A's arrival is long enough to matter, and
+   the last block, whose product follows all of A, is an eighth of the
+   panel's time.  */
+#define GT_ROW_BLOCKS 8
+
+extern "C" size_t
+gt_panel_rows (const gt_plan *whole, size_t m)
+{
+  /* kernel 11 scans all of B's panel again in every run: in eighths of
+     m, 8192^3 complex single took 67 ms against 52 (bench/RESULTS.md) */
+  if (!(whole->complex_a || whole->complex_b) || gt_plan_has_pieces (whole)
+      || whole->kernel == GT_K11_OZAKI)
+    return 0;
+  const size_t tm = GT_K8_TILE_N;
+  const size_t h = gt_ceil_div (gt_ceil_div (m, GT_ROW_BLOCKS), tm) * tm;
+  return m >= 2 * tm && h < m ? h : 0;
+}
+
 extern "C" void
 gt_kernels_forget (void)
 {

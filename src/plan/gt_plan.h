@@ -180,6 +180,21 @@ int gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
 size_t gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
                        size_t max_panels);
 
+/* Columns per sub-panel where the last panel of a product streamed in
+   panels (w_last columns, `others` panels before it) is streamed in
+   narrower ones: nothing overlaps the last panel's kernel and copy out,
+   and a narrower last one shortens that tail.  w_last where it stays
+   whole (a kernel that pays per run, as kernel 11's scans, or sub-panels
+   that would not fill the GPU); at most max_panels panels in all.  */
+size_t gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last,
+                      size_t others, size_t max_panels);
+
+/* Rows of A per block where the first panel of a product streamed in
+   panels is computed block by block as A's rows arrive, for products
+   whose plan has no pieces of k (complex ones, which would otherwise wait
+   for all of A and its planes before their first kernel); 0 where not.  */
+size_t gt_panel_rows (const gt_plan *whole, size_t m);
+
 /* Queue C = A*B as planned on stream s.  */
 cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
                          cudaStream_t s);
