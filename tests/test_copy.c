@@ -261,6 +261,26 @@ test_workers (gt_workers *w)
   gt_copy_hot (w, 6, 0);
   check (ok, "spinning helpers (a call's hot phase) copy the same");
 
+  /* Fewer helpers than run take a call's copies (a call whose threads
+     go to the prefault instead); the others stay, asleep, and take tasks
+     again when a later call wants them, also while the pool spins.  */
+  gt_workers_stop (w);
+  ok = pitched_ok (w, F, 1023, 300, 1023, 1024, 0, 10)
+       && gt_workers_running (w) == 9;
+  gt_copy_hot (w, 4, 1);
+  for (int r = 0; r < 10; r++)
+    ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, r % 4, 4);
+  ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, 1, 10)    /* more, hot */
+        && pitched_ok (w, F, 1023, 300, 1023, 1024, 2, 3);
+  gt_copy_hot (w, 4, 0);
+  ok &= gt_workers_running (w) == 9
+        && pitched_ok (w, F, 1023, 300, 1023, 1024, 3, 10)
+        && faulting_copy_ok (w, (size_t) 24 << 20, 6, 10)
+        && faulting_copy_ok (w, (size_t) 24 << 20, 2, 8)
+        && faulting_copy_ok (w, (size_t) 24 << 20, 4, 12)
+        && gt_workers_running (w) == 11 + 6;
+  check (ok, "fewer helpers than run copy the same; the rest stay");
+
   /* Lingering: after a call the helpers spin on for a while, then sleep;
      copies are the same either way, and a stop ends them mid-linger.  */
   gt_copy_linger (w, 20000);

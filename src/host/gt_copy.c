@@ -110,6 +110,10 @@ typedef struct pool
   pthread_t th[GT_COPY_MAX_THREADS];
   helper_arg args[GT_COPY_MAX_THREADS];
   int helpers;              /* threads running */
+  atomic_int active;        /* of them, those that take tasks and spin
+                               (pool_ensure): fewer than run where a call
+                               wants fewer, without stopping the rest */
+  int runners;              /* active when the task was posted */
   pid_t pid;                /* process that started them (a fork has none) */
   atomic_ulong gen;         /* bumped for each task, after its fields */
   unsigned long gen0;       /* gen when the helpers were started */
@@ -154,11 +158,13 @@ now_ns (void)
   return (unsigned long) t.tv_sec * 1000000000ul + (unsigned long) t.tv_nsec;
 }
 
-/* Whether an idle helper should still spin: the pool is hot, or a call
-   ended less than its linger ago.  */
+/* Whether an idle helper (index i) should still spin: it is active, and
+   the pool is hot or a call ended less than its linger ago.  */
 static int
-spinning (pool *p)
+spinning (pool *p, int i)
 {
+  if (i >= atomic_load_explicit (&p->active, memory_order_relaxed))
+    return 0;
   if (atomic_load_explicit (&p->hot, memory_order_relaxed))
     return 1;
   const unsigned long until
@@ -180,13 +186,15 @@ helper_main (void *arg)
       while ((g = atomic_load_explicit (&p->gen, memory_order_acquire))
              == seen && !atomic_load (&p->quit))
         {
-          if (spinning (p))
+          if (spinning (p, h->index))
             {
               relax ();
               continue;
             }
           pthread_mutex_lock (&p->mu);
-          while (atomic_load (&p->gen) == seen && !atomic_load (&p->hot)
+          while (atomic_load (&p->gen) == seen
+                 && !(atomic_load (&p->hot)
+                      && h->index < atomic_load (&p->active))
                  && !atomic_load (&p->quit))
             pthread_cond_wait (&p->work, &p->mu);
           pthread_mutex_unlock (&p->mu);
@@ -194,6 +202,8 @@ helper_main (void *arg)
       if (atomic_load (&p->quit))
         break;
       seen = g;
+      if (h->index >= p->runners)   /* not this task's */
+        continue;
       p->fn (p->arg, p->first + h->index, p->parts);
       if (atomic_fetch_sub_explicit (&p->pending, 1, memory_order_acq_rel)
           == 1)
@@ -212,6 +222,8 @@ pool_init (pool *p)
 {
   atomic_init (&p->gen, 0);
   atomic_init (&p->pending, 0);
+  atomic_init (&p->active, 0);
+  p->runners = 0;
   atomic_init (&p->hot, 0);
   atomic_init (&p->linger_until, 0);
   p->linger_ns = 0;
@@ -264,13 +276,17 @@ pool_stop (pool *p)
   for (int i = 0; i < p->helpers; i++)
     pthread_join (p->th[i], NULL);
   p->helpers = 0;
+  atomic_store (&p->active, 0);
   atomic_store (&p->quit, 0);
   atomic_store (&p->pending, 0);
 }
 
-/* Makes `helpers` threads available (fewer if the system refuses some,
-   and never more than the caller makes GT_COPY_MAX_THREADS with); returns
-   how many there are.  */
+/* Makes `helpers` threads take the pool's tasks (fewer if the system
+   refuses some, and never more than the caller makes GT_COPY_MAX_THREADS
+   with); returns how many do.  Where more run, the others stay, asleep,
+   for a later call that wants them: a pool that stops and starts its
+   threads costs about 1 ms, which calls that alternate between counts
+   (gt_call_threads) would pay every time.  */
 static int
 pool_ensure (pool *p, int helpers)
 {
@@ -285,14 +301,23 @@ pool_ensure (pool *p, int helpers)
       pthread_cond_init (&p->work, NULL);
       pthread_cond_init (&p->done, NULL);
       p->helpers = 0;
+      atomic_store (&p->active, 0);
       atomic_store (&p->pending, 0);
       atomic_store (&p->quit, 0);
       p->pid = getpid ();
     }
-  if (p->helpers == helpers)
-    return helpers;
+  if (p->helpers >= helpers)
+    {
+      /* those made active may be asleep while the pool is hot */
+      if (atomic_exchange (&p->active, helpers) < helpers)
+        pool_wake (p);
+      return helpers;
+    }
   pool_stop (p);
   p->gen0 = atomic_load (&p->gen);
+  /* before they start: one that found itself inactive would sleep through
+     the tasks of a hot pool */
+  atomic_store (&p->active, helpers);
   int made = 0;
   for (; made < helpers; made++)
     {
@@ -303,6 +328,7 @@ pool_ensure (pool *p, int helpers)
         break;
     }
   p->helpers = made;
+  atomic_store (&p->active, made);
   return made;
 }
 
@@ -330,7 +356,8 @@ pool_post (pool *p, task_fn fn, void *arg, int first, int parts)
   p->arg = arg;
   p->first = first;
   p->parts = parts;
-  atomic_store (&p->pending, p->helpers);
+  p->runners = atomic_load (&p->active);
+  atomic_store (&p->pending, p->runners);
   atomic_fetch_add_explicit (&p->gen, 1, memory_order_release);
   if (!atomic_load (&p->hot))
     pool_wake (p);

@@ -356,7 +356,8 @@ small_product (gt_context *ctx, const gt_call *c)
    without waiting (a page the helpers have not reached yet is faulted in
    by the copy itself).  */
 static void
-prefault_output (gt_context *ctx, const gt_call *c, gt_stager *sg)
+prefault_output (gt_context *ctx, const gt_call *c, gt_stager *sg,
+                 int threads)
 {
   const size_t bytes = c->fault_bytes;
   if (sg->threads <= 1 || bytes < ((size_t) 4 << 20))
@@ -367,9 +368,25 @@ prefault_output (gt_context *ctx, const gt_call *c, gt_stager *sg)
      on two H200s, behind the first band's) */
   if (c->share <= 1)
     gt_advise_huge (c->fault_from, bytes);
-  gt_prefault_start (ctx->workers, c->fault_from, bytes,
-                     shared_threads (ctx->opt.prefault_threads, c->share));
-  sg->prefaulting = 1;
+  sg->prefaulting = shared_threads (threads, c->share);
+  gt_prefault_start (ctx->workers, c->fault_from, bytes, sg->prefaulting);
+}
+
+/* Copy threads and prefault helpers of a streamed call: the options'
+   (12 + 4 on 16 cores), or where C is 60% or more of the bytes moved,
+   two of the copy threads' cores given to the prefault: its faults, not
+   the copies, then bound the call; squares lost with that split, so they
+   keep the options' (bench/RESULTS.md, "Thread splits").  */
+static void
+call_threads (const gt_context *ctx, const gt_call *c, int *copy, int *fault)
+{
+  *copy = ctx->opt.copy_threads;
+  *fault = ctx->opt.prefault_threads;
+  if (ctx->opt.threads_given || c->share > 1 || *copy <= 4
+      || 5 * c->m * c->n * c->es < 3 * c->total)
+    return;
+  *copy -= 2;
+  *fault += 2;
 }
 
 /* The operands of the block of C of columns j0.. (w of them) on the
@@ -686,7 +703,7 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            1e3 * sg->t_out,
            sg->t_out > 0 ? gb * sg->bytes_out / sg->t_out : 0.0,
            1e3 * sg->t_fault, 1e3 * sg->t_wait, c->panels, c->kc, c->rows,
-           sg->threads, sg->prefaulting ? sg->ctx->opt.prefault_threads : 0);
+           sg->threads, sg->prefaulting);
 }
 
 /* After a failure: leave nothing in flight that could touch the slots or
@@ -859,9 +876,11 @@ product_run (gt_context *ctx, const gt_product *p,
     }
   else
     {
+      int copy_t, fault_t;
+      call_threads (ctx, &c, &copy_t, &fault_t);
       sg.threads = c.total >= 4 * GT_COPY_PARALLEL_MIN_BYTES
-                   ? shared_threads (ctx->opt.copy_threads, c.share) : 1;
-      prefault_output (ctx, &c, &sg);
+                   ? shared_threads (copy_t, c.share) : 1;
+      prefault_output (ctx, &c, &sg, fault_t);
       gt_copy_hot (ctx->workers, sg.threads, 1);
       const double t_setup = gt_now ();
       st = streamed_product (ctx, &c, &sg, interrupted);

@@ -78,6 +78,8 @@ gt_options_read (gt_options *o)
   o->copy_threads = n > 0 ? (n > GT_COPY_MAX_THREADS ? GT_COPY_MAX_THREADS
                                                      : (int) n)
                           : gt_copy_default_threads (o->prefault_threads);
+  o->threads_given = getenv ("GPU_TILED_THREADS") != NULL
+                     || getenv ("GPU_TILED_PREFAULT_THREADS") != NULL;
   o->zerocopy_max = env_size ("GPU_TILED_ZEROCOPY_MAX", ZEROCOPY_MAX_BYTES);
   n = env_long ("GPU_TILED_SPIN_US", SPIN_US);
   o->spin_us = n < 0 ? 0 : (n > 1000000 ? 1000000 : (unsigned long) n);

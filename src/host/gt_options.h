@@ -19,6 +19,8 @@ typedef struct
   /* GPU_TILED_PREFAULT_THREADS: helpers faulting in new output memory
      (default: gt_prefault_default_threads) */
   int prefault_threads;
+  /* either of the two set: every call takes them as they are */
+  int threads_given;
   /* GPU_TILED_ZEROCOPY_MAX (bytes of A, B and C together): products up to
      this run on the pinned staging memory itself; 0 never */
   size_t zerocopy_max;

@@ -17,7 +17,7 @@ typedef struct
   gt_context *ctx;
   int threads;      /* copy threads, the caller included */
   int next;
-  int prefaulting;  /* helpers are faulting in the output */
+  int prefaulting;  /* helpers faulting in the output (0: none) */
   /* seconds spent, for the trace */
   double t_in, t_out, t_wait, t_fault;   /* t_fault: at the end */
   size_t bytes_in, bytes_out;

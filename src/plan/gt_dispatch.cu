@@ -510,8 +510,8 @@ gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last, size_t others,
 extern "C" size_t
 gt_panel_rows (const gt_plan *whole, size_t m)
 {
-  /* kernel 11 scans all of B's panel again in every run: in eighths of
-     m, 8192^3 complex single took 67 ms against 52 (bench/RESULTS.md) */
+  /* kernel 11 scans all of B's panel again in every run, which blocks
+     of rows pay eight times over (bench/RESULTS.md) */
   if (!(whole->complex_a || whole->complex_b) || gt_plan_has_pieces (whole)
       || whole->kernel == GT_K11_OZAKI)
     return 0;
