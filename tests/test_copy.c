@@ -281,6 +281,15 @@ test_workers (gt_workers *w)
         && gt_workers_running (w) == 11 + 6;
   check (ok, "fewer helpers than run copy the same; the rest stay");
 
+  /* Counts alternating from task to task, as calls with and without the
+     output-heavy split do: a helper left out of one task must not take
+     the next one's count for its own (each copy checked on return).  */
+  ok = 1;
+  for (int r = 0; r < 400 && ok; r++)
+    ok = pitched_ok (w, F, 1023, 300, 1023, 1024, r % 4,
+                     r % 3 == 0 ? 10 : r % 3 == 1 ? 3 : 7);
+  check (ok, "helper counts alternating from copy to copy");
+
   /* Lingering: after a call the helpers spin on for a while, then sleep;
      copies are the same either way, and a stop ends them mid-linger.  */
   gt_copy_linger (w, 20000);

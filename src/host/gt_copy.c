@@ -95,6 +95,14 @@ copy_task (void *arg, int part, int parts)
 
 typedef void (*task_fn) (void *arg, int part, int parts);
 
+/* A task's generation carries the number of helpers that run it (the
+   pool's active count when it was posted) in its low bits, so that a
+   helper that does not run a task and falls behind (it holds no one up)
+   reads the count of the task it saw, not of one posted since.  */
+#define GEN_SHIFT 6
+#define GEN_RUNNERS ((1ul << GEN_SHIFT) - 1)
+_Static_assert (GT_COPY_MAX_THREADS <= (1 << GEN_SHIFT), "runners in gen");
+
 struct pool;
 
 typedef struct
@@ -113,9 +121,9 @@ typedef struct pool
   atomic_int active;        /* of them, those that take tasks and spin
                                (pool_ensure): fewer than run where a call
                                wants fewer, without stopping the rest */
-  int runners;              /* active when the task was posted */
   pid_t pid;                /* process that started them (a fork has none) */
-  atomic_ulong gen;         /* bumped for each task, after its fields */
+  atomic_ulong gen;         /* bumped for each task, after its fields;
+                               the low bits: its runners (GEN_SHIFT) */
   unsigned long gen0;       /* gen when the helpers were started */
   atomic_int pending;       /* helpers still on the task */
   atomic_int hot;           /* spin instead of sleeping */
@@ -202,7 +210,7 @@ helper_main (void *arg)
       if (atomic_load (&p->quit))
         break;
       seen = g;
-      if (h->index >= p->runners)   /* not this task's */
+      if (h->index >= (int) (g & GEN_RUNNERS))   /* not this task's */
         continue;
       p->fn (p->arg, p->first + h->index, p->parts);
       if (atomic_fetch_sub_explicit (&p->pending, 1, memory_order_acq_rel)
@@ -223,7 +231,6 @@ pool_init (pool *p)
   atomic_init (&p->gen, 0);
   atomic_init (&p->pending, 0);
   atomic_init (&p->active, 0);
-  p->runners = 0;
   atomic_init (&p->hot, 0);
   atomic_init (&p->linger_until, 0);
   p->linger_ns = 0;
@@ -356,9 +363,13 @@ pool_post (pool *p, task_fn fn, void *arg, int first, int parts)
   p->arg = arg;
   p->first = first;
   p->parts = parts;
-  p->runners = atomic_load (&p->active);
-  atomic_store (&p->pending, p->runners);
-  atomic_fetch_add_explicit (&p->gen, 1, memory_order_release);
+  const unsigned long runners = (unsigned long) atomic_load (&p->active);
+  atomic_store (&p->pending, (int) runners);
+  const unsigned long g = atomic_load_explicit (&p->gen,
+                                                memory_order_relaxed);
+  atomic_store_explicit (&p->gen,
+                         ((g >> GEN_SHIFT) + 1) << GEN_SHIFT | runners,
+                         memory_order_release);
   if (!atomic_load (&p->hot))
     pool_wake (p);
 }
