@@ -293,7 +293,8 @@ pool_stop (pool *p)
    with); returns how many do.  Where more run, the others stay, asleep,
    for a later call that wants them: a pool that stops and starts its
    threads costs about 1 ms, which calls that alternate between counts
-   (gt_call_threads) would pay every time.  */
+   (a product's split of copy and prefault threads) would pay every
+   time.  */
 static int
 pool_ensure (pool *p, int helpers)
 {

@@ -82,6 +82,13 @@ defers_checks (const gt_call *c)
          && !c->wait;
 }
 
+/* The last of the parts of `step` that n is cut into.  */
+static size_t
+last_part (size_t n, size_t step)
+{
+  return n - (n - 1) / step * step;
+}
+
 static size_t
 larger (size_t a, size_t b)
 {
@@ -159,7 +166,7 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
 static void
 rows_layout (gt_call *c)
 {
-  const size_t last = c->m - (c->m - 1) / c->rows * c->rows;
+  const size_t last = last_part (c->m, c->rows);
   c->rows_plan = gt_plan_panel (&c->plan_full, c->rows, c->w, c->k, c->tile);
   c->rows_last = gt_plan_panel (&c->plan_full, last, c->w, c->k, c->tile);
   if (c->rows_plan.kernel == 0 || c->rows_last.kernel == 0)
@@ -191,7 +198,7 @@ call_layout (const gt_context *ctx, gt_call *c)
   c->tail_w = gt_panel_tail (&c->plan_full, c->m, w_last, c->full_panels,
                              GT_MAX_PANELS);
   const size_t tails = (w_last + c->tail_w - 1) / c->tail_w;
-  const size_t w_end = w_last - (tails - 1) * c->tail_w;
+  const size_t w_end = last_part (w_last, c->tail_w);
   c->panels = c->full_panels + tails;
   /* one plan costs every kernel's model */
   c->plan_tail = c->tail_w == c->w ? c->plan_full
@@ -211,7 +218,7 @@ call_layout (const gt_context *ctx, gt_call *c)
   c->kc = first_panel_piece (ctx, c);
   if (c->kc)
     {
-      const size_t last = c->k - (c->k - 1) / c->kc * c->kc;
+      const size_t last = last_part (c->k, c->kc);
       c->piece_plan = gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
       c->piece_last = gt_plan_piece (&c->plan_full, c->m, c->w, last);
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
@@ -266,18 +273,27 @@ call_buffers (gt_context *ctx, gt_call *c)
   return GT_OK;
 }
 
+/* The planes of `rows` rows of A for plan p, from A on the device (at A,
+   ld lda), queued on ctx->comp into c->dP; g then points at them (A real:
+   nothing to do).  */
+static cudaError_t
+block_planes (gt_context *ctx, const gt_call *c, const gt_plan *p,
+              const void *A, size_t rows, gt_gemm_args *g)
+{
+  if (!gt_plan_a_bytes (p, rows, c->k))
+    return cudaSuccess;
+  g->A = c->dP;
+  g->lda = gt_plan_a_ld (p, rows);
+  return gt_plan_prepare_a (p, A, c->lda, c->dP, rows, c->k, ctx->comp);
+}
+
 /* A's planes for a complex product, from A on the device (at A, ld
    lda), queued on ctx->comp; g then points at them.  */
 static cudaError_t
 prepare_planes (gt_context *ctx, const gt_call *c, const void *A,
                 gt_gemm_args *g)
 {
-  if (!c->planes_bytes)
-    return cudaSuccess;
-  g->A = c->dP;
-  g->lda = c->planes_ld;
-  return gt_plan_prepare_a (&c->plan_full, A, c->lda, c->dP, c->m, c->k,
-                            ctx->comp);
+  return block_planes (ctx, c, &c->plan_full, A, c->m, g);
 }
 
 /* Products whose operands fit a staging slot: one copy in, the kernel and
@@ -513,6 +529,14 @@ whole_a (gt_context *ctx, gt_call *c, gt_stager *sg,
   return a_columns_in (ctx, c, sg, 0, c->k, interrupted);
 }
 
+/* ctx->comp waits for what ctx->up has queued so far, through ev.  */
+static cudaError_t
+comp_after_up (gt_context *ctx, cudaEvent_t ev)
+{
+  cudaError_t err = cudaEventRecord (ev, ctx->up);
+  return err == cudaSuccess ? cudaStreamWaitEvent (ctx->comp, ev, 0) : err;
+}
+
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece).
    Events are reused: a wait takes the event as it is when queued.  */
 static gt_status
@@ -531,10 +555,7 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
         return st;
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
       const gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
-      cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
-      cudaError_t err = cudaEventRecord (in, ctx->up);
-      if (err == cudaSuccess)
-        err = cudaStreamWaitEvent (ctx->comp, in, 0);
+      cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
       if (err == cudaSuccess)
         err = gt_gemm_piece (pp, k0 == 0, k1 == c->k, &g, ctx->comp);
       if (err != cudaSuccess)
@@ -567,17 +588,9 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
       gt_gemm_args g = { c->dA + r0 * c->es_a, c->lda, c->dB, c->ldb,
                          c->dC + r0 * c->es, c->m, h, c->w, c->k, c->dW,
                          c->dK };
-      cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
-      cudaError_t err = cudaEventRecord (in, ctx->up);
+      cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
       if (err == cudaSuccess)
-        err = cudaStreamWaitEvent (ctx->comp, in, 0);
-      if (err == cudaSuccess && gt_plan_a_bytes (pp, h, c->k))
-        {
-          err = gt_plan_prepare_a (pp, g.A, c->lda, c->dP, h, c->k,
-                                   ctx->comp);
-          g.A = c->dP;
-          g.lda = gt_plan_a_ld (pp, h);
-        }
+        err = block_planes (ctx, c, pp, g.A, h, &g);
       if (err == cudaSuccess)
         err = gt_gemm_run (pp, &g, ctx->comp);
       if (err != cudaSuccess)
@@ -598,9 +611,7 @@ planes_of_a (gt_context *ctx, gt_call *c)
   if (!c->planes_bytes)
     return GT_OK;
   gt_gemm_args g;
-  cudaError_t err = cudaEventRecord (ctx->panel_in[0], ctx->up);
-  if (err == cudaSuccess)
-    err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[0], 0);
+  cudaError_t err = comp_after_up (ctx, ctx->panel_in[0]);
   if (err == cudaSuccess)
     err = prepare_planes (ctx, c, c->dA, &g);
   return err == cudaSuccess ? GT_OK

@@ -512,7 +512,7 @@ gt_panel_rows (const gt_plan *whole, size_t m)
 {
   /* kernel 11 scans all of B's panel again in every run, which blocks
      of rows pay eight times over (bench/RESULTS.md) */
-  if (!(whole->complex_a || whole->complex_b) || gt_plan_has_pieces (whole)
+  if (!(whole->complex_a || whole->complex_b)
       || whole->kernel == GT_K11_OZAKI)
     return 0;
   const size_t tm = GT_K8_TILE_N;

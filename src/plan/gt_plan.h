@@ -190,8 +190,8 @@ size_t gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last,
                       size_t others, size_t max_panels);
 
 /* Rows of A per block where the first panel of a product streamed in
-   panels is computed block by block as A's rows arrive, for products
-   whose plan has no pieces of k (complex ones, which would otherwise wait
+   panels is computed block by block as A's rows arrive, for complex
+   products (no pieces of k: gt_plan_has_pieces; they would otherwise wait
    for all of A and its planes before their first kernel); 0 where not.  */
 size_t gt_panel_rows (const gt_plan *whole, size_t m);
 
