@@ -1567,6 +1567,60 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! end_unwind_protect
 
 %!testif ; emu
+%! ## a product streamed in panels keeps what kernel 11 made of A from one
+%! ## panel to the next: A's scan always, its slices where the next panel
+%! ## chooses as many moduli.  Column 1 of A is scaled up and row 1 of B
+%! ## down in one half of B's columns only, so the two halves choose
+%! ## different numbers of moduli (each order of the halves ends on the
+%! ## other's choice); then an Inf in one panel of B: that panel declines
+%! ## and runs on kernel 9, which uses the scratch, and the panels after
+%! ## it scan and slice A again.  One device: the panels of one band.
+%! d = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_EMULATE", "always");
+%! unwind_protect
+%!   gpu_tiled_devices (d(1));
+%!   gpu_tiled_reset ();
+%!   m = 2048;  k = 1024;  n = 8000;  h = 2900;
+%!   A = randn (m, k, "single");  A(:, 1) *= 2^11;
+%!   last = zeros (1, 2);
+%!   for order = 1:2
+%!     B = randn (k, n, "single");
+%!     cols = {h+1:n, 1:h}{order};
+%!     B(1, cols) *= 2^-11;
+%!     before = gpu_tiled_info ().emulation.products;
+%!     C = gpu_tiled_mtimes (A, B);
+%!     e = gpu_tiled_info ().emulation;
+%!     assert (e.products - before >= 2, "%d emulated", e.products - before);
+%!     last(order) = e.last_moduli;
+%!     R = double (A) * double (B);
+%!     err = norm (double (C) - R, "fro");
+%!     assert (err <= 1.05 * norm (double (A * B) - R, "fro"));
+%!     assert (err <= 4 * k * eps ("single") * norm (double (A), "fro")
+%!                    * norm (double (B), "fro"));
+%!   endfor
+%!   assert (last(1) != last(2), "both halves chose %d moduli", last(1));
+%!   hi = 2500;   # (not in the first panel: panels of 2048 columns or
+%!                # fewer on a 132-SM Hopper, the first of them on kernel 9)
+%!   B = randn (k, n, "single");  B(7, hi) = Inf;
+%!   e0 = gpu_tiled_info ().emulation;
+%!   C = gpu_tiled_mtimes (A, B);
+%!   e = gpu_tiled_info ().emulation;
+%!   assert (e.declined - e0.declined, 1);
+%!   assert (e.products - e0.products >= 2);
+%!   R = A * B;
+%!   assert (isnan (C), isnan (R));
+%!   assert (C(isinf (R)), R(isinf (R)));
+%!   f = isfinite (R);
+%!   R = double (A) * double (B);
+%!   assert (norm (double (C(f)) - R(f)) <= 4 * k * eps ("single")
+%!           * norm (double (A), "fro") * norm (double (B(:, [1:hi-1, hi+1:n])), "fro"));
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
+%!testif ; emu
 %! ## by default kernel 11 takes the products it is predicted faster on
 %! ## (one device, so that the product is not split into smaller ones),
 %! ## and GPU_TILED_EMULATE=off none

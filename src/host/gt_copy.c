@@ -409,14 +409,16 @@ gt_copy_rest (gt_workers *w)
 
 /* Default helpers to fault in new output with (the caller may take a
    count from GPU_TILED_PREFAULT_THREADS instead): a quarter of the
-   processors.  Faulting is slow on a VM (about 1.4 ms per 64 MiB on 16
-   cores); with 2 helpers on 16 cores the copies out caught up with them
-   and n = 4096 took 8-20 ms, with 4 it took 5.3-5.6.  */
+   processors, at most 4.  Faulting is slow on a VM (about 1.4 ms per 64
+   MiB on 16 cores); with 2 helpers on 16 cores the copies out caught up
+   with them and n = 4096 took 8-20 ms, with 4 it took 5.3-5.6.  On a
+   32-core host 4 helpers and 12 copy threads beat 8 and 8 by 16% at
+   single 8192^3 and 16384^3 (bench/RESULTS.md, "Kernel 11 keeps A").  */
 int
 gt_prefault_default_threads (void)
 {
   const long n = sysconf (_SC_NPROCESSORS_ONLN) / 4;
-  return n < 1 ? 1 : (n > 8 ? 8 : (int) n);
+  return n < 1 ? 1 : (n > 4 ? 4 : (int) n);
 }
 
 /* Default copy threads, the caller included (the caller may take a count

@@ -413,7 +413,7 @@ device_block (const gt_call *c, size_t j0, size_t w, size_t k0, size_t kk)
   gt_gemm_args g = { c->dA + k0 * c->lda * c->es_a, c->lda,
                      c->dB + (j0 * c->ldb + k0) * c->es_b, c->ldb,
                      c->dC + j0 * c->m * c->es, c->m, c->m, w, kk, c->dW,
-                     c->dK };
+                     c->dK, 0 };
   if (c->planes_bytes)   /* all of k of a complex product: A's planes */
     {
       g.A = c->dP;
@@ -587,7 +587,7 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
       const gt_plan *pp = h == c->rows ? &c->rows_plan : &c->rows_last;
       gt_gemm_args g = { c->dA + r0 * c->es_a, c->lda, c->dB, c->ldb,
                          c->dC + r0 * c->es, c->m, h, c->w, c->k, c->dW,
-                         c->dK };
+                         c->dK, 0 };
       cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
       if (err == cudaSuccess)
         err = block_planes (ctx, c, pp, g.A, h, &g);
@@ -652,6 +652,89 @@ upload_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "ordering streams");
 }
 
+/* GPU_TILED_TRACE: events around each panel's run on ctx->comp, so that
+   the trace tells the panels' GPU time from the gaps between them.  */
+typedef struct
+{
+  int on;
+  size_t first, count;
+  cudaEvent_t ev[2 * GT_MAX_PANELS];
+} panel_timer;
+
+static void
+timer_begin (panel_timer *t, const gt_context *ctx, size_t first, size_t end)
+{
+  t->on = ctx->opt.trace && end > first && end - first <= GT_MAX_PANELS;
+  t->first = first;
+  t->count = 0;
+  for (size_t i = 0; t->on && i < 2 * (end - first); i++, t->count++)
+    if (cudaEventCreate (&t->ev[i]) != cudaSuccess)
+      t->on = 0;
+}
+
+static void
+timer_mark (panel_timer *t, const gt_context *ctx, size_t p, int end)
+{
+  if (t->on)
+    cudaEventRecord (t->ev[2 * (p - t->first) + end], ctx->comp);
+}
+
+static void
+timer_end (panel_timer *t, gt_stager *sg)
+{
+  float ms;
+  if (t->on && cudaEventSynchronize (t->ev[t->count - 1]) == cudaSuccess)
+    {
+      for (size_t i = 0; i + 1 < t->count; i += 2)
+        if (cudaEventElapsedTime (&ms, t->ev[i], t->ev[i + 1]) == cudaSuccess)
+          sg->gpu_panels += 1e-3 * ms;
+      if (cudaEventElapsedTime (&ms, t->ev[0], t->ev[t->count - 1])
+          == cudaSuccess)
+        sg->gpu_span += 1e-3 * ms;
+    }
+  for (size_t i = 0; i < t->count; i++)
+    cudaEventDestroy (t->ev[i]);
+  cudaGetLastError ();
+}
+
+/* Panel p's product queued on ctx->comp once its panel of B is there,
+   keeping what kernel 11 made of A where the panel before ran the same
+   way (gt_gemm_args.a_kept).  */
+static gt_status
+run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
+           size_t p_first, panel_timer *timer)
+{
+  size_t j0, j1, b0, b1;
+  panel_cols (c, p, &j0, &j1);
+  gt_gemm_args g = device_block (c, j0, j1 - j0, 0, c->k);
+  if (p > p_first)
+    {
+      panel_cols (c, p - 1, &b0, &b1);
+      g.a_kept = gt_plan_keeps_a (panel_plan (c, b1 - b0));
+    }
+  cudaError_t err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[p], 0);
+  const double t0 = gt_now ();
+  timer_mark (timer, ctx, p, 0);
+  if (err == cudaSuccess)
+    err = gt_gemm_run (panel_plan (c, j1 - j0), &g, ctx->comp);
+  timer_mark (timer, ctx, p, 1);
+  sg->t_launch += gt_now () - t0;
+  if (err == cudaSuccess)
+    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
+  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
+}
+
+/* Panel p of C out, once its product is done.  */
+static gt_status
+download_panel (const gt_context *ctx, const gt_call *c, gt_stager *sg,
+                size_t p)
+{
+  size_t j0, j1;
+  panel_cols (c, p, &j0, &j1);
+  return gt_stage_download (sg, c->C, c->hlc, c->dC, c->es, c->m, j0, j1,
+                            ctx->panel_out[p]);
+}
+
 /* Panels p_first.. (A already sent): each panel of B in one panel ahead
    of its kernel (a kernel whose launch waits for the GPU, as kernel 11's
    does for its scan's choice, then waits with the next panel's host
@@ -663,36 +746,21 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
 {
   gt_status st = p_first < c->panels
                  ? upload_panel (ctx, c, sg, p_first, interrupted) : GT_OK;
+  panel_timer timer;
+  timer_begin (&timer, ctx, p_first, c->panels);
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
-      if (p + 1 < c->panels
-          && (st = upload_panel (ctx, c, sg, p + 1, interrupted)) != GT_OK)
-        return st;
-      size_t j0, j1, b0, b1;
-      panel_cols (c, p, &j0, &j1);
-      const gt_plan *plan = panel_plan (c, j1 - j0);
-      const gt_gemm_args g = device_block (c, j0, j1 - j0, 0, c->k);
-      cudaError_t err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[p], 0);
-      if (err == cudaSuccess)
-        err = gt_gemm_run (plan, &g, ctx->comp);
-      if (err == cudaSuccess)
-        err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
-      if (err != cudaSuccess)
-        return gt_fail_cuda (err, "running the kernel");
-      if (p > 0)
-        {
-          panel_cols (c, p - 1, &b0, &b1);
-          st = gt_stage_download (sg, c->C, c->hlc, c->dC, c->es, c->m,
-                                  b0, b1, ctx->panel_out[p - 1]);
-        }
+      if (p + 1 < c->panels)
+        st = upload_panel (ctx, c, sg, p + 1, interrupted);
+      if (st == GT_OK)
+        st = run_panel (ctx, c, sg, p, p_first, &timer);
+      if (st == GT_OK && p > 0)
+        st = download_panel (ctx, c, sg, p - 1);
     }
   if (st == GT_OK)
-    {
-      size_t j0, j1;
-      panel_cols (c, c->panels - 1, &j0, &j1);
-      st = gt_stage_download (sg, c->C, c->hlc, c->dC, c->es, c->m, j0, j1,
-                              ctx->panel_out[c->panels - 1]);
-    }
+    st = download_panel (ctx, c, sg, c->panels - 1);
+  timer.on = timer.on && st == GT_OK;
+  timer_end (&timer, sg);
   return st;
 }
 
@@ -704,7 +772,9 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
   fprintf (stderr, "gpu_tiled: %s %zux%zux%zu: %.3f ms (set-up %.3f, of "
            "which plans and buffers %.3f; host "
            "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s; "
-           "prefault left at the end %.3f ms; waits for the GPU %.3f ms), "
+           "prefault left at the end %.3f ms; waits for the GPU %.3f ms; "
+           "panels' launches %.3f ms; panels after the first on the GPU "
+           "%.3f ms of %.3f), "
            "%zu panels, first in pieces of k = %zu or blocks of %zu rows, "
            "%d + %d threads\n",
            gt_type_name (c->type), c->m, c->k, c->n,
@@ -713,7 +783,9 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            sg->t_in > 0 ? gb * sg->bytes_in / sg->t_in : 0.0,
            1e3 * sg->t_out,
            sg->t_out > 0 ? gb * sg->bytes_out / sg->t_out : 0.0,
-           1e3 * sg->t_fault, 1e3 * sg->t_wait, c->panels, c->kc, c->rows,
+           1e3 * sg->t_fault, 1e3 * sg->t_wait, 1e3 * sg->t_launch,
+           1e3 * sg->gpu_panels, 1e3 * sg->gpu_span,
+           c->panels, c->kc, c->rows,
            sg->threads, sg->prefaulting);
 }
 

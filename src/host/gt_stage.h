@@ -20,6 +20,9 @@ typedef struct
   int prefaulting;  /* helpers faulting in the output (0: none) */
   /* seconds spent, for the trace */
   double t_in, t_out, t_wait, t_fault;   /* t_fault: at the end */
+  double t_launch;   /* in the panels' launches (kernel 11 waits there) */
+  double gpu_panels, gpu_span;   /* the panels after the first on the GPU:
+                                    their runs' sum, first start to last end */
   size_t bytes_in, bytes_out;
   /* a slot holding device results not yet copied out: the copy to make
      (dst NULL: none) */

@@ -55,11 +55,17 @@ carve (size_t *at, size_t bytes)
   return here;
 }
 
-/* After the row and column sums: the Inf/NaN flag, the three totals of
+/* After B's column and row sums: its Inf/NaN flag, the three totals of
    oz_choose, its count of blocks done and the products' tile counter, a
-   double's room each.  */
-#define OZ_SUMS_EXTRA 6
+   double's room each.  After A's sums: its Inf/NaN flag.  */
+#define OZ_B_SUMS_EXTRA 6
+#define OZ_A_SUMS_EXTRA 1
 
+/* A's part of the scratch comes first and depends on m and k alone (its
+   planes are sized for at least GT_OZ_MAX_USED moduli): the panels of one
+   product, which differ in n, find A's sums, exponents and planes where
+   the previous panel left them (gt_oz_scan_kept, gt_oz_slice_chosen's
+   a_have).  B's part follows, then the planes of B and C.  */
 extern "C" void
 gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
               void *base)
@@ -70,16 +76,18 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   w->np = round_up (n, GT_OZ_TILE_N);
   w->kp = round_up (k, GT_OZ_TILE_K);
   w->ldr = round_up (m, 16);
+  const int a_moduli = moduli > GT_OZ_MAX_USED ? moduli : GT_OZ_MAX_USED;
   size_t at = 0;
-  /* the sums, zeroed together by one memset */
-  const size_t sums = carve (&at, (2 * (m + n + k) + OZ_SUMS_EXTRA)
-                                  * sizeof (double));
+  w->a_sums_bytes = (m + k + OZ_A_SUMS_EXTRA) * sizeof (double);
+  w->b_sums_bytes = (n + k + OZ_B_SUMS_EXTRA) * sizeof (double);
+  const size_t as = carve (&at, w->a_sums_bytes);
   const size_t ae = carve (&at, m * sizeof (int));
+  const size_t a = carve (&at, a_moduli * w->mp * w->kp);
+  const size_t bs = carve (&at, w->b_sums_bytes);
   const size_t be = carve (&at, n * sizeof (int));
   const size_t ch = carve (&at, 2 * sizeof (int) + sizeof (double));
-  /* the planes last: the scan's results stay where they are when the
-     layout is made again for the number of moduli the scan chose */
-  const size_t a = carve (&at, moduli * w->mp * w->kp);
+  /* B's and C's planes last: the scan's results stay where they are when
+     the layout is made again for the number of moduli the scan chose */
   const size_t b = carve (&at, moduli * w->np * w->kp);
   const size_t c = carve (&at, moduli * w->ldr * n);
   w->bytes = at;
@@ -87,17 +95,19 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   w->a_planes = (int8_t *) (p ? p + a : NULL);
   w->b_planes = (int8_t *) (p ? p + b : NULL);
   w->c_planes = (uint8_t *) (p ? p + c : NULL);
-  double *d = (double *) (p ? p + sums : NULL);
-  w->sums = d;
-  w->sums_bytes = (2 * (m + n + k) + OZ_SUMS_EXTRA) * sizeof (double);
-  w->a_sumsq = d;
-  w->a_col_sumsq = d ? d + m : NULL;
-  w->b_sumsq = d ? d + m + k : NULL;
-  w->b_row_sumsq = d ? d + m + k + n : NULL;
-  w->bad = (unsigned *) (d ? d + 2 * (m + n + k) : NULL);
-  w->totals = d ? d + 2 * (m + n + k) + 1 : NULL;
-  w->arrived = (unsigned *) (d ? d + 2 * (m + n + k) + 4 : NULL);
-  w->next_tile = (unsigned *) (d ? d + 2 * (m + n + k) + 5 : NULL);
+  double *da = (double *) (p ? p + as : NULL);
+  double *db = (double *) (p ? p + bs : NULL);
+  w->a_sums = da;
+  w->b_sums = db;
+  w->a_sumsq = da;
+  w->a_col_sumsq = da ? da + m : NULL;
+  w->a_bad = (unsigned *) (da ? da + m + k : NULL);
+  w->b_sumsq = db;
+  w->b_row_sumsq = db ? db + n : NULL;
+  w->b_bad = (unsigned *) (db ? db + n + k : NULL);
+  w->totals = db ? db + n + k + 1 : NULL;
+  w->arrived = (unsigned *) (db ? db + n + k + 4 : NULL);
+  w->next_tile = (unsigned *) (db ? db + n + k + 5 : NULL);
   w->a_exp = (int *) (p ? p + ae : NULL);
   w->b_exp = (int *) (p ? p + be : NULL);
   w->choice = (int *) (p ? p + ch : NULL);
@@ -297,18 +307,18 @@ oz_choose (gt_oz_work w, double g7)
       if (est <= 0.5 * floor_sgemm)
         n = c;
     }
-  w.choice[0] = *w.bad ? 0 : n;
+  w.choice[0] = *w.a_bad || *w.b_bad ? 0 : n;
   w.choice[1] = 0;
   w.ratio[0] = floor_sgemm > 0 ? est7 / floor_sgemm : 0;
 }
 
-extern "C" cudaError_t
-gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda, const float *B,
-            size_t ldb, cudaStream_t s)
+/* B's scan and the choice, A's sums as they are.  */
+static cudaError_t
+oz_scan_b (const gt_oz_work *w, const float *B, size_t ldb, cudaStream_t s)
 {
-  cudaMemsetAsync (w->sums, 0, w->sums_bytes, s);
-  oz_scan_launch (A, lda, w->m, w->k, w->a_sumsq, w->a_col_sumsq, w->bad, s);
-  oz_scan_launch (B, ldb, w->k, w->n, w->b_row_sumsq, w->b_sumsq, w->bad, s);
+  cudaMemsetAsync (w->b_sums, 0, w->b_sums_bytes, s);
+  oz_scan_launch (B, ldb, w->k, w->n, w->b_row_sumsq, w->b_sumsq, w->b_bad,
+                  s);
   size_t most = w->m > w->n ? w->m : w->n;
   most = most > w->k ? most : w->k;
   size_t blocks = (most + 4 * CHOOSE_THREADS - 1) / (4 * CHOOSE_THREADS);
@@ -318,12 +328,31 @@ gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda, const float *B,
   return cudaGetLastError ();
 }
 
+extern "C" cudaError_t
+gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda, const float *B,
+            size_t ldb, cudaStream_t s)
+{
+  cudaMemsetAsync (w->a_sums, 0, w->a_sums_bytes, s);
+  oz_scan_launch (A, lda, w->m, w->k, w->a_sumsq, w->a_col_sumsq, w->a_bad,
+                  s);
+  return oz_scan_b (w, B, ldb, s);
+}
+
+extern "C" cudaError_t
+gt_oz_scan_kept (const gt_oz_work *w, const float *B, size_t ldb,
+                 cudaStream_t s)
+{
+  return oz_scan_b (w, B, ldb, s);
+}
+
 /* ---- slice: residues of the scaled integers --------------------------- */
 
 typedef struct
 {
   int moduli;          /* N, or 0: the scan's choice, read on the device */
   const int *choice;
+  int a_have;          /* the moduli A's planes hold already (0: none):
+                          where the choice is that many, A is not sliced */
   float p[GT_OZ_MAX_MODULI];
   double inv_p[GT_OZ_MAX_MODULI];
   double room[GT_OZ_MAX_MODULI + 1]; /* of N moduli: 2^gamma - sqrt(k)/2,
@@ -399,7 +428,7 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
   const int ti = threadIdx.x % SLICE_I, th = threadIdx.x / SLICE_I;
   const size_t i = i0 + ti;
   const int nm = oz_slice_moduli (c);
-  if (nm == 0)
+  if (nm == 0 || nm == c.a_have)
     return;
   /* a row's exponent once, not by each of the threads that share it */
   if (th == 0)
@@ -471,12 +500,13 @@ oz_slice_b (const float *B, size_t ldb, gt_oz_work w, oz_slice_consts c)
 }
 
 static cudaError_t
-oz_slice_launch (const gt_oz_work *w, int moduli, const float *A, size_t lda,
-                 const float *B, size_t ldb, cudaStream_t s)
+oz_slice_launch (const gt_oz_work *w, int moduli, int a_have, const float *A,
+                 size_t lda, const float *B, size_t ldb, cudaStream_t s)
 {
   oz_slice_consts c;
   c.moduli = moduli;
   c.choice = w->choice;
+  c.a_have = a_have;
   for (int l = 0; l < GT_OZ_MAX_MODULI; l++)
     {
       c.p[l] = (float) oz_moduli[l];
@@ -496,14 +526,14 @@ extern "C" cudaError_t
 gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda, const float *B,
              size_t ldb, cudaStream_t s)
 {
-  return oz_slice_launch (w, w->moduli, A, lda, B, ldb, s);
+  return oz_slice_launch (w, w->moduli, 0, A, lda, B, ldb, s);
 }
 
 extern "C" cudaError_t
 gt_oz_slice_chosen (const gt_oz_work *w, const float *A, size_t lda,
-                    const float *B, size_t ldb, cudaStream_t s)
+                    const float *B, size_t ldb, int a_have, cudaStream_t s)
 {
-  return oz_slice_launch (w, 0, A, lda, B, ldb, s);
+  return oz_slice_launch (w, 0, a_have, A, lda, B, ldb, s);
 }
 
 /* ---- combine: the CRT, scaled back ------------------------------------ */

@@ -46,16 +46,20 @@ typedef struct
   size_t m, n, k;
   size_t mp, np, kp;   /* padded to the tiles */
   size_t ldr;          /* leading dimension of the residue planes of C */
-  int8_t *a_planes;    /* N planes mp x kp, row i at i * kp */
+  int8_t *a_planes;    /* N planes mp x kp, row i at i * kp (room for at
+                          least GT_OZ_MAX_USED planes) */
   int8_t *b_planes;    /* N planes np x kp, column j at j * kp */
   uint8_t *c_planes;   /* N planes of C's residues, ldr x n, in [0, p) */
-  double *sums;        /* the sums below, sums_bytes together */
-  size_t sums_bytes;
+  double *a_sums;      /* A's sums below, a_sums_bytes together */
+  size_t a_sums_bytes;
+  double *b_sums;      /* B's sums and the choice's, b_sums_bytes */
+  size_t b_sums_bytes;
   double *a_sumsq;     /* m: sum of squares of each row of A */
   double *a_col_sumsq; /* k: of each column of A */
+  unsigned *a_bad;     /* nonzero where A holds Inf or NaN */
   double *b_sumsq;     /* n: of each column of B */
   double *b_row_sumsq; /* k: of each row of B */
-  unsigned *bad;       /* nonzero where A or B holds Inf or NaN */
+  unsigned *b_bad;     /* nonzero where B holds Inf or NaN */
   double *totals;      /* ||A||_F^2, ||B||_F^2, sum_h of the products of
                           A's column and B's row sums */
   unsigned *arrived;   /* blocks of the choice done */
@@ -81,16 +85,23 @@ double gt_oz_gamma (int moduli);
    w->moduli (gt_oz_layout again) or runs another kernel where it is 0.  */
 cudaError_t gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda,
                         const float *B, size_t ldb, cudaStream_t s);
+/* The scan of B alone, and the choice, with A's sums where an earlier scan
+   of the same A on a layout of the same base, m and k left them: the
+   panels of one product after the first.  */
+cudaError_t gt_oz_scan_kept (const gt_oz_work *w, const float *B, size_t ldb,
+                             cudaStream_t s);
 cudaError_t gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda,
                          const float *B, size_t ldb, cudaStream_t s);
 /* The slices for the number of moduli the scan chose, read on the device
    (nothing where it chose 0), with w laid out for GT_OZ_MAX_USED: queued
    before the host has read the choice, so that the GPU slices while the
    host waits for it.  The products and the combine then run on the same
-   layout with w->moduli set to the choice.  */
+   layout with w->moduli set to the choice.  a_have: the number of moduli
+   A's planes (and exponents) already hold for this A, 0 for none; where
+   the choice is that number, A is not sliced again.  */
 cudaError_t gt_oz_slice_chosen (const gt_oz_work *w, const float *A,
                                 size_t lda, const float *B, size_t ldb,
-                                cudaStream_t s);
+                                int a_have, cudaStream_t s);
 cudaError_t gt_oz_products (const gt_oz_work *w, cudaStream_t s);
 cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
                            cudaStream_t s);

@@ -144,15 +144,26 @@ gt_k11_row_work (const gt_plan *p, size_t m, size_t n, size_t k, int repack)
   return k11_work (&p9, m, n, k);
 }
 
+/* What the scratch holds of A after a product emulated on it: A's sums,
+   and its planes and exponents for `moduli` moduli (0: nothing).  */
+typedef struct
+{
+  const void *A, *work;
+  size_t lda, m, k;
+  int moduli;
+} kept_a;
+
 /* Where the host learns the scan's choice, per device: a pinned word the
    choice is copied into and the event that says it is there (made at the
    first product, kept until gpu_tiled_reset), and a lock that keeps two
    host threads' products on one device from reading each other's
-   choice.  */
+   choice; and what the last product emulated on the device left of A in
+   its scratch.  */
 typedef struct
 {
   int *choice;
   cudaEvent_t copied;
+  kept_a a;
 } choice_mailbox;
 
 static choice_mailbox mailboxes[GT_MAX_DEVICES];
@@ -230,6 +241,16 @@ gt_plan_read_back (const int *const *src, int count, int *out,
   return err;
 }
 
+/* Nonzero where the caller says the scratch is as the previous panel
+   left it (a->a_kept) and that panel was emulated on the same A: A's
+   scan is not run again, nor its slices where the choice is the same.  */
+static int
+a_still_there (const kept_a *k, const gt_gemm_args *a)
+{
+  return a->a_kept && k->moduli > 0 && k->A == a->A && k->work == a->work
+         && k->lda == a->lda && k->m == a->m && k->k == a->k;
+}
+
 /* The scan and the slices for the number of moduli it chooses, queued
    together; the host waits only for the choice (the one wait inside a
    plan's run: what follows depends on it) while the GPU slices, then
@@ -249,19 +270,28 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   cudaError_t err = mailbox (&box, &dev);
   if (err != cudaSuccess)
     return err;
-  err = gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
+  const int kept = a_still_there (&box->a, a);
+  box->a.moduli = 0;   /* until this product is known to be emulated */
+  err = kept ? gt_oz_scan_kept (&w, B, a->ldb, s)
+             : gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
   if (err == cudaSuccess)
     err = cudaMemcpyAsync (box->choice, w.choice, sizeof (int),
                            cudaMemcpyDeviceToHost, s);
   if (err == cudaSuccess)
     err = cudaEventRecord (box->copied, s);
   if (err == cudaSuccess)
-    err = gt_oz_slice_chosen (&w, A, a->lda, B, a->ldb, s);
+    err = gt_oz_slice_chosen (&w, A, a->lda, B, a->ldb,
+                              kept ? box->a.moduli : 0, s);
   /* (after an error the copy into the pinned word may still be under way:
      harmless, the word is only read here) */
   if (err == cudaSuccess)
     err = cudaEventSynchronize (box->copied);
   const int moduli = err == cudaSuccess ? *box->choice : 0;
+  if (moduli)   /* kernel 9, where it runs instead, may use the scratch */
+    {
+      const kept_a now = { a->A, a->work, a->lda, a->m, a->k, moduli };
+      box->a = now;
+    }
   mailbox_done (dev);
   if (err != cudaSuccess)
     return err;

@@ -116,6 +116,11 @@ typedef struct
      word once, at its end, and where it is set runs the product again
      with checks NULL (a pipeline of panels keeps going meanwhile).  */
   int *checks;
+  /* Nonzero: the previous run on this scratch was the previous panel of
+     the same product (the same A, lda, m and k), on the same kernel, and
+     nothing has run on the scratch since.  Kernel 11 then keeps what it
+     made of A (gt_k11_row_launch); other kernels ignore it.  */
+  int a_kept;
 } gt_gemm_args;
 
 /* Nonzero when some kernel of this build serves the type.  */
@@ -216,6 +221,10 @@ int gt_plan_has_pieces (const gt_plan *whole);
    them (a tail of split tiles or strips beside kernel 9's tiles run as
    plain tiles).  */
 int gt_plan_pieces_alike (const gt_plan *whole);
+/* Nonzero where a run of p uses its scratch for nothing but what the
+   next panel's run may keep (gt_gemm_args.a_kept): kernel 11 on a real
+   product without strips.  */
+int gt_plan_keeps_a (const gt_plan *p);
 gt_plan gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc);
 cudaError_t gt_gemm_piece (const gt_plan *p, int first, int last,
                            const gt_gemm_args *a, cudaStream_t s);

@@ -212,6 +212,13 @@ gt_plan_pieces_alike (const gt_plan *whole)
          && (whole->kernel == GT_K9_DMMA || whole->kernel == GT_K4_ASYNC);
 }
 
+extern "C" int
+gt_plan_keeps_a (const gt_plan *p)
+{
+  return p->kernel == GT_K11_OZAKI && !p->complex_a && !p->complex_b
+         && !p->edge_rows && !p->edge_cols;
+}
+
 /* Kernel 11's scan needs all of k: its pieces are kernel 9's (the first
    panel then runs as A arrives, the others emulated).  */
 extern "C" gt_plan
