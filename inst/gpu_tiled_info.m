@@ -65,8 +65,10 @@
 ## @env{GPU_TILED_EMULATE}); @code{products}: products emulated since
 ## @code{gpu_tiled_reset}; @code{declined}: products whose operands'
 ## scan found that no affordable number of moduli keeps single precision
-## (they ran on kernel 9); @code{last_moduli}: of the last emulated
-## product.
+## (they ran on kernel 9); @code{kept_scans}, @code{kept_slices}:
+## emulated products (panels of a streamed product) that used the
+## previous panel's scan of A, and also its slices of A; @code{last_moduli}:
+## of the last emulated product.
 ## @end table
 ##
 ## Example:
@@ -145,7 +147,8 @@ endfunction
 %! assert (! isempty (s.build_archs));
 %! assert (size (s.crossover), [1, 4]);
 %! assert (isfield (s.emulation, {"usable", "mode", "products", "declined", ...
-%!                                "last_moduli"}), true (1, 5));
+%!                                "kept_scans", "kept_slices", ...
+%!                                "last_moduli"}), true (1, 7));
 %! assert (any (strcmp (s.emulation.mode, {"cost", "off", "always"})));
 %! assert ({s.crossover.class}, {"single", "double", "complex single", ...
 %!                              "complex double"});

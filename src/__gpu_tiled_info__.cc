@@ -60,6 +60,8 @@ emulation ()
                                  : "cost"));
   s.assign ("products", static_cast<double> (e.products));
   s.assign ("declined", static_cast<double> (e.declined));
+  s.assign ("kept_scans", static_cast<double> (e.kept_scans));
+  s.assign ("kept_slices", static_cast<double> (e.kept_slices));
   s.assign ("last_moduli", e.last_moduli);
   return s;
 }

@@ -176,6 +176,10 @@ typedef struct
   unsigned long long products;  /* emulated */
   unsigned long long declined;  /* the scan found no affordable number of
                                    moduli; kernel 9 ran instead */
+  unsigned long long kept_scans;   /* emulated products (panels) that kept
+                                      the previous panel's scan of A */
+  unsigned long long kept_slices;  /* and its slices of A (the same number
+                                      of moduli) */
   int last_moduli;              /* of the last emulated product */
   int mode;                     /* GT_EMULATE_* */
   int usable;                   /* the current device runs kernel 11 */

@@ -1569,28 +1569,37 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!testif ; emu
 %! ## a product streamed in panels keeps what kernel 11 made of A from one
 %! ## panel to the next: A's scan always, its slices where the next panel
-%! ## chooses as many moduli.  Column 1 of A is scaled up and row 1 of B
-%! ## down in one half of B's columns only, so the two halves choose
-%! ## different numbers of moduli (each order of the halves ends on the
-%! ## other's choice); then an Inf in one panel of B: that panel declines
-%! ## and runs on kernel 9, which uses the scratch, and the panels after
-%! ## it scan and slice A again.  One device: the panels of one band.
+%! ## chooses as many moduli (both counted).  Column 1 of A is scaled up,
+%! ## and row 1 of B down in B's last 3904 columns (first order) or its
+%! ## first 4096 (second order, with an A of its own: what the first kept
+%! ## must not reach it), so that the panels on either side of column 4096
+%! ## choose different numbers of moduli: in each call some panel slices A
+%! ## again and some keeps its slices, and the calls end on different
+%! ## choices.  Then an Inf in a later panel of B: that panel declines and
+%! ## runs on kernel 9, which uses the scratch, so the panel after it scans
+%! ## A afresh (one more fresh scan than the same call without the Inf).
+%! ## Panels of 2048 columns or fewer on a 132-SM Hopper, the first of them
+%! ## perhaps on kernel 9's pieces of k.  One device: the panels of one band.
 %! d = gpu_tiled_devices ();
 %! setenv ("GPU_TILED_EMULATE", "always");
 %! unwind_protect
 %!   gpu_tiled_devices (d(1));
 %!   gpu_tiled_reset ();
-%!   m = 2048;  k = 1024;  n = 8000;  h = 2900;
-%!   A = randn (m, k, "single");  A(:, 1) *= 2^11;
+%!   m = 2048;  k = 1024;  n = 8000;  h = 4096;
 %!   last = zeros (1, 2);
 %!   for order = 1:2
+%!     A = randn (m, k, "single");  A(:, 1) *= 2^11;
 %!     B = randn (k, n, "single");
 %!     cols = {h+1:n, 1:h}{order};
 %!     B(1, cols) *= 2^-11;
-%!     before = gpu_tiled_info ().emulation.products;
+%!     e0 = gpu_tiled_info ().emulation;
 %!     C = gpu_tiled_mtimes (A, B);
 %!     e = gpu_tiled_info ().emulation;
-%!     assert (e.products - before >= 2, "%d emulated", e.products - before);
+%!     scans = e.kept_scans - e0.kept_scans;
+%!     slices = e.kept_slices - e0.kept_slices;
+%!     assert (e.products - e0.products >= 3, "%d emulated", e.products - e0.products);
+%!     assert (scans >= 2 && slices >= 1 && slices < scans,
+%!             "order %d: %d scans and %d slices kept", order, scans, slices);
 %!     last(order) = e.last_moduli;
 %!     R = double (A) * double (B);
 %!     err = norm (double (C) - R, "fro");
@@ -1598,15 +1607,18 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     assert (err <= 4 * k * eps ("single") * norm (double (A), "fro")
 %!                    * norm (double (B), "fro"));
 %!   endfor
-%!   assert (last(1) != last(2), "both halves chose %d moduli", last(1));
-%!   hi = 2500;   # (not in the first panel: panels of 2048 columns or
-%!                # fewer on a 132-SM Hopper, the first of them on kernel 9)
-%!   B = randn (k, n, "single");  B(7, hi) = Inf;
+%!   assert (last(1) != last(2), "both calls ended on %d moduli", last(1));
+%!   B = randn (k, n, "single");
 %!   e0 = gpu_tiled_info ().emulation;
 %!   C = gpu_tiled_mtimes (A, B);
+%!   e1 = gpu_tiled_info ().emulation;
+%!   hi = 5000;
+%!   B(7, hi) = Inf;
+%!   C = gpu_tiled_mtimes (A, B);
 %!   e = gpu_tiled_info ().emulation;
-%!   assert (e.declined - e0.declined, 1);
-%!   assert (e.products - e0.products >= 2);
+%!   assert (e.declined - e1.declined, 1);
+%!   fresh = @(a, b) (b.products - a.products) - (b.kept_scans - a.kept_scans);
+%!   assert (fresh (e1, e), fresh (e0, e1) + 1);
 %!   R = A * B;
 %!   assert (isnan (C), isnan (R));
 %!   assert (C(isinf (R)), R(isinf (R)));

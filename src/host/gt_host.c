@@ -667,8 +667,10 @@ timer_begin (panel_timer *t, const gt_context *ctx, size_t first, size_t end)
   t->on = ctx->opt.trace && end > first && end - first <= GT_MAX_PANELS;
   t->first = first;
   t->count = 0;
-  for (size_t i = 0; t->on && i < 2 * (end - first); i++, t->count++)
-    if (cudaEventCreate (&t->ev[i]) != cudaSuccess)
+  while (t->on && t->count < 2 * (end - first))
+    if (cudaEventCreate (&t->ev[t->count]) == cudaSuccess)
+      t->count++;
+    else
       t->on = 0;
 }
 
@@ -773,7 +775,7 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            "which plans and buffers %.3f; host "
            "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s; "
            "prefault left at the end %.3f ms; waits for the GPU %.3f ms; "
-           "panels' launches %.3f ms; panels after the first on the GPU "
+           "panels' launches %.3f ms; the panels run whole on the GPU "
            "%.3f ms of %.3f), "
            "%zu panels, first in pieces of k = %zu or blocks of %zu rows, "
            "%d + %d threads\n",

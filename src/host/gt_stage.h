@@ -21,8 +21,9 @@ typedef struct
   /* seconds spent, for the trace */
   double t_in, t_out, t_wait, t_fault;   /* t_fault: at the end */
   double t_launch;   /* in the panels' launches (kernel 11 waits there) */
-  double gpu_panels, gpu_span;   /* the panels after the first on the GPU:
-                                    their runs' sum, first start to last end */
+  double gpu_panels, gpu_span;   /* the panels run whole (not in pieces of
+                                    k or blocks of rows) on the GPU: their
+                                    runs' sum, first start to last end */
   size_t bytes_in, bytes_out;
   /* a slot holding device results not yet copied out: the copy to make
      (dst NULL: none) */

@@ -87,7 +87,8 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   const size_t be = carve (&at, n * sizeof (int));
   const size_t ch = carve (&at, 2 * sizeof (int) + sizeof (double));
   /* B's and C's planes last: the scan's results stay where they are when
-     the layout is made again for the number of moduli the scan chose */
+     the layout is made again for the number of moduli the scan chose (up
+     to GT_OZ_MAX_USED: A's planes have room for that many) */
   const size_t b = carve (&at, moduli * w->np * w->kp);
   const size_t c = carve (&at, moduli * w->ldr * n);
   w->bytes = at;

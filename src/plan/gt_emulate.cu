@@ -12,7 +12,7 @@
 #include "gt_k11_ozaki.h"
 
 static int emulation = GT_EMULATE_COST;
-static unsigned long long emulated, declined;
+static unsigned long long emulated, declined, kept_scans, kept_slices;
 static int last_moduli;
 
 /* Measured on an H100 (bench/RESULTS.md, kernel 11): kernel 9's rate at
@@ -270,18 +270,17 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   cudaError_t err = mailbox (&box, &dev);
   if (err != cudaSuccess)
     return err;
-  const int kept = a_still_there (&box->a, a);
+  const int a_have = a_still_there (&box->a, a) ? box->a.moduli : 0;
   box->a.moduli = 0;   /* until this product is known to be emulated */
-  err = kept ? gt_oz_scan_kept (&w, B, a->ldb, s)
-             : gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
+  err = a_have ? gt_oz_scan_kept (&w, B, a->ldb, s)
+               : gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
   if (err == cudaSuccess)
     err = cudaMemcpyAsync (box->choice, w.choice, sizeof (int),
                            cudaMemcpyDeviceToHost, s);
   if (err == cudaSuccess)
     err = cudaEventRecord (box->copied, s);
   if (err == cudaSuccess)
-    err = gt_oz_slice_chosen (&w, A, a->lda, B, a->ldb,
-                              kept ? box->a.moduli : 0, s);
+    err = gt_oz_slice_chosen (&w, A, a->lda, B, a->ldb, a_have, s);
   /* (after an error the copy into the pinned word may still be under way:
      harmless, the word is only read here) */
   if (err == cudaSuccess)
@@ -304,6 +303,8 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
       return gt_gemm_run (&p9, a, s);
     }
   __atomic_fetch_add (&emulated, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&kept_scans, a_have != 0, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&kept_slices, a_have == moduli, __ATOMIC_RELAXED);
   __atomic_store_n (&last_moduli, moduli, __ATOMIC_RELAXED);
   w.moduli = moduli;   /* the planes stay where the slices put them */
   if ((err = gt_oz_products (&w, s)) != cudaSuccess)
@@ -331,6 +332,8 @@ gt_emulation_forget (void)
 {
   __atomic_store_n (&emulated, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&declined, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&kept_scans, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&kept_slices, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&last_moduli, 0, __ATOMIC_RELAXED);
   int current;
   const int have_current = cudaGetDevice (&current) == cudaSuccess;
@@ -353,6 +356,8 @@ gt_emulation_get (gt_emulation_info *info)
   memset (info, 0, sizeof *info);
   info->products = __atomic_load_n (&emulated, __ATOMIC_RELAXED);
   info->declined = __atomic_load_n (&declined, __ATOMIC_RELAXED);
+  info->kept_scans = __atomic_load_n (&kept_scans, __ATOMIC_RELAXED);
+  info->kept_slices = __atomic_load_n (&kept_slices, __ATOMIC_RELAXED);
   info->last_moduli = __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
   info->mode = __atomic_load_n (&emulation, __ATOMIC_RELAXED);
   info->usable = gt_k11_usable ();

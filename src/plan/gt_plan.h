@@ -117,9 +117,12 @@ typedef struct
      with checks NULL (a pipeline of panels keeps going meanwhile).  */
   int *checks;
   /* Nonzero: the previous run on this scratch was the previous panel of
-     the same product (the same A, lda, m and k), on the same kernel, and
-     nothing has run on the scratch since.  Kernel 11 then keeps what it
-     made of A (gt_k11_row_launch); other kernels ignore it.  */
+     the same product (the same A, lda, m and k), on a plan that uses its
+     scratch for nothing else (gt_plan_keeps_a), and nothing else has run
+     on the scratch since.  Kernel 11 then keeps what it made of A where
+     its record of that run says it was emulated (a run that declined
+     used the scratch for kernel 9: gt_k11_row_launch); other kernels
+     ignore it.  */
   int a_kept;
 } gt_gemm_args;
 
