@@ -895,20 +895,41 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## complex singles on kernel 11 streamed in several panels (n of 6144
 %! ## or more: panels of a quarter of n or wider; here 4 of 2048 columns
 %! ## on a 132-SM Hopper), the last narrower than the others; real by
-%! ## complex likewise
+%! ## complex likewise.  Each of Gauss's three products keeps its own A
+%! ## (A's planes) from panel to panel, and real A by complex B its one.
+%! ## Then an Inf in the second panel of B: the product runs again with
+%! ## that panel's four products in one, which take the three's scratch,
+%! ## so the panel after it must not use what they kept.
 %! A = complex (randn (1001, 999, "single"), randn (1001, 999, "single"));
 %! B = complex (randn (999, 6500, "single"), randn (999, 6500, "single"));
+%! d = gpu_tiled_devices ();
 %! setenv ("GPU_TILED_EMULATE", "always");
 %! unwind_protect
+%!   gpu_tiled_devices (d(1));   # (one band: its panels)
 %!   gpu_tiled_reset ();
 %!   C = gpu_tiled_mtimes (A, B);
+%!   e1 = gpu_tiled_info ().emulation;
 %!   D = gpu_tiled_mtimes (real (A), B);
+%!   e2 = gpu_tiled_info ().emulation;
+%!   B2 = B;  B2(5, 3000) = complex (Inf, 1);
+%!   E = gpu_tiled_mtimes (A, B2);
 %!   emulated = gpu_tiled_info ().emulation.products;
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_devices ([]);
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
 %! assert (emulated > 0);
+%! assert (e1.kept_scans >= 3 && e1.kept_slices >= 3,
+%!         "%d scans, %d slices kept", e1.kept_scans, e1.kept_slices);
+%! assert (e2.kept_scans - e1.kept_scans >= 1);
+%! R = A * B2;
+%! assert (isnan (E), isnan (R));
+%! assert (E(isinf (R)), R(isinf (R)));
+%! f = isfinite (R);
+%! R = double (A) * double (B2);
+%! assert (norm (double (E(f)) - R(f)) <= 4 * 999 * eps ("single")
+%!         * norm (double (A), "fro") * norm (double (B(:, [1:2999, 3001:end])), "fro"));
 %! assert (class (C), "single");  assert (iscomplex (C));
 %! R = double (A) * double (B);
 %! assert (norm (double (C) - R, "fro")

@@ -61,14 +61,41 @@ carve (size_t *at, size_t bytes)
 #define OZ_B_SUMS_EXTRA 6
 #define OZ_A_SUMS_EXTRA 1
 
-/* A's part of the scratch comes first and depends on m and k alone (its
-   planes are sized for at least GT_OZ_MAX_USED moduli): the panels of one
-   product, which differ in n, find A's sums, exponents and planes where
-   the previous panel left them (gt_oz_scan_kept, gt_oz_slice_chosen's
-   a_have).  B's part follows, then the planes of B and C.  */
+/* A's part of the scratch (its sums, exponents and planes) depends on m
+   and k alone (its planes are sized for at least GT_OZ_MAX_USED moduli):
+   the panels of one product, which differ in n, find it where the
+   previous panel left it (gt_oz_scan_kept, gt_oz_slice_chosen's a_have).
+   B's part follows, then the planes of B and C.  */
+static size_t
+a_part_layout (gt_oz_work *w, int moduli, size_t m, size_t k, char *p)
+{
+  const int a_moduli = moduli > GT_OZ_MAX_USED ? moduli : GT_OZ_MAX_USED;
+  size_t at = 0;
+  w->a_sums_bytes = (m + k + OZ_A_SUMS_EXTRA) * sizeof (double);
+  const size_t as = carve (&at, w->a_sums_bytes);
+  const size_t ae = carve (&at, m * sizeof (int));
+  const size_t a = carve (&at, a_moduli * round_up (m, GT_OZ_TILE_M)
+                               * round_up (k, GT_OZ_TILE_K));
+  double *da = (double *) (p ? p + as : NULL);
+  w->a_sums = da;
+  w->a_sumsq = da;
+  w->a_col_sumsq = da ? da + m : NULL;
+  w->a_bad = (unsigned *) (da ? da + m + k : NULL);
+  w->a_exp = (int *) (p ? p + ae : NULL);
+  w->a_planes = (int8_t *) (p ? p + a : NULL);
+  return at;
+}
+
+extern "C" size_t
+gt_oz_a_part_bytes (int moduli, size_t m, size_t k)
+{
+  gt_oz_work w;
+  return a_part_layout (&w, moduli, m, k, NULL);
+}
+
 extern "C" void
-gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
-              void *base)
+gt_oz_layout_parts (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
+                    void *a_base, void *base)
 {
   w->moduli = moduli;
   w->m = m;  w->n = n;  w->k = k;
@@ -76,13 +103,9 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   w->np = round_up (n, GT_OZ_TILE_N);
   w->kp = round_up (k, GT_OZ_TILE_K);
   w->ldr = round_up (m, 16);
-  const int a_moduli = moduli > GT_OZ_MAX_USED ? moduli : GT_OZ_MAX_USED;
+  const size_t a_bytes = a_part_layout (w, moduli, m, k, (char *) a_base);
   size_t at = 0;
-  w->a_sums_bytes = (m + k + OZ_A_SUMS_EXTRA) * sizeof (double);
   w->b_sums_bytes = (n + k + OZ_B_SUMS_EXTRA) * sizeof (double);
-  const size_t as = carve (&at, w->a_sums_bytes);
-  const size_t ae = carve (&at, m * sizeof (int));
-  const size_t a = carve (&at, a_moduli * w->mp * w->kp);
   const size_t bs = carve (&at, w->b_sums_bytes);
   const size_t be = carve (&at, n * sizeof (int));
   const size_t ch = carve (&at, 2 * sizeof (int) + sizeof (double));
@@ -91,28 +114,30 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
      to GT_OZ_MAX_USED: A's planes have room for that many) */
   const size_t b = carve (&at, moduli * w->np * w->kp);
   const size_t c = carve (&at, moduli * w->ldr * n);
-  w->bytes = at;
+  w->bytes = a_bytes + at;
   char *p = (char *) base;
-  w->a_planes = (int8_t *) (p ? p + a : NULL);
   w->b_planes = (int8_t *) (p ? p + b : NULL);
   w->c_planes = (uint8_t *) (p ? p + c : NULL);
-  double *da = (double *) (p ? p + as : NULL);
   double *db = (double *) (p ? p + bs : NULL);
-  w->a_sums = da;
   w->b_sums = db;
-  w->a_sumsq = da;
-  w->a_col_sumsq = da ? da + m : NULL;
-  w->a_bad = (unsigned *) (da ? da + m + k : NULL);
   w->b_sumsq = db;
   w->b_row_sumsq = db ? db + n : NULL;
   w->b_bad = (unsigned *) (db ? db + n + k : NULL);
   w->totals = db ? db + n + k + 1 : NULL;
   w->arrived = (unsigned *) (db ? db + n + k + 4 : NULL);
   w->next_tile = (unsigned *) (db ? db + n + k + 5 : NULL);
-  w->a_exp = (int *) (p ? p + ae : NULL);
   w->b_exp = (int *) (p ? p + be : NULL);
   w->choice = (int *) (p ? p + ch : NULL);
   w->ratio = (double *) (p ? p + ch + 8 : NULL);
+}
+
+extern "C" void
+gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
+              void *base)
+{
+  char *p = (char *) base;
+  gt_oz_layout_parts (w, moduli, m, n, k, p,
+                      p ? p + gt_oz_a_part_bytes (moduli, m, k) : NULL);
 }
 
 /* log2 of the product of the first N moduli.  */

@@ -75,6 +75,13 @@ typedef struct
    w->bytes then says what to allocate).  */
 void gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
                    void *base);
+/* The same with A's part (its sums, exponents and planes: the bytes
+   gt_oz_a_part_bytes gives, which depend on m and k alone) at a_base and
+   the rest at base (w->bytes still counts both), so that several
+   products on one scratch can each keep an A of their own.  */
+void gt_oz_layout_parts (gt_oz_work *w, int moduli, size_t m, size_t n,
+                         size_t k, void *a_base, void *base);
+size_t gt_oz_a_part_bytes (int moduli, size_t m, size_t k);
 
 /* gamma of N moduli: the bits of each operand's scaled rows and columns
    (log2 of their 2-norm bound).  */

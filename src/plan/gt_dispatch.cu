@@ -207,8 +207,10 @@ plan_complex (gt_type c, int ca, int cb, size_t m, size_t n, size_t k,
       size_t b_off, p_off;
       const size_t own = gt_three_layout (r, m, n, k, &b_off, &p_off);
       const gt_plan four = gt_plan_four (r, m, n, k);
-      p.work_bytes = own + (four.work_bytes > p.work_bytes
-                            ? four.work_bytes : p.work_bytes);
+      /* kernel 11 keeps each of the three A's (gt_run.cu: run_three) */
+      const size_t real = p.work_bytes + (p.kernel == GT_K11_OZAKI
+                          ? (GT_A_SLOTS - 1) * gt_k11_a_part_bytes (m, k) : 0);
+      p.work_bytes = own + (four.work_bytes > real ? four.work_bytes : real);
       return p;
     }
   const size_t b_planes = cb ? gt_bytes_256 (r, gt_ld_16 (es, k2) * n2) : 0;

@@ -163,7 +163,7 @@ typedef struct
 {
   int *choice;
   cudaEvent_t copied;
-  kept_a a;
+  kept_a a[GT_A_SLOTS];   /* one per place of A in the scratch */
 } choice_mailbox;
 
 static choice_mailbox mailboxes[GT_MAX_DEVICES];
@@ -251,6 +251,42 @@ a_still_there (const kept_a *k, const gt_gemm_args *a)
          && k->lda == a->lda && k->m == a->m && k->k == a->k;
 }
 
+extern "C" void
+gt_k11_drop_kept (void)
+{
+  int dev;
+  if (cudaGetDevice (&dev) != cudaSuccess || dev < 0 || dev >= GT_MAX_DEVICES)
+    {
+      cudaGetLastError ();
+      return;
+    }
+  pthread_once (&mailbox_locks_once, mailbox_locks_init);
+  pthread_mutex_lock (&mailbox_locks[dev]);
+  memset (mailboxes[dev].a, 0, sizeof mailboxes[dev].a);
+  pthread_mutex_unlock (&mailbox_locks[dev]);
+}
+
+extern "C" size_t
+gt_k11_a_part_bytes (size_t m, size_t k)
+{
+  return gt_oz_a_part_bytes (GT_OZ_MAX_USED, m, k);
+}
+
+/* The layout of a launch: A's part in its place (a->a_slot of
+   a->a_slots), the rest after all of them.  *slots: their number.  */
+static int
+launch_layout (gt_oz_work *w, const gt_gemm_args *a, int *slots)
+{
+  *slots = a->a_slots > 1 ? a->a_slots : 1;
+  if (*slots > GT_A_SLOTS || a->a_slot < 0 || a->a_slot >= *slots)
+    return 0;
+  const size_t part = gt_k11_a_part_bytes (a->m, a->k);
+  char *p = (char *) a->work;
+  gt_oz_layout_parts (w, GT_OZ_MAX_USED, a->m, a->n, a->k,
+                      p + a->a_slot * part, p + *slots * part);
+  return 1;
+}
+
 /* The scan and the slices for the number of moduli it chooses, queued
    together; the host waits only for the choice (the one wait inside a
    plan's run: what follows depends on it) while the GPU slices, then
@@ -263,15 +299,20 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   if (a->m == 0 || a->n == 0)
     return cudaSuccess;
   gt_oz_work w;
-  gt_oz_layout (&w, GT_OZ_MAX_USED, a->m, a->n, a->k, a->work);
+  int slots;
+  if (!launch_layout (&w, a, &slots))
+    return cudaErrorInvalidValue;
   const float *A = (const float *) a->A, *B = (const float *) a->B;
   choice_mailbox *box;
   int dev;
   cudaError_t err = mailbox (&box, &dev);
   if (err != cudaSuccess)
     return err;
-  const int a_have = a_still_there (&box->a, a) ? box->a.moduli : 0;
-  box->a.moduli = 0;   /* until this product is known to be emulated */
+  kept_a *mine = &box->a[a->a_slot];
+  const int a_have = a_still_there (mine, a) ? mine->moduli : 0;
+  mine->moduli = 0;   /* until this product is known to be emulated */
+  for (int s = slots; s < GT_A_SLOTS; s++)   /* where this one's rest goes */
+    box->a[s].moduli = 0;
   err = a_have ? gt_oz_scan_kept (&w, B, a->ldb, s)
                : gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
   if (err == cudaSuccess)
@@ -286,11 +327,14 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   if (err == cudaSuccess)
     err = cudaEventSynchronize (box->copied);
   const int moduli = err == cudaSuccess ? *box->choice : 0;
-  if (moduli)   /* kernel 9, where it runs instead, may use the scratch */
+  if (moduli)
     {
       const kept_a now = { a->A, a->work, a->lda, a->m, a->k, moduli };
-      box->a = now;
+      *mine = now;
     }
+  else   /* kernel 9 runs instead, on the scratch */
+    for (int s = 0; s < GT_A_SLOTS; s++)
+      box->a[s].moduli = 0;
   mailbox_done (dev);
   if (err != cudaSuccess)
     return err;

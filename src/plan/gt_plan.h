@@ -124,7 +124,13 @@ typedef struct
      used the scratch for kernel 9: gt_k11_row_launch); other kernels
      ignore it.  */
   int a_kept;
+  /* Several products on one scratch that each keep an A of their own
+     (Gauss's three): this one's place, of a_slots (0: one), at most
+     GT_A_SLOTS; kernel 11's scratch then has a_slots - 1 more of A's
+     parts (gt_k11_a_part_bytes each).  */
+  int a_slot, a_slots;
 } gt_gemm_args;
+#define GT_A_SLOTS 3
 
 /* Nonzero when some kernel of this build serves the type.  */
 int gt_type_served (gt_type type);
@@ -225,8 +231,10 @@ int gt_plan_has_pieces (const gt_plan *whole);
    plain tiles).  */
 int gt_plan_pieces_alike (const gt_plan *whole);
 /* Nonzero where a run of p uses its scratch for nothing but what the
-   next panel's run may keep (gt_gemm_args.a_kept): kernel 11 on a real
-   product without strips.  */
+   next panel's run may keep (gt_gemm_args.a_kept): kernel 11 without
+   strips, on a real product or on the planes of a complex one (whose
+   splits and joins of B and C use scratch of their own; a run of the
+   four products in one drops what the three kept).  */
 int gt_plan_keeps_a (const gt_plan *p);
 gt_plan gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc);
 cudaError_t gt_gemm_piece (const gt_plan *p, int first, int last,

@@ -75,6 +75,7 @@ run_four_in_one (gt_type r, const gt_gemm_args *a, char *bp, char *pp,
                  size_t ldp, char *w, cudaStream_t s)
 {
   const size_t es = gt_type_size (r), ldb = gt_ld_16 (es, 2 * a->k);
+  gt_k11_drop_kept ();   /* the four's run takes the three's scratch */
   cudaError_t err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_EXPAND,
                                      a->B, a->ldb, bp, ldb, a->k, a->n, NULL,
                                      s);
@@ -125,13 +126,14 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
     return err;
   if (seen[0] || seen[1])
     return run_four_in_one (r, a, bp, pp, ldp, base + w_off, s);
+  static_assert (GT_A_SLOTS >= 3, "a place of A for each product");
   for (int j = 0; j < 3 && err == cudaSuccess; j++)
     {
       const gt_gemm_args g = {
         (const char *) a->A + (size_t) j * a->k * a->lda * es, a->lda,
         bp + (size_t) j * a->n * ldb * es, ldb,
         pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
-        base + w_off };
+        base + w_off, NULL, a->a_kept, j, 3 };
       err = gt_gemm_run (&rp, &g, s);
     }
   if (err == cudaSuccess)
@@ -160,7 +162,7 @@ run_planes (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   char *w = (char *) a->work;
   const size_t es = gt_type_size (r);
   gt_gemm_args g = { a->A, a->lda, a->B, a->ldb, NULL, gt_ld_16 (es, m2),
-                     m2, n2, k2, NULL };
+                     m2, n2, k2, NULL, NULL, a->a_kept };
   cudaError_t err = cudaSuccess;
   if (cb)
     {
@@ -215,8 +217,7 @@ gt_plan_pieces_alike (const gt_plan *whole)
 extern "C" int
 gt_plan_keeps_a (const gt_plan *p)
 {
-  return p->kernel == GT_K11_OZAKI && !p->complex_a && !p->complex_b
-         && !p->edge_rows && !p->edge_cols;
+  return p->kernel == GT_K11_OZAKI && !p->edge_rows && !p->edge_cols;
 }
 
 /* Kernel 11's scan needs all of k: its pieces are kernel 9's (the first
