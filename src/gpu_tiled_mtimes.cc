@@ -895,11 +895,11 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## complex singles on kernel 11 streamed in several panels (n of 6144
 %! ## or more: panels of a quarter of n or wider; here 4 of 2048 columns
 %! ## on a 132-SM Hopper), the last narrower than the others; real by
-%! ## complex likewise.  Each of Gauss's three products keeps its own A
-%! ## (A's planes) from panel to panel, and real A by complex B its one.
-%! ## Then an Inf in the second panel of B: the product runs again with
-%! ## that panel's four products in one, which take the three's scratch,
-%! ## so the panel after it must not use what they kept.
+%! ## complex likewise.  The product on A's planes keeps them from panel to
+%! ## panel (at this size the four real products go as one).  Then a NaN in
+%! ## the second panel of B: the product runs again with that panel on
+%! ## kernel 9, which takes the scratch, so the panel after it must not use
+%! ## what was kept.
 %! A = complex (randn (1001, 999, "single"), randn (1001, 999, "single"));
 %! B = complex (randn (999, 6500, "single"), randn (999, 6500, "single"));
 %! d = gpu_tiled_devices ();
@@ -911,7 +911,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   e1 = gpu_tiled_info ().emulation;
 %!   D = gpu_tiled_mtimes (real (A), B);
 %!   e2 = gpu_tiled_info ().emulation;
-%!   B2 = B;  B2(5, 3000) = complex (Inf, 1);
+%!   B2 = B;  B2(5, 3000) = complex (NaN, 1);
 %!   E = gpu_tiled_mtimes (A, B2);
 %!   emulated = gpu_tiled_info ().emulation.products;
 %! unwind_protect_cleanup
@@ -920,16 +920,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
 %! assert (emulated > 0);
-%! assert (e1.kept_scans >= 3 && e1.kept_slices >= 3,
+%! assert (e1.kept_scans >= 2 && e1.kept_slices >= 2,
 %!         "%d scans, %d slices kept", e1.kept_scans, e1.kept_slices);
 %! assert (e2.kept_scans - e1.kept_scans >= 1);
-%! R = A * B2;
-%! assert (isnan (E), isnan (R));
-%! assert (E(isinf (R)), R(isinf (R)));
-%! f = isfinite (R);
-%! R = double (A) * double (B2);
-%! assert (norm (double (E(f)) - R(f)) <= 4 * 999 * eps ("single")
-%!         * norm (double (A), "fro") * norm (double (B(:, [1:2999, 3001:end])), "fro"));
 %! assert (class (C), "single");  assert (iscomplex (C));
 %! R = double (A) * double (B);
 %! assert (norm (double (C) - R, "fro")
@@ -937,6 +930,48 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! R = double (real (A)) * double (B);
 %! assert (norm (double (D) - R, "fro")
 %!         <= 4 * 999 * eps ("single") * norm (double (real (A)), "fro") * norm (double (B), "fro"));
+%! f = all (isfinite (E));
+%! assert (find (! f), 3000);
+%! assert (all (isnan (E(:, 3000))));
+%! R = double (A) * double (B2(:, f));
+%! assert (norm (double (E(:, f)) - R, "fro") <= 4 * 999 * eps ("single")
+%!         * norm (double (A), "fro") * norm (double (B2(:, f)), "fro"));
+%!testif ; emu
+%! ## Gauss's three products on kernel 11 (chosen by cost at 6144^3 on a
+%! ## 132-SM Hopper), each keeping its own planes of A from panel to panel
+%! ## (three panels of four keep all three: 9 kept scans), against the
+%! ## same product on kernel 9 (GPU_TILED_EMULATE=off; this size is too
+%! ## large for a double reference here); then a NaN in the second panel
+%! ## of B, whose product then runs on kernel 9 and takes the three's
+%! ## scratch: the panels after it scan A's planes afresh.
+%! n = 6144;
+%! A = complex (randn (n, "single"), randn (n, "single"));
+%! B = complex (randn (n, "single"), randn (n, "single"));
+%! d = gpu_tiled_devices ();
+%! unwind_protect
+%!   gpu_tiled_devices (d(1));
+%!   setenv ("GPU_TILED_EMULATE", "off");
+%!   gpu_tiled_reset ();
+%!   R = gpu_tiled_mtimes (A, B);
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_reset ();
+%!   C = gpu_tiled_mtimes (A, B);
+%!   e1 = gpu_tiled_info ().emulation;
+%!   B(5, 3000) = complex (NaN, 1);
+%!   E = gpu_tiled_mtimes (A, B);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%! if (mod (e1.products, 3) == 0)   # the three (else the four in one)
+%!   assert (e1.kept_scans >= 6, "%d kept", e1.kept_scans);
+%! endif
+%! tol = 8 * n * eps ("single") * norm (double (A), "fro") * norm (double (B(:, [1:2999, 3001:end])), "fro");
+%! assert (norm (double (C) - double (R), "fro") <= tol);
+%! f = all (isfinite (E));
+%! assert (find (! f), 3000);
+%! assert (norm (double (E(:, f)) - double (R(:, f)), "fro") <= tol);
 %!testif ; gpu
 %! ## repeated calls, shapes growing and shrinking, fresh data each time
 %! for r = 1:20
