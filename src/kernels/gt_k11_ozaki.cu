@@ -338,9 +338,9 @@ oz_choose (gt_oz_work w, double g7)
   w.ratio[0] = floor_sgemm > 0 ? est7 / floor_sgemm : 0;
 }
 
-/* B's scan and the choice, A's sums as they are.  */
-static cudaError_t
-oz_scan_b (const gt_oz_work *w, const float *B, size_t ldb, cudaStream_t s)
+extern "C" cudaError_t
+gt_oz_scan_kept (const gt_oz_work *w, const float *B, size_t ldb,
+                 cudaStream_t s)
 {
   cudaMemsetAsync (w->b_sums, 0, w->b_sums_bytes, s);
   oz_scan_launch (B, ldb, w->k, w->n, w->b_row_sumsq, w->b_sumsq, w->b_bad,
@@ -361,14 +361,7 @@ gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda, const float *B,
   cudaMemsetAsync (w->a_sums, 0, w->a_sums_bytes, s);
   oz_scan_launch (A, lda, w->m, w->k, w->a_sumsq, w->a_col_sumsq, w->a_bad,
                   s);
-  return oz_scan_b (w, B, ldb, s);
-}
-
-extern "C" cudaError_t
-gt_oz_scan_kept (const gt_oz_work *w, const float *B, size_t ldb,
-                 cudaStream_t s)
-{
-  return oz_scan_b (w, B, ldb, s);
+  return gt_oz_scan_kept (w, B, ldb, s);
 }
 
 /* ---- slice: residues of the scaled integers --------------------------- */

@@ -251,6 +251,14 @@ a_still_there (const kept_a *k, const gt_gemm_args *a)
          && k->lda == a->lda && k->m == a->m && k->k == a->k;
 }
 
+/* The records of places `from` on forgotten (box locked).  */
+static void
+forget_kept (choice_mailbox *box, int from)
+{
+  for (int q = from; q < GT_A_SLOTS; q++)
+    box->a[q].moduli = 0;
+}
+
 extern "C" void
 gt_k11_drop_kept (void)
 {
@@ -262,7 +270,7 @@ gt_k11_drop_kept (void)
     }
   pthread_once (&mailbox_locks_once, mailbox_locks_init);
   pthread_mutex_lock (&mailbox_locks[dev]);
-  memset (mailboxes[dev].a, 0, sizeof mailboxes[dev].a);
+  forget_kept (&mailboxes[dev], 0);
   pthread_mutex_unlock (&mailbox_locks[dev]);
 }
 
@@ -311,8 +319,7 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   kept_a *mine = &box->a[a->a_slot];
   const int a_have = a_still_there (mine, a) ? mine->moduli : 0;
   mine->moduli = 0;   /* until this product is known to be emulated */
-  for (int s = slots; s < GT_A_SLOTS; s++)   /* where this one's rest goes */
-    box->a[s].moduli = 0;
+  forget_kept (box, slots);   /* where this one's rest goes */
   err = a_have ? gt_oz_scan_kept (&w, B, a->ldb, s)
                : gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
   if (err == cudaSuccess)
@@ -333,8 +340,7 @@ gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
       *mine = now;
     }
   else   /* kernel 9 runs instead, on the scratch */
-    for (int s = 0; s < GT_A_SLOTS; s++)
-      box->a[s].moduli = 0;
+    forget_kept (box, 0);
   mailbox_done (dev);
   if (err != cudaSuccess)
     return err;
