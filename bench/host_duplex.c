@@ -4,8 +4,9 @@
    direction has its own pinned slots, stream, copy threads and host
    thread; the upload reads a source no cache holds, the download writes
    an existing buffer or new memory (as a fresh Octave result is, faulted
-   in by helpers).
-     make -C bench host_duplex && bench/host_duplex  */
+   in by helpers).  With --gpus 2, both directions of two GPUs at once,
+   as a product split over two GPUs stages them.
+     make -C bench host_duplex && bench/host_duplex [--gpus 2]  */
 
 #include <pthread.h>
 #include <stdio.h>
@@ -21,9 +22,13 @@
 #define BYTES (256 * MB)      /* each direction, each run */
 #define COLD (2048 * MB)      /* the upload's source, walked in windows */
 
+/* the download's copies out of the slots with streaming stores */
+static int stream_down;
+
 typedef struct
 {
   int up;                 /* 1: host -> device, 0: device -> host */
+  int gpu;
   int threads, fresh, prefault;
   gt_workers *w;
   cudaStream_t s;
@@ -40,6 +45,7 @@ static void *
 run (void *arg)
 {
   direction *d = (direction *) arg;
+  CHECK (cudaSetDevice (d->gpu));
   char *host = d->host;
   if (d->up)
     host = d->cold + (d->window++ % (COLD / BYTES)) * BYTES;
@@ -72,7 +78,8 @@ run (void *arg)
           if (pending[sl] != (size_t) -1)
             {
               copy_job j = { host + pending[sl], slot, SLOT_BYTES / 4,
-                             SLOT_BYTES / 4, SLOT_BYTES / 4, 1, 4 };
+                             SLOT_BYTES / 4, SLOT_BYTES / 4, 1, 4, 0,
+                             stream_down };
               gt_copy (d->w, &j, d->threads);
             }
           pending[sl] = off;
@@ -87,7 +94,8 @@ run (void *arg)
         const int sl = (int) (q % SLOTS);
         CHECK (cudaEventSynchronize (d->ev[sl]));
         copy_job j = { host + pending[sl], d->slots + sl * SLOT_BYTES,
-                       SLOT_BYTES / 4, SLOT_BYTES / 4, SLOT_BYTES / 4, 1, 4 };
+                       SLOT_BYTES / 4, SLOT_BYTES / 4, SLOT_BYTES / 4, 1, 4, 0,
+                       stream_down };
         gt_copy (d->w, &j, d->threads);
       }
   CHECK (cudaStreamSynchronize (d->s));
@@ -103,10 +111,12 @@ run (void *arg)
 }
 
 static void
-direction_init (direction *d, int up)
+direction_init (direction *d, int up, int dev)
 {
   memset (d, 0, sizeof *d);
   d->up = up;
+  d->gpu = dev;
+  CHECK (cudaSetDevice (dev));
   d->w = gt_workers_new ();
   CHECK (cudaStreamCreateWithFlags (&d->s, cudaStreamNonBlocking));
   for (int i = 0; i < SLOTS; i++)
@@ -160,12 +170,79 @@ measure (direction *u, direction *d, int ut, int dt, int fresh,
           mu, md, mb);
 }
 
-int
-main (void)
+/* Both directions of two GPUs at once, each with `threads` copy threads
+   (and the downloads `prefault` helpers where fresh): GB/s in all, and
+   up and down in all, median of 5.  */
+static void
+measure_two (direction *dirs, int threads, int fresh, int prefault)
 {
+  double rt[5], ru[5], rd[5];
+  for (int i = 0; i < 4; i++)
+    {
+      dirs[i].threads = threads;
+      dirs[i].fresh = fresh;
+      dirs[i].prefault = dirs[i].up ? 0 : prefault;
+    }
+  for (int rep = 0; rep < 5; rep++)
+    {
+      pthread_t th[4];
+      const double t0 = now ();
+      for (int i = 0; i < 4; i++)
+        pthread_create (&th[i], NULL, run, &dirs[i]);
+      for (int i = 0; i < 4; i++)
+        pthread_join (th[i], NULL);
+      const double t = now () - t0;
+      double up = 0, slowest_up = 0, slowest_down = 0;
+      for (int i = 0; i < 4; i++)
+        {
+          double *slowest = dirs[i].up ? &slowest_up : &slowest_down;
+          if (dirs[i].secs > *slowest)
+            *slowest = dirs[i].secs;
+          up += dirs[i].up;
+        }
+      ru[rep] = up * BYTES / slowest_up / 1e9;
+      rd[rep] = (4 - up) * BYTES / slowest_down / 1e9;
+      rt[rep] = 4.0 * BYTES / t / 1e9;
+    }
+  printf ("%4d x 4  %-14s %6.1f %6.1f %6.1f\n", threads,
+          !fresh ? "existing" : prefault ? "new+prefault" : "new",
+          median (ru, 5), median (rd, 5), median (rt, 5));
+}
+
+static int
+two_gpus (void)
+{
+  int n = 0;
+  CHECK (cudaGetDeviceCount (&n));
+  if (n < 2)
+    {
+      fprintf (stderr, "host_duplex: --gpus 2 needs two GPUs (%d)\n", n);
+      return 1;
+    }
+  direction dirs[4];
+  for (int i = 0; i < 4; i++)
+    direction_init (&dirs[i], i % 2 == 0, i / 2);
+  printf ("two GPUs, 256 MiB each way each GPU, threads per direction;"
+          " GB/s in all, median of 5\n");
+  printf ("threads   destination        up   down    all\n");
+  const int threads[][2] = { { 4, 0 }, { 6, 0 }, { 8, 0 }, { 4, 2 },
+                             { 6, 2 } };
+  for (int i = 0; i < 5; i++)
+    {
+      measure_two (dirs, threads[i][0], 0, 0);
+      measure_two (dirs, threads[i][0], 1, threads[i][1]);
+    }
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc == 3 && !strcmp (argv[1], "--gpus") && !strcmp (argv[2], "2"))
+    return two_gpus ();
   direction u, d;
-  direction_init (&u, 1);
-  direction_init (&d, 0);
+  direction_init (&u, 1, 0);
+  direction_init (&d, 0, 0);
   printf ("256 MiB each way through 8 slots of 8 MiB, GB/s, median of 5\n");
   printf ("  up down  destination        up   down   both\n");
   const int alone[] = { 8, 12, 16 };
@@ -180,6 +257,18 @@ main (void)
   const int split[][3] = { { 8, 8, 0 }, { 6, 6, 4 }, { 8, 4, 4 },
                            { 10, 6, 0 }, { 6, 6, 0 } };
   for (int i = 0; i < 5; i++)
+    {
+      measure (&u, &d, split[i][0], split[i][1], 0, 0);
+      measure (&u, &d, split[i][0], split[i][1], 1, split[i][2]);
+    }
+  printf ("the download's copies with streaming stores\n");
+  stream_down = 1;
+  for (int i = 0; i < 3; i++)
+    {
+      measure (&u, &d, 0, alone[i], 0, 0);
+      measure (&u, &d, 0, alone[i], 1, 4);
+    }
+  for (int i = 0; i < 3; i++)
     {
       measure (&u, &d, split[i][0], split[i][1], 0, 0);
       measure (&u, &d, split[i][0], split[i][1], 1, split[i][2]);

@@ -19,10 +19,6 @@
 
 /* ---- copying ---- */
 
-/* Part `part` of `parts` of a job: contiguous jobs split by bytes, pitched
-   ones by columns.  Plain memcpy: with sources that are not cached (a real
-   operand), it beat streaming stores by 30% on the upload path
-   (bench/host_copy: 47 against 35 GB/s through 8 MiB slots).  */
 /* Part `part` of `parts` of a converting job (doubles to floats), split by
    columns, or by elements where it is one column.  */
 static void
@@ -49,6 +45,58 @@ convert_part (const copy_job *j, int part, int parts)
     }
 }
 
+/* n bytes from src to dst, dst's whole 16-byte pieces with streaming
+   stores (the caller fences).  */
+static void
+copy_stream (unsigned char *dst, const unsigned char *src, size_t n)
+{
+#if defined (__SSE2__)
+  size_t head = (16 - ((uintptr_t) dst & 15)) & 15;
+  head = head < n ? head : n;
+  memcpy (dst, src, head);
+  dst += head;
+  src += head;
+  n -= head;
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64)
+    {
+      const __m128i a = _mm_loadu_si128 ((const __m128i *) (src + i));
+      const __m128i b = _mm_loadu_si128 ((const __m128i *) (src + i + 16));
+      const __m128i c = _mm_loadu_si128 ((const __m128i *) (src + i + 32));
+      const __m128i d = _mm_loadu_si128 ((const __m128i *) (src + i + 48));
+      _mm_stream_si128 ((__m128i *) (dst + i), a);
+      _mm_stream_si128 ((__m128i *) (dst + i + 16), b);
+      _mm_stream_si128 ((__m128i *) (dst + i + 32), c);
+      _mm_stream_si128 ((__m128i *) (dst + i + 48), d);
+    }
+  for (; i + 16 <= n; i += 16)
+    _mm_stream_si128 ((__m128i *) (dst + i),
+                      _mm_loadu_si128 ((const __m128i *) (src + i)));
+  memcpy (dst + i, src + i, n - i);
+#else
+  memcpy (dst, src, n);
+#endif
+}
+
+/* Part `part` of `parts` of a job: contiguous jobs split by bytes, pitched
+   ones by columns.  Into the staging slots, plain memcpy: the copy engine
+   reads the slot next, from the cache where the copy left it (streaming
+   stores, which bypass the cache, lost 25% there: bench/RESULTS.md).  Out
+   of them into a result (j->stream), streaming stores: a plain store
+   first reads each line of the destination (memory that no cache holds:
+   a fresh result, faulted in ahead by the prefault helpers): one more
+   pass over the result's memory, on hosts whose memory bandwidth bounds
+   the call.  */
+static void
+copy_bytes (const copy_job *j, unsigned char *dst, const unsigned char *src,
+            size_t n)
+{
+  if (j->stream)
+    copy_stream (dst, src, n);
+  else
+    memcpy (dst, src, n);
+}
+
 static void
 copy_part (const copy_job *j, int part, int parts)
 {
@@ -64,7 +112,7 @@ copy_part (const copy_job *j, int part, int parts)
       const size_t b = per * part < n ? per * part : n;
       const size_t e = b + per < n ? b + per : n;
       if (e > b)
-        memcpy (dst + b, src + b, e - b);
+        copy_bytes (j, dst + b, src + b, e - b);
     }
   else
     {
@@ -73,8 +121,12 @@ copy_part (const copy_job *j, int part, int parts)
       const size_t e = b + per < j->cols ? b + per : j->cols;
       const size_t dpitch = j->dld * j->elem, spitch = j->sld * j->elem;
       for (size_t c = b; c < e; c++)
-        memcpy (dst + c * dpitch, src + c * spitch, j->rows * j->elem);
+        copy_bytes (j, dst + c * dpitch, src + c * spitch, j->rows * j->elem);
     }
+#if defined (__SSE2__)
+  if (j->stream)
+    _mm_sfence ();   /* before the part is reported done */
+#endif
 }
 
 static void

@@ -30,6 +30,9 @@ typedef struct
      operand of a single product: converted here, in the copy, as Octave
      would convert it, not in a pass of its own) */
   size_t selem;
+  /* nonzero: dst written with streaming stores, which skip reading its
+     lines first (a copy out of the staging slots into a result) */
+  int stream;
 } copy_job;
 
 typedef struct gt_workers gt_workers;

@@ -206,6 +206,7 @@ gt_stage_download (gt_stager *st, char *dst, size_t hld, const char *src,
                      rows, p.nc ? rows : p.nr, p.nc ? p.nc : 1, es, 0 };
       if (!p.nc)
         j.dld = j.sld = j.rows;
+      j.stream = 1;   /* a result: nothing reads it back soon */
       st->out[s] = j;
     }
   return GT_OK;
