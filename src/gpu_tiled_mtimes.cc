@@ -977,6 +977,41 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! f = all (isfinite (E));
 %! assert (find (! f), 3000);
 %! assert (norm (double (E(:, f)) - double (R(:, f)), "fro") <= tol);
+%!testif ; emu
+%! ## Gauss's three on kernel 11 (6144^3, as above) where some products'
+%! ## scans decline: the real parts' mass in column 1 of A and in row 2 of
+%! ## B, which no affordable number of moduli covers (Ar*Br and the
+%! ## parts' sums' product decline, Ai*Bi does not).  The three are
+%! ## scanned before any is sliced; a declined one runs on kernel 9 after
+%! ## the others.  Against the same product on kernel 9.
+%! n = 6144;
+%! Ar = randn (n, "single");  Ar(:, 1) *= 2^20;
+%! Br = randn (n, "single");  Br(2, :) *= 2^20;
+%! A = complex (Ar, randn (n, "single"));
+%! B = complex (Br, randn (n, "single"));
+%! d = gpu_tiled_devices ();
+%! unwind_protect
+%!   gpu_tiled_devices (d(1));
+%!   setenv ("GPU_TILED_EMULATE", "off");
+%!   gpu_tiled_reset ();
+%!   R = gpu_tiled_mtimes (A, B);
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_reset ();
+%!   C = gpu_tiled_mtimes (A, B);
+%!   e = gpu_tiled_info ().emulation;
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%! if (mod (e.products + e.declined, 3) == 0 && e.products + e.declined > 0)
+%!   assert (e.declined > 0 && e.products > 0,
+%!           "%d emulated, %d declined", e.products, e.declined);
+%! endif
+%! assert (all (isfinite (C(:))));
+%! assert (norm (double (C) - double (R), "fro")
+%!         <= 8 * n * eps ("single") * norm (double (A), "fro")
+%!            * norm (double (B), "fro"));
 %!testif ; gpu
 %! ## repeated calls, shapes growing and shrinking, fresh data each time
 %! for r = 1:20

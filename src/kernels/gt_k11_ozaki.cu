@@ -93,31 +93,17 @@ gt_oz_a_part_bytes (int moduli, size_t m, size_t k)
   return a_part_layout (&w, moduli, m, k, NULL);
 }
 
-extern "C" void
-gt_oz_layout_parts (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
-                    void *a_base, void *base)
+/* B's part: its sums, exponents and the choice, which its scan makes (B's
+   and C's planes apart from it: Gauss's three products each scan into a
+   part of their own before any of them is sliced).  */
+static size_t
+scan_part_layout (gt_oz_work *w, size_t n, size_t k, char *p)
 {
-  w->moduli = moduli;
-  w->m = m;  w->n = n;  w->k = k;
-  w->mp = round_up (m, GT_OZ_TILE_M);
-  w->np = round_up (n, GT_OZ_TILE_N);
-  w->kp = round_up (k, GT_OZ_TILE_K);
-  w->ldr = round_up (m, 16);
-  const size_t a_bytes = a_part_layout (w, moduli, m, k, (char *) a_base);
   size_t at = 0;
   w->b_sums_bytes = (n + k + OZ_B_SUMS_EXTRA) * sizeof (double);
   const size_t bs = carve (&at, w->b_sums_bytes);
   const size_t be = carve (&at, n * sizeof (int));
   const size_t ch = carve (&at, 2 * sizeof (int) + sizeof (double));
-  /* B's and C's planes last: the scan's results stay where they are when
-     the layout is made again for the number of moduli the scan chose (up
-     to GT_OZ_MAX_USED: A's planes have room for that many) */
-  const size_t b = carve (&at, moduli * w->np * w->kp);
-  const size_t c = carve (&at, moduli * w->ldr * n);
-  w->bytes = a_bytes + at;
-  char *p = (char *) base;
-  w->b_planes = (int8_t *) (p ? p + b : NULL);
-  w->c_planes = (uint8_t *) (p ? p + c : NULL);
   double *db = (double *) (p ? p + bs : NULL);
   w->b_sums = db;
   w->b_sumsq = db;
@@ -129,6 +115,38 @@ gt_oz_layout_parts (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
   w->b_exp = (int *) (p ? p + be : NULL);
   w->choice = (int *) (p ? p + ch : NULL);
   w->ratio = (double *) (p ? p + ch + 8 : NULL);
+  return at;
+}
+
+extern "C" size_t
+gt_oz_scan_part_bytes (size_t n, size_t k)
+{
+  gt_oz_work w;
+  return scan_part_layout (&w, n, k, NULL);
+}
+
+extern "C" void
+gt_oz_layout_split (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
+                    void *a_base, void *scan_base, void *planes_base)
+{
+  w->moduli = moduli;
+  w->m = m;  w->n = n;  w->k = k;
+  w->mp = round_up (m, GT_OZ_TILE_M);
+  w->np = round_up (n, GT_OZ_TILE_N);
+  w->kp = round_up (k, GT_OZ_TILE_K);
+  w->ldr = round_up (m, 16);
+  const size_t a_bytes = a_part_layout (w, moduli, m, k, (char *) a_base);
+  const size_t scan_bytes = scan_part_layout (w, n, k, (char *) scan_base);
+  /* the scan's results stay where they are when the layout is made again
+     for the number of moduli the scan chose (up to GT_OZ_MAX_USED: A's
+     planes have room for that many) */
+  size_t at = 0;
+  const size_t b = carve (&at, moduli * w->np * w->kp);
+  const size_t c = carve (&at, moduli * w->ldr * n);
+  w->bytes = a_bytes + scan_bytes + at;
+  char *p = (char *) planes_base;
+  w->b_planes = (int8_t *) (p ? p + b : NULL);
+  w->c_planes = (uint8_t *) (p ? p + c : NULL);
 }
 
 extern "C" void
@@ -136,8 +154,10 @@ gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
               void *base)
 {
   char *p = (char *) base;
-  gt_oz_layout_parts (w, moduli, m, n, k, p,
-                      p ? p + gt_oz_a_part_bytes (moduli, m, k) : NULL);
+  const size_t a = gt_oz_a_part_bytes (moduli, m, k);
+  const size_t scan = gt_oz_scan_part_bytes (n, k);
+  gt_oz_layout_split (w, moduli, m, n, k, p, p ? p + a : NULL,
+                      p ? p + a + scan : NULL);
 }
 
 /* log2 of the product of the first N moduli.  */

@@ -76,12 +76,17 @@ typedef struct
 void gt_oz_layout (gt_oz_work *w, int moduli, size_t m, size_t n, size_t k,
                    void *base);
 /* The same with A's part (its sums, exponents and planes: the bytes
-   gt_oz_a_part_bytes gives, which depend on m and k alone) at a_base and
-   the rest at base (w->bytes still counts both), so that several
-   products on one scratch can each keep an A of their own.  */
-void gt_oz_layout_parts (gt_oz_work *w, int moduli, size_t m, size_t n,
-                         size_t k, void *a_base, void *base);
+   gt_oz_a_part_bytes gives, which depend on m and k alone) at a_base,
+   B's scan part (its sums, exponents and the scan's choice:
+   gt_oz_scan_part_bytes, which depend on n and k alone) at scan_base and
+   the planes of B and C at planes_base (w->bytes still counts all three),
+   so that several products on one scratch can each keep an A of their
+   own, and each be scanned before the first of them is sliced.  */
+void gt_oz_layout_split (gt_oz_work *w, int moduli, size_t m, size_t n,
+                         size_t k, void *a_base, void *scan_base,
+                         void *planes_base);
 size_t gt_oz_a_part_bytes (int moduli, size_t m, size_t k);
+size_t gt_oz_scan_part_bytes (size_t n, size_t k);
 
 /* gamma of N moduli: the bits of each operand's scaled rows and columns
    (log2 of their 2-norm bound).  */

@@ -238,13 +238,18 @@ cudaError_t gt_k9_row_piece (const gt_plan *p, const gt_gemm_args *a,
 int gt_k11_usable (void);
 size_t gt_k11_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
                         int repack);
-/* the bytes of each further place of A (gt_gemm_args.a_slots); what the
-   current device's products kept of A forgotten (its scratch was used
-   for something else) */
+/* the bytes of each further place of A and of B's scan
+   (gt_gemm_args.a_slots); what the current device's products kept of A
+   forgotten (its scratch was used for something else) */
 size_t gt_k11_a_part_bytes (size_t m, size_t k);
+size_t gt_k11_scan_part_bytes (size_t n, size_t k);
 void gt_k11_drop_kept (void);
 cudaError_t gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a,
                                cudaStream_t s);
+/* count products on one scratch, each in its own place (g[i].a_slot of
+   g[i].a_slots), with one wait of the host for all their scans */
+cudaError_t gt_k11_launch_many (const gt_gemm_args *g, int count,
+                                cudaStream_t s);
 void gt_k11_forget (void);
 /* kernel 10: any real type, any shape and alignment.  On a vector side
    a lane reads GT_K10_LANE_ELEMS elements of es bytes at once (16 bytes);

@@ -280,8 +280,15 @@ gt_k11_a_part_bytes (size_t m, size_t k)
   return gt_oz_a_part_bytes (GT_OZ_MAX_USED, m, k);
 }
 
-/* The layout of a launch: A's part in its place (a->a_slot of
-   a->a_slots), the rest after all of them.  *slots: their number.  */
+extern "C" size_t
+gt_k11_scan_part_bytes (size_t n, size_t k)
+{
+  return gt_oz_scan_part_bytes (n, k);
+}
+
+/* The layout of a launch: A's part and B's scan part in their places
+   (a->a_slot of a->a_slots each), the planes after all of them.  *slots:
+   their number.  */
 static int
 launch_layout (gt_oz_work *w, const gt_gemm_args *a, int *slots)
 {
@@ -289,77 +296,152 @@ launch_layout (gt_oz_work *w, const gt_gemm_args *a, int *slots)
   if (*slots > GT_A_SLOTS || a->a_slot < 0 || a->a_slot >= *slots)
     return 0;
   const size_t part = gt_k11_a_part_bytes (a->m, a->k);
+  const size_t scan = gt_k11_scan_part_bytes (a->n, a->k);
   char *p = (char *) a->work;
-  gt_oz_layout_parts (w, GT_OZ_MAX_USED, a->m, a->n, a->k,
-                      p + a->a_slot * part, p + *slots * part);
+  gt_oz_layout_split (w, GT_OZ_MAX_USED, a->m, a->n, a->k,
+                      p + a->a_slot * part,
+                      p + *slots * part + a->a_slot * scan,
+                      p + *slots * (part + scan));
   return 1;
 }
 
-/* The scan and the slices for the number of moduli it chooses, queued
-   together; the host waits only for the choice (the one wait inside a
-   plan's run: what follows depends on it) while the GPU slices, then
-   queues the products and the combine, or kernel 9 where the scan
-   declined (the slices then did nothing).  */
-extern "C" cudaError_t
-gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+/* One product of a launch: its layout, the moduli its place of A held
+   (0: A is scanned and sliced afresh) and the scan's choice.  */
+typedef struct
 {
-  (void) p;
-  if (a->m == 0 || a->n == 0)
-    return cudaSuccess;
   gt_oz_work w;
-  int slots;
-  if (!launch_layout (&w, a, &slots))
-    return cudaErrorInvalidValue;
+  int a_have, moduli;
+} k11_product;
+
+/* Product i's scan queued, its choice copied into the mailbox's word i
+   (box locked); its record of A cleared until it is known emulated.  */
+static cudaError_t
+queue_scan (choice_mailbox *box, const gt_gemm_args *a, k11_product *o,
+            int i, cudaStream_t s)
+{
+  kept_a *mine = &box->a[a->a_slot];
+  o->a_have = a_still_there (mine, a) ? mine->moduli : 0;
+  mine->moduli = 0;
   const float *A = (const float *) a->A, *B = (const float *) a->B;
+  cudaError_t err = o->a_have ? gt_oz_scan_kept (&o->w, B, a->ldb, s)
+                              : gt_oz_scan (&o->w, A, a->lda, B, a->ldb, s);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync (box->choice + i, o->w.choice, sizeof (int),
+                           cudaMemcpyDeviceToHost, s);
+  return err;
+}
+
+/* The scans of `count` products and their choices, with the first one's
+   slices queued before the host waits (the GPU slices while it waits):
+   records kept for the emulated, all forgotten where one declined
+   (kernel 9 then runs on the scratch).  */
+static cudaError_t
+scan_all (const gt_gemm_args *g, k11_product *o, int count, int slots,
+          cudaStream_t s)
+{
   choice_mailbox *box;
   int dev;
   cudaError_t err = mailbox (&box, &dev);
   if (err != cudaSuccess)
     return err;
-  kept_a *mine = &box->a[a->a_slot];
-  const int a_have = a_still_there (mine, a) ? mine->moduli : 0;
-  mine->moduli = 0;   /* until this product is known to be emulated */
-  forget_kept (box, slots);   /* where this one's rest goes */
-  err = a_have ? gt_oz_scan_kept (&w, B, a->ldb, s)
-               : gt_oz_scan (&w, A, a->lda, B, a->ldb, s);
-  if (err == cudaSuccess)
-    err = cudaMemcpyAsync (box->choice, w.choice, sizeof (int),
-                           cudaMemcpyDeviceToHost, s);
+  forget_kept (box, slots);   /* where these products' rest goes */
+  for (int q = 0; q < slots; q++)   /* another scratch's: it may be reused */
+    if (box->a[q].work != g[0].work)
+      box->a[q].moduli = 0;
+  for (int i = 0; i < count && err == cudaSuccess; i++)
+    err = queue_scan (box, &g[i], &o[i], i, s);
   if (err == cudaSuccess)
     err = cudaEventRecord (box->copied, s);
   if (err == cudaSuccess)
-    err = gt_oz_slice_chosen (&w, A, a->lda, B, a->ldb, a_have, s);
-  /* (after an error the copy into the pinned word may still be under way:
-     harmless, the word is only read here) */
+    err = gt_oz_slice_chosen (&o[0].w, (const float *) g[0].A, g[0].lda,
+                              (const float *) g[0].B, g[0].ldb, o[0].a_have,
+                              s);
+  /* (after an error the copies into the pinned words may still be under
+     way: harmless, the words are only read here) */
   if (err == cudaSuccess)
     err = cudaEventSynchronize (box->copied);
-  const int moduli = err == cudaSuccess ? *box->choice : 0;
-  if (moduli)
+  int declines = 0;
+  for (int i = 0; i < count; i++)
     {
-      const kept_a now = { a->A, a->work, a->lda, a->m, a->k, moduli };
-      *mine = now;
+      o[i].moduli = err == cudaSuccess ? box->choice[i] : 0;
+      declines += o[i].moduli == 0;
+      if (o[i].moduli)
+        {
+          const kept_a now = { g[i].A, g[i].work, g[i].lda, g[i].m, g[i].k,
+                               o[i].moduli };
+          box->a[g[i].a_slot] = now;
+        }
     }
-  else   /* kernel 9 runs instead, on the scratch */
+  if (declines)
     forget_kept (box, 0);
   mailbox_done (dev);
-  if (err != cudaSuccess)
-    return err;
-  if (moduli == 0)
-    {
-      __atomic_fetch_add (&declined, 1, __ATOMIC_RELAXED);
-      gt_plan p9;
-      k9_plan (&p9, a->m, a->n, a->k,
-               gt_needs_repack (GT_SINGLE, a->A, a->lda, a->B, a->ldb));
-      return gt_gemm_run (&p9, a, s);
-    }
+  return err;
+}
+
+/* Product i emulated (its slices queued already where i is 0), or its
+   count of declines where the scan declined.  */
+static cudaError_t
+finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
+                 cudaStream_t s)
+{
+  cudaError_t err = cudaSuccess;
+  if (i > 0)
+    err = gt_oz_slice_chosen (&o->w, (const float *) a->A, a->lda,
+                              (const float *) a->B, a->ldb, o->a_have, s);
   __atomic_fetch_add (&emulated, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&kept_scans, a_have != 0, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&kept_slices, a_have == moduli, __ATOMIC_RELAXED);
-  __atomic_store_n (&last_moduli, moduli, __ATOMIC_RELAXED);
-  w.moduli = moduli;   /* the planes stay where the slices put them */
-  if ((err = gt_oz_products (&w, s)) != cudaSuccess)
-    return err;
-  return gt_oz_combine (&w, (float *) a->C, a->ldc, s);
+  __atomic_fetch_add (&kept_scans, o->a_have != 0, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&kept_slices, o->a_have == o->moduli,
+                      __ATOMIC_RELAXED);
+  __atomic_store_n (&last_moduli, o->moduli, __ATOMIC_RELAXED);
+  o->w.moduli = o->moduli;   /* the planes stay where the slices put them */
+  if (err == cudaSuccess)
+    err = gt_oz_products (&o->w, s);
+  if (err == cudaSuccess)
+    err = gt_oz_combine (&o->w, (float *) a->C, a->ldc, s);
+  return err;
+}
+
+/* The host waits for a scan's choice before it queues the products (the
+   one wait inside a plan's run: what follows depends on it).  Products
+   that share a scratch (Gauss's three: a->a_slot of a->a_slots, each
+   keeping its A and its scan apart; the planes of B and C shared) are
+   scanned first, all of them, so that the host waits once: then each
+   one's slices, products and combine in turn, and kernel 9 for any whose
+   scan declined after all the others, as it takes the whole scratch.  */
+extern "C" cudaError_t
+gt_k11_launch_many (const gt_gemm_args *g, int count, cudaStream_t s)
+{
+  if (count < 1 || count > GT_A_SLOTS)
+    return cudaErrorInvalidValue;
+  if (g[0].m == 0 || g[0].n == 0)
+    return cudaSuccess;
+  k11_product o[GT_A_SLOTS];
+  int slots = 1;
+  for (int i = 0; i < count; i++)
+    if (!launch_layout (&o[i].w, &g[i], &slots))
+      return cudaErrorInvalidValue;
+  cudaError_t err = scan_all (g, o, count, slots, s);
+  for (int i = 0; i < count && err == cudaSuccess; i++)
+    if (o[i].moduli)
+      err = finish_emulated (&g[i], &o[i], i, s);
+  for (int i = 0; i < count && err == cudaSuccess; i++)
+    if (!o[i].moduli)
+      {
+        __atomic_fetch_add (&declined, 1, __ATOMIC_RELAXED);
+        gt_plan p9;
+        k9_plan (&p9, g[i].m, g[i].n, g[i].k,
+                 gt_needs_repack (GT_SINGLE, g[i].A, g[i].lda, g[i].B,
+                                  g[i].ldb));
+        err = gt_gemm_run (&p9, &g[i], s);
+      }
+  return err;
+}
+
+extern "C" cudaError_t
+gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  (void) p;
+  return gt_k11_launch_many (a, 1, s);
 }
 
 /* After the current device was reset: what lived in its context (its

@@ -127,15 +127,23 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   if (seen[0] || seen[1])
     return run_four_in_one (r, a, bp, pp, ldp, base + w_off, s);
   static_assert (GT_A_SLOTS >= 3, "a place of A for each product");
-  for (int j = 0; j < 3 && err == cudaSuccess; j++)
+  gt_gemm_args g[3];
+  for (int j = 0; j < 3; j++)
     {
-      const gt_gemm_args g = {
+      const gt_gemm_args gj = {
         (const char *) a->A + (size_t) j * a->k * a->lda * es, a->lda,
         bp + (size_t) j * a->n * ldb * es, ldb,
         pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
         base + w_off, NULL, a->a_kept, j, 3 };
-      err = gt_gemm_run (&rp, &g, s);
+      g[j] = gj;
     }
+  /* kernel 11's three wait once for their scans, not once each */
+  const int together = rp.kernel == GT_K11_OZAKI && !rp.edge_rows
+                       && !rp.edge_cols;
+  if (together)
+    err = gt_k11_launch_many (g, 3, s);
+  for (int j = 0; j < 3 && err == cudaSuccess && !together; j++)
+    err = gt_gemm_run (&rp, &g[j], s);
   if (err == cudaSuccess)
     err = gt_planes_join3 (r, pp, ldp, a->A, a->lda, bp, ldb, a->k, a->C,
                            a->ldc, a->m, a->n, s);
