@@ -40,6 +40,10 @@ value (size_t i)
   return (unsigned char) (x % 255);
 }
 
+/* pitched_ok's copies with streaming stores (copy_job.stream), as the
+   copies out of the staging slots into a result are made */
+static int stream_stores;
+
 /* A rows x cols copy of `elem`-byte elements from leading dimension sld to
    dld, the destination offset by `shift` elements (so not 16-byte aligned
    when shift * elem % 16 != 0); every destination element outside the
@@ -59,7 +63,8 @@ pitched_ok (gt_workers *w, size_t elem, size_t rows, size_t cols,
   for (size_t i = 0; i < ns * elem; i++)
     src[i] = value (i);
   memset (dst, 0xff, nd * elem);
-  copy_job j = { dst + shift * elem, src, dld, sld, rows, cols, elem };
+  copy_job j = { dst + shift * elem, src, dld, sld, rows, cols, elem, 0,
+                 stream_stores };
   gt_copy (w, &j, threads);
   int ok = 1;
   for (size_t i = 0; i < nd && ok; i++)
@@ -213,6 +218,20 @@ test_copies (gt_workers *w)
     ok &= pitched_ok (w, 12, 1001, 333, 1001, 1001, 0, t)
           && pitched_ok (w, 12, 1001, 333, 1001, 1003, 1, t);
   check (ok, "12-byte elements (contiguous parts split elements)");
+
+  /* every start of the destination against 16 bytes, heads and tails of
+     every length, contiguous and by columns */
+  stream_stores = 1;
+  ok = 1;
+  for (int t = 1; t <= 8; t *= 2)
+    for (size_t shift = 0; shift < 16; shift++)
+      ok &= pitched_ok (w, 1, 1000, 300, 1000, 1000, shift, t)
+            && pitched_ok (w, 1, 37 + shift, 200, 37 + shift, 53, shift, t)
+            && pitched_ok (w, F, 1023, 300, 1023, 1024, shift % 4, t)
+            && pitched_ok (w, D, 5, 3000, 5, 7, shift % 2, t)
+            && pitched_ok (w, Z, 17, 500, 17, 17, shift % 2, t);
+  stream_stores = 0;
+  check (ok, "streaming stores: every alignment, contiguous and pitched");
 }
 
 static void

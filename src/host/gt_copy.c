@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #if defined (__SSE2__)
-#include <emmintrin.h>   /* _mm_pause */
+#include <emmintrin.h>   /* _mm_pause, streaming stores */
 #endif
 #include "gt_copy.h"
 

@@ -93,9 +93,10 @@ gt_oz_a_part_bytes (int moduli, size_t m, size_t k)
   return a_part_layout (&w, moduli, m, k, NULL);
 }
 
-/* B's part: its sums, exponents and the choice, which its scan makes (B's
-   and C's planes apart from it: Gauss's three products each scan into a
-   part of their own before any of them is sliced).  */
+/* B's scan part: its sums and the choice, which its scan makes, and its
+   exponents, which its slices make (B's and C's planes apart from it:
+   Gauss's three products each scan into a part of their own before any
+   of them is sliced).  */
 static size_t
 scan_part_layout (gt_oz_work *w, size_t n, size_t k, char *p)
 {

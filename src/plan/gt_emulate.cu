@@ -153,9 +153,10 @@ typedef struct
   int moduli;
 } kept_a;
 
-/* Where the host learns the scan's choice, per device: a pinned word the
-   choice is copied into and the event that says it is there (made at the
-   first product, kept until gpu_tiled_reset), and a lock that keeps two
+/* Where the host learns the scans' choices, per device: pinned words the
+   choices are copied into (one per product of a launch) and the event
+   that says they are there (made at the first product, kept until
+   gpu_tiled_reset), and a lock that keeps two
    host threads' products on one device from reading each other's
    choice; and what the last product emulated on the device left of A in
    its scratch.  */
@@ -378,8 +379,8 @@ scan_all (const gt_gemm_args *g, k11_product *o, int count, int slots,
   return err;
 }
 
-/* Product i emulated (its slices queued already where i is 0), or its
-   count of declines where the scan declined.  */
+/* Product i, whose scan chose moduli, queued: its slices (queued already
+   where i is 0), products and combine; counted once queued.  */
 static cudaError_t
 finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
                  cudaStream_t s)
@@ -388,17 +389,35 @@ finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
   if (i > 0)
     err = gt_oz_slice_chosen (&o->w, (const float *) a->A, a->lda,
                               (const float *) a->B, a->ldb, o->a_have, s);
-  __atomic_fetch_add (&emulated, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&kept_scans, o->a_have != 0, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&kept_slices, o->a_have == o->moduli,
-                      __ATOMIC_RELAXED);
-  __atomic_store_n (&last_moduli, o->moduli, __ATOMIC_RELAXED);
   o->w.moduli = o->moduli;   /* the planes stay where the slices put them */
   if (err == cudaSuccess)
     err = gt_oz_products (&o->w, s);
   if (err == cudaSuccess)
     err = gt_oz_combine (&o->w, (float *) a->C, a->ldc, s);
-  return err;
+  if (err != cudaSuccess)
+    return err;
+  __atomic_fetch_add (&emulated, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&kept_scans, o->a_have != 0, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&kept_slices, o->a_have == o->moduli,
+                      __ATOMIC_RELAXED);
+  __atomic_store_n (&last_moduli, o->moduli, __ATOMIC_RELAXED);
+  return cudaSuccess;
+}
+
+/* Products in places of their own, all in range (what scan_all's
+   records and words assume).  */
+static int
+places_apart (const gt_gemm_args *g, int count, int slots)
+{
+  unsigned seen = 0;
+  for (int i = 0; i < count; i++)
+    {
+      const unsigned bit = 1u << g[i].a_slot;
+      if ((g[i].a_slots > 1 ? g[i].a_slots : 1) != slots || (seen & bit))
+        return 0;
+      seen |= bit;
+    }
+  return count <= slots;
 }
 
 /* The host waits for a scan's choice before it queues the products (the
@@ -420,10 +439,14 @@ gt_k11_launch_many (const gt_gemm_args *g, int count, cudaStream_t s)
   for (int i = 0; i < count; i++)
     if (!launch_layout (&o[i].w, &g[i], &slots))
       return cudaErrorInvalidValue;
+  if (!places_apart (g, count, slots))
+    return cudaErrorInvalidValue;
   cudaError_t err = scan_all (g, o, count, slots, s);
   for (int i = 0; i < count && err == cudaSuccess; i++)
     if (o[i].moduli)
       err = finish_emulated (&g[i], &o[i], i, s);
+  if (err != cudaSuccess)   /* records of slices perhaps never queued */
+    gt_k11_drop_kept ();
   for (int i = 0; i < count && err == cudaSuccess; i++)
     if (!o[i].moduli)
       {

@@ -121,13 +121,14 @@ typedef struct
      scratch for nothing else (gt_plan_keeps_a), and nothing else has run
      on the scratch since.  Kernel 11 then keeps what it made of A where
      its record of that run says it was emulated (a run that declined
-     used the scratch for kernel 9: gt_k11_row_launch); other kernels
+     used the scratch for kernel 9: gt_k11_launch_many); other kernels
      ignore it.  */
   int a_kept;
   /* Several products on one scratch that each keep an A of their own
      (Gauss's three): this one's place, of a_slots (0: one), at most
      GT_A_SLOTS; kernel 11's scratch then has a_slots - 1 more of A's
-     parts (gt_k11_a_part_bytes each).  */
+     parts and of B's scan parts (gt_k11_a_part_bytes and
+     gt_k11_scan_part_bytes each).  */
   int a_slot, a_slots;
 } gt_gemm_args;
 #define GT_A_SLOTS 3

@@ -93,7 +93,8 @@ run_four_in_one (gt_type r, const gt_gemm_args *a, char *bp, char *pp,
 /* Gauss's three products (p->three): B's planes [Br Bi Br+Bi], the
    products of A's three planes by them into [T1 T2 T3], joined into C.
    The real plan is the same for all three; they run in turn on s and
-   share its scratch (gt_three_layout).  Whether an operand holds Inf, NaN
+   share its scratch (gt_three_layout), kernel 11's scanned first, all
+   three (gt_k11_launch_many).  Whether an operand holds Inf, NaN
    or parts whose sum overflows is learnt from the splits: with a->checks,
    left in that word for the caller; else by a wait on the device (what
    runs next depends on it), and then the four products in one run
