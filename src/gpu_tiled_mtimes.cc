@@ -940,6 +940,31 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! R = double (A) * double (B2(:, f));
 %! assert (norm (double (E(:, f)) - R, "fro") <= 4 * 999 * eps ("single")
 %!         * norm (double (A), "fro") * norm (double (B2(:, f)), "fro"));
+## A*B on kernel 9 (GPU_TILED_EMULATE=off) and by default on the first
+## device (one band: its panels), the default's emulation counts, and
+## A*B2 by default after it (where B2 is given).
+%!function [R, C, e, E] = on_k9_and_default (A, B, B2)
+%!  d = gpu_tiled_devices ();
+%!  E = [];
+%!  unwind_protect
+%!    gpu_tiled_devices (d(1));
+%!    setenv ("GPU_TILED_EMULATE", "off");
+%!    gpu_tiled_reset ();
+%!    R = gpu_tiled_mtimes (A, B);
+%!    unsetenv ("GPU_TILED_EMULATE");
+%!    gpu_tiled_reset ();
+%!    C = gpu_tiled_mtimes (A, B);
+%!    e = gpu_tiled_info ().emulation;
+%!    if (nargin > 2)
+%!      E = gpu_tiled_mtimes (A, B2);
+%!    endif
+%!  unwind_protect_cleanup
+%!    unsetenv ("GPU_TILED_EMULATE");
+%!    gpu_tiled_devices ([]);
+%!    gpu_tiled_reset ();
+%!  end_unwind_protect
+%!endfunction
+
 %!testif ; emu
 %! ## Gauss's three products on kernel 11 (chosen by cost at 6144^3 on a
 %! ## 132-SM Hopper: 4 panels of 1536 columns), each keeping its own planes
@@ -1269,31 +1294,6 @@ class (Z), iscomplex (Z)            # double, complex\n\
 ## ---- products that do not fit the device, several devices, the CPU ----
 ## C = A * B by the default path, norm-wise against a product in double
 ## (of rows_to_check: rows of every band and block).
-## A*B on kernel 9 (GPU_TILED_EMULATE=off) and by default on the first
-## device (one band: its panels), the default's emulation counts, and
-## A*B2 by default after it (where B2 is given).
-%!function [R, C, e, E] = on_k9_and_default (A, B, B2)
-%!  d = gpu_tiled_devices ();
-%!  E = [];
-%!  unwind_protect
-%!    gpu_tiled_devices (d(1));
-%!    setenv ("GPU_TILED_EMULATE", "off");
-%!    gpu_tiled_reset ();
-%!    R = gpu_tiled_mtimes (A, B);
-%!    unsetenv ("GPU_TILED_EMULATE");
-%!    gpu_tiled_reset ();
-%!    C = gpu_tiled_mtimes (A, B);
-%!    e = gpu_tiled_info ().emulation;
-%!    if (nargin > 2)
-%!      E = gpu_tiled_mtimes (A, B2);
-%!    endif
-%!  unwind_protect_cleanup
-%!    unsetenv ("GPU_TILED_EMULATE");
-%!    gpu_tiled_devices ([]);
-%!    gpu_tiled_reset ();
-%!  end_unwind_protect
-%!endfunction
-
 %!function check_default (A, B, what)
 %!  C = gpu_tiled_mtimes (A, B);
 %!  assert (class (C), class (A(1) * B(1)));
