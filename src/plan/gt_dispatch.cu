@@ -462,12 +462,13 @@ panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
 }
 
 /* Complex products: their planes' real product.  Where that runs on
-   kernel 11, whose three products a panel each scan and slice all of A's
-   planes again, in quarters of n rather than eighths once an eighth is
-   768 columns or more: eighths then spend about half again their share
-   of the kernel time on those passes; below that, the longer first and
-   last panels, which nothing overlaps, cost more than the passes save
-   (bench/RESULTS.md, "Complex singles end to end").  Real singles keep
+   kernel 11, in quarters of n rather than eighths once an eighth is 768
+   columns or more: when each panel's three products still scanned and
+   sliced all of A's planes again, eighths spent about half again their
+   share of the kernel time on those passes; below that, the longer first
+   and last panels, which nothing overlaps, cost more than the passes save
+   (bench/RESULTS.md, "Complex singles end to end"; not measured again
+   since the panels keep A).  Real singles keep
    eighths: their first panel runs on kernel 9's pieces as A arrives.  */
 extern "C" size_t
 gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
