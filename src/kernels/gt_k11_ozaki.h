@@ -107,8 +107,9 @@ cudaError_t gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda,
 /* The slices for the number of moduli the scan chose, read on the device
    (nothing where it chose 0), with w laid out for GT_OZ_MAX_USED: queued
    (the first product's of a launch) before the host has read the choice,
-   so that the GPU slices while the host waits for it.  The products and the combine then run on the same
-   layout with w->moduli set to the choice.  a_have: the number of moduli
+   so that the GPU slices while the host waits for it.  The products and
+   the combine then run on the same layout with w->moduli set to the
+   choice.  a_have: the number of moduli
    A's planes (and exponents) already hold for this A, 0 for none; where
    the choice is that number, A is not sliced again.  */
 cudaError_t gt_oz_slice_chosen (const gt_oz_work *w, const float *A,

@@ -238,11 +238,10 @@ cudaError_t gt_k9_row_piece (const gt_plan *p, const gt_gemm_args *a,
 int gt_k11_usable (void);
 size_t gt_k11_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
                         int repack);
-/* the bytes of each further place of A and of B's scan
-   (gt_gemm_args.a_slots); what the current device's products kept of A
+/* the bytes of each further place (gt_gemm_args.a_slots: A's part and
+   B's scan part); what the current device's products kept of A
    forgotten (its scratch was used for something else) */
-size_t gt_k11_a_part_bytes (size_t m, size_t k);
-size_t gt_k11_scan_part_bytes (size_t n, size_t k);
+size_t gt_k11_place_bytes (size_t m, size_t n, size_t k);
 void gt_k11_drop_kept (void);
 cudaError_t gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a,
                                cudaStream_t s);

@@ -210,8 +210,7 @@ plan_complex (gt_type c, int ca, int cb, size_t m, size_t n, size_t k,
       /* kernel 11 keeps each of the three A's, and scans the three B's
          before it slices any (gt_run.cu: run_three) */
       const size_t real = p.work_bytes + (p.kernel == GT_K11_OZAKI
-                          ? (GT_A_SLOTS - 1) * (gt_k11_a_part_bytes (m, k)
-                                                + gt_k11_scan_part_bytes (n, k))
+                          ? (GT_A_SLOTS - 1) * gt_k11_place_bytes (m, n, k)
                           : 0);
       p.work_bytes = own + (four.work_bytes > real ? four.work_bytes : real);
       return p;

@@ -252,11 +252,11 @@ a_still_there (const kept_a *k, const gt_gemm_args *a)
          && k->lda == a->lda && k->m == a->m && k->k == a->k;
 }
 
-/* The records of places `from` on forgotten (box locked).  */
+/* Every record forgotten (box locked).  */
 static void
-forget_kept (choice_mailbox *box, int from)
+forget_kept (choice_mailbox *box)
 {
-  for (int q = from; q < GT_A_SLOTS; q++)
+  for (int q = 0; q < GT_A_SLOTS; q++)
     box->a[q].moduli = 0;
 }
 
@@ -271,39 +271,37 @@ gt_k11_drop_kept (void)
     }
   pthread_once (&mailbox_locks_once, mailbox_locks_init);
   pthread_mutex_lock (&mailbox_locks[dev]);
-  forget_kept (&mailboxes[dev], 0);
+  forget_kept (&mailboxes[dev]);
   pthread_mutex_unlock (&mailbox_locks[dev]);
 }
 
 extern "C" size_t
-gt_k11_a_part_bytes (size_t m, size_t k)
+gt_k11_place_bytes (size_t m, size_t n, size_t k)
 {
-  return gt_oz_a_part_bytes (GT_OZ_MAX_USED, m, k);
+  return gt_oz_a_part_bytes (GT_OZ_MAX_USED, m, k)
+         + gt_oz_scan_part_bytes (n, k);
 }
 
-extern "C" size_t
-gt_k11_scan_part_bytes (size_t n, size_t k)
+/* The places of a scratch (gt_gemm_args.a_slots, 0 meaning one).  */
+static int
+slots_of (const gt_gemm_args *a)
 {
-  return gt_oz_scan_part_bytes (n, k);
+  return a->a_slots > 1 ? a->a_slots : 1;
 }
 
 /* The layout of a launch: A's part and B's scan part in their places
-   (a->a_slot of a->a_slots each), the planes after all of them.  *slots:
-   their number.  */
-static int
-launch_layout (gt_oz_work *w, const gt_gemm_args *a, int *slots)
+   (a->a_slot of a->a_slots each), the planes after all of them.  */
+static void
+launch_layout (gt_oz_work *w, const gt_gemm_args *a)
 {
-  *slots = a->a_slots > 1 ? a->a_slots : 1;
-  if (*slots > GT_A_SLOTS || a->a_slot < 0 || a->a_slot >= *slots)
-    return 0;
-  const size_t part = gt_k11_a_part_bytes (a->m, a->k);
-  const size_t scan = gt_k11_scan_part_bytes (a->n, a->k);
+  const int slots = slots_of (a);
+  const size_t part = gt_oz_a_part_bytes (GT_OZ_MAX_USED, a->m, a->k);
+  const size_t scan = gt_oz_scan_part_bytes (a->n, a->k);
   char *p = (char *) a->work;
   gt_oz_layout_split (w, GT_OZ_MAX_USED, a->m, a->n, a->k,
                       p + a->a_slot * part,
-                      p + *slots * part + a->a_slot * scan,
-                      p + *slots * (part + scan));
-  return 1;
+                      p + slots * part + a->a_slot * scan,
+                      p + slots * (part + scan));
 }
 
 /* One product of a launch: its layout, the moduli its place of A held
@@ -337,17 +335,17 @@ queue_scan (choice_mailbox *box, const gt_gemm_args *a, k11_product *o,
    records kept for the emulated, all forgotten where one declined
    (kernel 9 then runs on the scratch).  */
 static cudaError_t
-scan_all (const gt_gemm_args *g, k11_product *o, int count, int slots,
-          cudaStream_t s)
+scan_all (const gt_gemm_args *g, k11_product *o, int count, cudaStream_t s)
 {
   choice_mailbox *box;
   int dev;
   cudaError_t err = mailbox (&box, &dev);
   if (err != cudaSuccess)
     return err;
-  forget_kept (box, slots);   /* where these products' rest goes */
-  for (int q = 0; q < slots; q++)   /* another scratch's: it may be reused */
-    if (box->a[q].work != g[0].work)
+  /* places past these products', where their planes go, and another
+     scratch's (it may be reused) */
+  for (int q = 0; q < GT_A_SLOTS; q++)
+    if (q >= slots_of (&g[0]) || box->a[q].work != g[0].work)
       box->a[q].moduli = 0;
   for (int i = 0; i < count && err == cudaSuccess; i++)
     err = queue_scan (box, &g[i], &o[i], i, s);
@@ -374,7 +372,7 @@ scan_all (const gt_gemm_args *g, k11_product *o, int count, int slots,
         }
     }
   if (declines)
-    forget_kept (box, 0);
+    forget_kept (box);
   mailbox_done (dev);
   return err;
 }
@@ -404,20 +402,23 @@ finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
   return cudaSuccess;
 }
 
-/* Products in places of their own, all in range (what scan_all's
-   records and words assume).  */
+/* count products in places of their own, of one scratch's GT_A_SLOTS at
+   most (what launch_layout, scan_all's records and its words assume).  */
 static int
-places_apart (const gt_gemm_args *g, int count, int slots)
+places_apart (const gt_gemm_args *g, int count)
 {
+  const int slots = slots_of (&g[0]);
+  if (count < 1 || count > slots || slots > GT_A_SLOTS)
+    return 0;
   unsigned seen = 0;
   for (int i = 0; i < count; i++)
     {
-      const unsigned bit = 1u << g[i].a_slot;
-      if ((g[i].a_slots > 1 ? g[i].a_slots : 1) != slots || (seen & bit))
+      if (slots_of (&g[i]) != slots || g[i].a_slot < 0
+          || g[i].a_slot >= slots || (seen & 1u << g[i].a_slot))
         return 0;
-      seen |= bit;
+      seen |= 1u << g[i].a_slot;
     }
-  return count <= slots;
+  return 1;
 }
 
 /* The host waits for a scan's choice before it queues the products (the
@@ -430,18 +431,14 @@ places_apart (const gt_gemm_args *g, int count, int slots)
 extern "C" cudaError_t
 gt_k11_launch_many (const gt_gemm_args *g, int count, cudaStream_t s)
 {
-  if (count < 1 || count > GT_A_SLOTS)
+  if (!places_apart (g, count))
     return cudaErrorInvalidValue;
   if (g[0].m == 0 || g[0].n == 0)
     return cudaSuccess;
   k11_product o[GT_A_SLOTS];
-  int slots = 1;
   for (int i = 0; i < count; i++)
-    if (!launch_layout (&o[i].w, &g[i], &slots))
-      return cudaErrorInvalidValue;
-  if (!places_apart (g, count, slots))
-    return cudaErrorInvalidValue;
-  cudaError_t err = scan_all (g, o, count, slots, s);
+    launch_layout (&o[i].w, &g[i]);
+  cudaError_t err = scan_all (g, o, count, s);
   for (int i = 0; i < count && err == cudaSuccess; i++)
     if (o[i].moduli)
       err = finish_emulated (&g[i], &o[i], i, s);

@@ -126,9 +126,9 @@ typedef struct
   int a_kept;
   /* Several products on one scratch that each keep an A of their own
      (Gauss's three): this one's place, of a_slots (0: one), at most
-     GT_A_SLOTS; kernel 11's scratch then has a_slots - 1 more of A's
-     parts and of B's scan parts (gt_k11_a_part_bytes and
-     gt_k11_scan_part_bytes each).  */
+     GT_A_SLOTS; kernel 11's scratch then has a_slots - 1 more places,
+     each one of A's parts and one of B's scan parts (gt_k11_place_bytes
+     each).  */
   int a_slot, a_slots;
 } gt_gemm_args;
 #define GT_A_SLOTS 3

@@ -66,6 +66,14 @@ gt_three_a_flag (gt_type r, const void *planes, size_t ld, size_t k)
   return (int *) ((char *) planes + gt_bytes_256 (r, ld * 3 * k));
 }
 
+/* A plan run by kernel 11's launch alone, no strips beside its tiles
+   (gt_k11_launch_many's products; gt_plan_keeps_a).  */
+static int
+k11_alone (const gt_plan *p)
+{
+  return p->kernel == GT_K11_OZAKI && !p->edge_rows && !p->edge_cols;
+}
+
 /* The four products in one where A's or B's planes hold a part that is
    not finite, or parts whose sum overflows (the three would turn such
    Inf into NaN): [Ar Ai] (A's first two planes) times [Br Bi; -Bi Br] is
@@ -139,8 +147,7 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
       g[j] = gj;
     }
   /* kernel 11's three wait once for their scans, not once each */
-  const int together = rp.kernel == GT_K11_OZAKI && !rp.edge_rows
-                       && !rp.edge_cols;
+  const int together = k11_alone (&rp);
   if (together)
     err = gt_k11_launch_many (g, 3, s);
   for (int j = 0; j < 3 && err == cudaSuccess && !together; j++)
@@ -226,7 +233,7 @@ gt_plan_pieces_alike (const gt_plan *whole)
 extern "C" int
 gt_plan_keeps_a (const gt_plan *p)
 {
-  return p->kernel == GT_K11_OZAKI && !p->edge_rows && !p->edge_cols;
+  return k11_alone (p);
 }
 
 /* Kernel 11's scan needs all of k: its pieces are kernel 9's (the first
