@@ -274,12 +274,7 @@ endfunction
 
 ## Random m x k and k x n operands of the class.
 function [A, B] = operands (m, k, n, cls)
-  real_cls = strrep (cls, "complex ", "");
-  A = randn (m, k, real_cls);  B = randn (k, n, real_cls);
-  if (! strcmp (cls, real_cls))
-    A = complex (A, randn (m, k, real_cls));
-    B = complex (B, randn (k, n, real_cls));
-  endif
+  A = random_operand (cls, m, k);  B = random_operand (cls, k, n);
 endfunction
 
 ## The GPU lists to time, as a cell: the list in use, or (several in use)

@@ -15,7 +15,7 @@ function e2e_ab_interleaved (shapes, calls, old, new, cls = "single")
           "new ms", "new/old");
   for s = 1:rows (shapes)
     m = shapes(s, 1);  k = shapes(s, 2);  n = shapes(s, 3);
-    A = operand (cls, m, k);  B = operand (cls, k, n);
+    A = random_operand (cls, m, k);  B = random_operand (cls, k, n);
     f = {old, new};
     t = zeros (calls, 2);
     for w = 1:2
@@ -35,12 +35,4 @@ function e2e_ab_interleaved (shapes, calls, old, new, cls = "single")
             1e3 * median (t(:, 1)), 1e3 * median (t(:, 2)),
             median (t(:, 2) ./ t(:, 1)));
   endfor
-endfunction
-
-function X = operand (cls, r, c)
-  real_cls = strrep (cls, "complex ", "");
-  X = randn (r, c, real_cls);
-  if (! strcmp (real_cls, cls))
-    X = complex (X, randn (r, c, real_cls));
-  endif
 endfunction
