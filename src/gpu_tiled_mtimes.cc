@@ -1141,6 +1141,16 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   check_pair (pairs{p, 1}, pairs{p, 2}, 300, 700, 500);
 %! endfor
 %!testif ; gpu
+%! ## calls of 4 to 64 MiB go through the slots in pieces of 2 MiB written
+%! ## with streaming stores: pieces that end inside a column, columns
+%! ## longer than a piece (600000 rows: each in pieces of rows), doubles
+%! ## rounded to singles on the way, complex halves
+%! check_pair ("single", "single", 1001, 777, 1203);
+%! check_pair ("double", "double", 999, 1031, 1001);
+%! check_pair ("csingle", "cdouble", 601, 999, 803);
+%! check_pair ("single", "single", 600000, 2, 3);
+%! check_pair ("double", "single", 3, 600000, 5);
+%!testif ; gpu
 %! ## double products whose 128x128 tiles would leave SMs idle: on a Hopper
 %! ## GPU kernel 9's 64x64 tiles, whole or with k split (the pieces added
 %! ## within a cluster, or by the reduce, up to 128 of them); ragged tiles

@@ -123,6 +123,23 @@ shared_threads (int want, int share)
    memory; 8192^3 double went in 64 pieces of 128 (a slot of A each).  */
 #define GT_FIRST_PIECE_MIN_K 512
 
+/* Streamed calls below this many bytes (A, B and C on the host) copy
+   into the slots with streaming stores, in pieces of GT_MID_PIECE_BYTES
+   instead of a slot.  Traced on an H100 host (GPU_TILED_TRACE=2), the
+   copy engine read a slot that the copy threads had just written with
+   memcpy at 17-27 GB/s, against 40-53 GB/s for slots that later copies
+   had passed over or that streaming stores had written: as if the lines
+   still in the copying cores' caches slowed its reads.  A call that
+   ends soon after its last piece waits out that slow transfer; larger
+   calls hide it behind their kernels and lose by the stores (1.10-1.25x
+   at 4096^3 and 8192^3).  Smaller pieces start the copy engine sooner
+   and bring C out in pieces behind its transfers.  Measured against
+   slots of memcpy: 0.67-0.82 of the time for 768^3-1536^3, 0.92 at
+   2048^3 single; pieces of 1 MiB lost at some shapes, 4 MiB as much as
+   2 (bench/RESULTS.md, "Mid-sized calls").  */
+#define GT_MID_MAX_BYTES ((size_t) 64 << 20)
+#define GT_MID_PIECE_BYTES ((size_t) 2 << 20)
+
 /* The first panel waits for all of A, which is most of the time before
    the GPU can start.  So it is computed in pieces of k instead: piece i
    needs only columns of A and rows of B in that piece, and the pieces
@@ -308,6 +325,8 @@ small_product_copied (gt_context *ctx, const gt_call *c, int threads)
   char *pc = (char *) ctx->pinned + GT_SLOT_BYTES;
   copy_job ja = { pa, c->A, c->lda, c->hla, c->m, c->k, c->es_a, c->hs_a };
   copy_job jb = { pb, c->B, c->ldb, c->hlb, c->k, c->n, c->es_b, c->hs_b };
+  /* on the copy threads, around the caches (see GT_MID_MAX_BYTES) */
+  ja.stream = jb.stream = threads > 1;
   gt_copy (ctx->workers, &ja, threads);
   gt_copy (ctx->workers, &jb, threads);
   gt_gemm_args g = { c->dA, c->lda, c->dB, c->ldb, c->dC, c->m,
@@ -717,8 +736,10 @@ run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
   cudaError_t err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[p], 0);
   const double t0 = gt_now ();
   timer_mark (timer, ctx, p, 0);
+  const int mk = gt_mark_begin (sg, 'K', 0, ctx->comp);
   if (err == cudaSuccess)
     err = gt_gemm_run (panel_plan (c, j1 - j0), &g, ctx->comp);
+  gt_mark_end (sg, mk, ctx->comp);
   timer_mark (timer, ctx, p, 1);
   sg->t_launch += gt_now () - t0;
   if (err == cudaSuccess)
@@ -965,8 +986,15 @@ product_run (gt_context *ctx, const gt_product *p,
       call_threads (ctx, &c, &copy_t, &fault_t);
       sg.threads = c.total >= 4 * GT_COPY_PARALLEL_MIN_BYTES
                    ? shared_threads (copy_t, c.share) : 1;
+      if (c.total < GT_MID_MAX_BYTES)
+        {
+          sg.piece = GT_MID_PIECE_BYTES;
+          sg.stream_in = 1;
+        }
       prefault_output (ctx, &c, &sg, fault_t);
       gt_copy_hot (ctx->workers, sg.threads, 1);
+      if (ctx->opt.trace > 1)
+        gt_timeline_begin (&sg);
       const double t_setup = gt_now ();
       st = streamed_product (ctx, &c, &sg, interrupted);
       if (st == GT_OK && c.dK)
@@ -974,6 +1002,7 @@ product_run (gt_context *ctx, const gt_product *p,
       gt_copy_hot (ctx->workers, sg.threads, 0);
       if (ctx->opt.trace)
         trace_call (&c, &sg, t_start, t_buffers, t_setup);
+      gt_timeline_print (&sg);
     }
   if (st != GT_OK)
     abort_call (ctx);

@@ -11,7 +11,9 @@
 typedef struct
 {
   /* GPU_TILED_TRACE (any value): one line per host call on stderr, with
-     where its time went */
+     where its time went; 2: and after it, the streamed call's timeline
+     (each host copy and wait by the host's clock, each transfer and
+     panel's kernel by events on its stream) */
   int trace;
   /* GPU_TILED_THREADS: copy threads, the caller included (default:
      gt_copy_default_threads) */

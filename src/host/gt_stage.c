@@ -1,5 +1,7 @@
 /* gt_stage.c -- the staging slots of a host call (see gt_stage.h).  */
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "gt_stage.h"
@@ -12,6 +14,84 @@ gt_now (void)
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
+void
+gt_timeline_begin (gt_stager *st)
+{
+  st->tl = calloc (1, sizeof *st->tl);
+  if (!st->tl)
+    return;
+  cudaStreamSynchronize (st->ctx->up);
+  if (cudaEventCreate (&st->tl->ref) != cudaSuccess
+      || cudaEventRecord (st->tl->ref, st->ctx->up) != cudaSuccess)
+    {
+      free (st->tl);
+      st->tl = NULL;
+      return;
+    }
+  cudaEventSynchronize (st->tl->ref);
+  st->tl->t_ref = gt_now ();
+}
+
+int
+gt_mark_begin (gt_stager *st, char what, size_t bytes, cudaStream_t stream)
+{
+  gt_timeline *tl = st->tl;
+  if (!tl || tl->n >= GT_TIMELINE_MAX)
+    return -1;
+  gt_mark *m = &tl->m[tl->n];
+  m->what = what;
+  m->bytes = bytes;
+  m->t0 = m->t1 = gt_now ();
+  m->a = m->b = NULL;
+  if (stream && (cudaEventCreate (&m->a) != cudaSuccess
+                 || cudaEventCreate (&m->b) != cudaSuccess
+                 || cudaEventRecord (m->a, stream) != cudaSuccess))
+    return -1;
+  return tl->n++;
+}
+
+void
+gt_mark_end (gt_stager *st, int i, cudaStream_t stream)
+{
+  if (!st->tl || i < 0)
+    return;
+  st->tl->m[i].t1 = gt_now ();
+  if (stream)
+    cudaEventRecord (st->tl->m[i].b, stream);
+}
+
+void
+gt_timeline_print (gt_stager *st)
+{
+  gt_timeline *tl = st->tl;
+  if (!tl)
+    return;
+  cudaDeviceSynchronize ();
+  for (int i = 0; i < tl->n; i++)
+    {
+      const gt_mark *m = &tl->m[i];
+      float a = 0, b = 0;
+      if (m->a)
+        {
+          cudaEventElapsedTime (&a, tl->ref, m->a);
+          cudaEventElapsedTime (&b, tl->ref, m->b);
+          cudaEventDestroy (m->a);
+          cudaEventDestroy (m->b);
+        }
+      fprintf (stderr, "  %c %8zu KiB host %8.1f-%8.1f us", m->what,
+               m->bytes >> 10, 1e6 * (m->t0 - tl->t_ref),
+               1e6 * (m->t1 - tl->t_ref));
+      if (m->a)
+        fprintf (stderr, "  gpu %8.1f-%8.1f us (%.1f GB/s)", 1e3 * a,
+                 1e3 * b, b > a ? 1e-6 * m->bytes / (b - a) : 0.0);
+      fprintf (stderr, "\n");
+    }
+  cudaEventDestroy (tl->ref);
+  cudaGetLastError ();
+  free (tl);
+  st->tl = NULL;
+}
+
 static char *
 slot_ptr (const gt_stager *st, int s)
 {
@@ -22,7 +102,9 @@ static gt_status
 slot_drain (gt_stager *st, int s)
 {
   const double t0 = gt_now ();
+  const int mw = gt_mark_begin (st, 'w', 0, NULL);
   cudaError_t err = cudaEventSynchronize (st->ctx->slot_done[s]);
+  gt_mark_end (st, mw, NULL);
   const double t1 = gt_now ();
   st->t_wait += t1 - t0;
   if (err != cudaSuccess)
@@ -30,7 +112,10 @@ slot_drain (gt_stager *st, int s)
   if (st->out[s].dst)
     {
       const copy_job *j = &st->out[s];
+      const int mo = gt_mark_begin (st, 'o', j->rows * j->cols * j->elem,
+                                    NULL);
       gt_copy (st->ctx->workers, j, st->threads);
+      gt_mark_end (st, mo, NULL);
       st->t_out += gt_now () - t1;
       st->bytes_out += j->rows * j->cols * j->elem;
       st->out[s].dst = NULL;
@@ -57,9 +142,10 @@ typedef struct
 /* Pieces of columns [c_begin, c_end) of a matrix stored on the device with
    leading dimension ld (rows of data each).  Returns 0 when done.  */
 static int
-next_piece (piece *p, size_t rows, size_t ld, size_t c_end, size_t es)
+next_piece (const gt_stager *st, piece *p, size_t rows, size_t ld,
+            size_t c_end, size_t es)
 {
-  const size_t slot_elems = GT_SLOT_BYTES / es;
+  const size_t slot_elems = (st->piece ? st->piece : GT_SLOT_BYTES) / es;
   if (p->nc == 0 && p->nr == 0)       /* first call: p->c0 holds c_begin */
     ;
   else if (p->nc > 0 || p->r0 + p->nr >= rows)
@@ -101,16 +187,21 @@ slot_send (gt_stager *st, copy_job *job, char *dst, size_t dpitch,
   if (stt != GT_OK)
     return stt;
   job->dst = slot_ptr (st, s);
+  job->stream = st->stream_in;
   const double t0 = gt_now ();
+  const int mh = gt_mark_begin (st, 'h', width * height, NULL);
   gt_copy (st->ctx->workers, job, st->threads);
+  gt_mark_end (st, mh, NULL);
   st->t_in += gt_now () - t0;
   st->bytes_in += job->rows * job->cols
                   * (job->selem ? job->selem : job->elem);
+  const int mu = gt_mark_begin (st, 'U', width * height, st->ctx->up);
   cudaError_t err = height == 1
     ? cudaMemcpyAsync (dst, job->dst, width, cudaMemcpyHostToDevice,
                        st->ctx->up)
     : cudaMemcpy2DAsync (dst, dpitch, job->dst, width, width, height,
                          cudaMemcpyHostToDevice, st->ctx->up);
+  gt_mark_end (st, mu, st->ctx->up);
   if (err == cudaSuccess)
     err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->up);
   if (err != cudaSuccess)
@@ -126,7 +217,7 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
                  size_t c_begin, size_t c_end, gt_interrupt_fn interrupted)
 {
   piece p = { c_begin, 0, 0, 0 };
-  while (next_piece (&p, rows, ld, c_end, es))
+  while (next_piece (st, &p, rows, ld, c_end, es))
     {
       if (interrupted && interrupted ())
         return gt_fail (GT_ERR_INTERRUPTED, "interrupted");
@@ -185,7 +276,7 @@ gt_stage_download (gt_stager *st, char *dst, size_t hld, const char *src,
   if (err != cudaSuccess)
     return gt_fail_cuda (err, "ordering streams");
   piece p = { c_begin, 0, 0, 0 };
-  while (next_piece (&p, rows, rows, c_end, es))
+  while (next_piece (st, &p, rows, rows, c_end, es))
     {
       int s;
       gt_status stt = slot_acquire (st, &s);
@@ -193,9 +284,11 @@ gt_stage_download (gt_stager *st, char *dst, size_t hld, const char *src,
         return stt;
       const size_t off = p.c0 * rows + p.r0;
       const size_t elems = p.nc ? p.nc * rows : p.nr;
+      const int md = gt_mark_begin (st, 'D', elems * es, st->ctx->down);
       err = cudaMemcpyAsync (slot_ptr (st, s), src + off * es,
                              elems * es, cudaMemcpyDeviceToHost,
                              st->ctx->down);
+      gt_mark_end (st, md, st->ctx->down);
       if (err == cudaSuccess)
         err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->down);
       if (err != cudaSuccess)

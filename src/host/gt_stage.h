@@ -12,11 +12,34 @@
 
 #include "gt_context.h"
 
+/* GPU_TILED_TRACE=2: the call's timeline, host copies and waits by the
+   host's clock, transfers and kernels by events on their streams.  */
+#define GT_TIMELINE_MAX 96
+typedef struct
+{
+  char what;           /* h: copy in, o: copy out, w: wait, U, D, K */
+  size_t bytes;
+  double t0, t1;       /* host: when it began and ended, or was queued */
+  cudaEvent_t a, b;    /* device marks: around it on its stream */
+} gt_mark;
+
+typedef struct
+{
+  int n;
+  double t_ref;        /* host time of ref */
+  cudaEvent_t ref;
+  gt_mark m[GT_TIMELINE_MAX];
+} gt_timeline;
+
 typedef struct
 {
   gt_context *ctx;
+  gt_timeline *tl;  /* NULL unless GPU_TILED_TRACE=2 */
   int threads;      /* copy threads, the caller included */
   int next;
+  int stream_in;    /* copies into the slots with streaming stores */
+  size_t piece;     /* bytes of a piece of gt_stage_upload and
+                       gt_stage_download (0: a slot) */
   int prefaulting;  /* helpers faulting in the output (0: none) */
   /* seconds spent, for the trace */
   double t_in, t_out, t_wait, t_fault;   /* t_fault: at the end */
@@ -57,6 +80,14 @@ gt_status gt_stage_download (gt_stager *st, char *dst, size_t hld,
                              const char *src, size_t es, size_t rows,
                              size_t c_begin, size_t c_end,
                              cudaEvent_t ready);
+
+/* The timeline (st->tl): begun on an idle stream, marks, printed and
+   freed at the end.  gt_mark_begin returns the mark's index, or -1.  */
+void gt_timeline_begin (gt_stager *st);
+int gt_mark_begin (gt_stager *st, char what, size_t bytes,
+                   cudaStream_t stream);
+void gt_mark_end (gt_stager *st, int i, cudaStream_t stream);
+void gt_timeline_print (gt_stager *st);
 
 /* Waits for every slot and copies out what they hold, oldest first.  */
 gt_status gt_stage_drain (gt_stager *st);
