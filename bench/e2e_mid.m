@@ -9,7 +9,7 @@ function e2e_mid (fname = "gpu_tiled_mtimes")
   f = str2func (fname);
   f (randn (64), randn (64));
   for cls = {"single", "double"}
-    for n = [128 256 384 512 768 1024 1536 2048]
+    for n = [128 192 256 320 384 448 512 768 1024 1536 2048]
       A = randn (n, cls{1});  B = randn (n, cls{1});
       for r = 1:3
         C = f (A, B);  clear C;

@@ -259,11 +259,12 @@ test_workers (gt_workers *w)
   free (p);
   check (ok, "running: copy and prefault helpers, 0 after stop");
 
-  /* 300000 elements: 1.2 MB of floats, 0.3 MB of chars.  */
+  /* half the threshold in elements: twice it in floats, half in chars */
+  const size_t tcols = GT_COPY_PARALLEL_MIN_BYTES / 2 / 100;
   gt_workers_stop (w);
-  ok = pitched_ok (w, 1, 600, 500, 600, 600, 0, 8)
+  ok = pitched_ok (w, 1, 100, tcols, 100, 100, 0, 8)
        && gt_workers_running (w) == 0
-       && pitched_ok (w, F, 600, 500, 600, 600, 0, 8)
+       && pitched_ok (w, F, 100, tcols, 100, 100, 0, 8)
        && gt_workers_running (w) == 7;
   check (ok, "the parallel threshold counts bytes, not elements");
 
@@ -360,6 +361,47 @@ test_prefault (gt_workers *w)
   check (ok, "copies into memory the helpers are faulting in");
 }
 
+/* Many small copies on more threads than the host has cores, the pool
+   hot, lingering and asleep in turn: helpers come late to tasks the
+   caller has already finished (it takes every part no helper took), and
+   must take nothing of them; each copy must still be whole.  Then a
+   prefault whose helpers have not run when the caller waits.  */
+static void
+test_late_helpers (gt_workers *w)
+{
+  int ok = 1;
+  gt_copy_linger (w, 50);
+  for (int i = 0; i < 3000 && ok; i++)
+    {
+      const int threads = 2 + i % 15, mode = i % 3;
+      if (mode == 0)
+        gt_copy_hot (w, threads, 1);
+      const size_t cols = GT_COPY_PARALLEL_MIN_BYTES / F / 61 + (size_t) (i % 7);
+      ok = pitched_ok (w, F, 61, cols, 64, 61, (size_t) (i % 5), threads);
+      if (mode == 0)
+        gt_copy_hot (w, threads, 0);
+      else if (mode == 2)
+        gt_copy_rest (w);
+    }
+  gt_copy_linger (w, 0);
+  check (ok, "copies whole with helpers late to their tasks");
+
+  ok = 1;
+  for (int i = 0; i < 200 && ok; i++)
+    {
+      const size_t bytes = (size_t) 3 << 20;
+      unsigned char *p = malloc (bytes);
+      if (!p)
+        break;
+      gt_prefault_start (w, p, bytes, 1 + i % 4);
+      gt_prefault_wait (w);
+      memset (p, 0x5a, bytes);
+      ok = p[0] == 0x5a && p[bytes - 1] == 0x5a;
+      free (p);
+    }
+  check (ok, "a prefault waited for at once, its helpers late");
+}
+
 int
 main (void)
 {
@@ -380,6 +422,7 @@ main (void)
   test_copies (w);
   test_workers (w);
   test_prefault (w);
+  test_late_helpers (w);
 
   check (two_contexts_ok (), "two workers copy from two host threads at once");
 

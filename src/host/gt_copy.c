@@ -177,14 +177,19 @@ typedef struct pool
   atomic_ulong gen;         /* bumped for each task, after its fields;
                                the low bits: its runners (GEN_SHIFT) */
   unsigned long gen0;       /* gen when the helpers were started */
-  atomic_int pending;       /* helpers still on the task */
+  atomic_int pending;       /* parts of the task not yet done */
   atomic_int hot;           /* spin instead of sleeping */
   atomic_ulong linger_until;   /* and until then (ns, gt_now_ns), idle */
   unsigned long linger_ns;     /* how long after a call */
   atomic_int quit;
-  task_fn fn;               /* the task: helper i runs part first + i */
-  void *arg;
-  int first, parts;
+  /* The task: whoever is free takes its next part (run_parts), the
+     caller too, so that a helper that the system has not run yet holds
+     no one up (on a loaded host its time slice is milliseconds).  */
+  _Atomic (task_fn) fn;
+  _Atomic (void *) arg;
+  /* the claim word: the task's generation (bits 32-63), its parts
+     (16-31) and its next part (0-15) */
+  _Atomic uint64_t claim;
 } pool;
 
 /* A region being faulted in (see the prefault section).  */
@@ -232,6 +237,45 @@ spinning (pool *p, int i)
   return until != 0 && now_ns () < until;
 }
 
+static uint64_t
+claim_tag (unsigned long gen)
+{
+  return (uint64_t) (gen >> GEN_SHIFT) & 0xffffffffu;
+}
+
+/* Runs parts of the task of generation g while any is left untaken.  The
+   claim word says whether g is still the task: a helper that comes late,
+   after the caller finished g and posted another, takes nothing (fn and
+   arg may then be the next task's; they are called only for a part of g
+   taken in the claim word, and g's fields stay until all its parts are
+   done).  */
+static void
+run_parts (pool *p, unsigned long g)
+{
+  const task_fn fn = atomic_load_explicit (&p->fn, memory_order_relaxed);
+  void *const arg = atomic_load_explicit (&p->arg, memory_order_relaxed);
+  uint64_t c = atomic_load_explicit (&p->claim, memory_order_acquire);
+  for (;;)
+    {
+      const int parts = (int) ((c >> 16) & 0xffff), i = (int) (c & 0xffff);
+      if ((c >> 32) != claim_tag (g) || i >= parts)
+        return;
+      if (!atomic_compare_exchange_weak_explicit (&p->claim, &c, c + 1,
+                                                  memory_order_acq_rel,
+                                                  memory_order_acquire))
+        continue;
+      fn (arg, i, parts);
+      if (atomic_fetch_sub_explicit (&p->pending, 1, memory_order_acq_rel)
+          == 1)
+        {
+          pthread_mutex_lock (&p->mu);
+          pthread_cond_signal (&p->done);
+          pthread_mutex_unlock (&p->mu);
+        }
+      c = atomic_load_explicit (&p->claim, memory_order_acquire);
+    }
+}
+
 static void *
 helper_main (void *arg)
 {
@@ -264,14 +308,7 @@ helper_main (void *arg)
       seen = g;
       if (h->index >= (int) (g & GEN_RUNNERS))   /* not this task's */
         continue;
-      p->fn (p->arg, p->first + h->index, p->parts);
-      if (atomic_fetch_sub_explicit (&p->pending, 1, memory_order_acq_rel)
-          == 1)
-        {
-          pthread_mutex_lock (&p->mu);
-          pthread_cond_signal (&p->done);
-          pthread_mutex_unlock (&p->mu);
-        }
+      run_parts (p, g);
     }
   return NULL;
 }
@@ -282,6 +319,9 @@ pool_init (pool *p)
 {
   atomic_init (&p->gen, 0);
   atomic_init (&p->pending, 0);
+  atomic_init (&p->claim, 0);
+  atomic_init (&p->fn, NULL);
+  atomic_init (&p->arg, NULL);
   atomic_init (&p->active, 0);
   atomic_init (&p->hot, 0);
   atomic_init (&p->linger_until, 0);
@@ -407,24 +447,27 @@ pool_wait (pool *p)
   pthread_mutex_unlock (&p->mu);
 }
 
-/* Hands parts first .. first + helpers - 1 of a task to the helpers.  */
-static void
-pool_post (pool *p, task_fn fn, void *arg, int first, int parts)
+/* Posts a task of `parts` parts (at most 0xffff) to the active helpers;
+   the caller may take parts too (run_parts with the generation returned)
+   before pool_wait.  */
+static unsigned long
+pool_post (pool *p, task_fn fn, void *arg, int parts)
 {
   pool_wait (p);
-  p->fn = fn;
-  p->arg = arg;
-  p->first = first;
-  p->parts = parts;
+  atomic_store_explicit (&p->fn, fn, memory_order_relaxed);
+  atomic_store_explicit (&p->arg, arg, memory_order_relaxed);
+  atomic_store (&p->pending, parts);
   const unsigned long runners = (unsigned long) atomic_load (&p->active);
-  atomic_store (&p->pending, (int) runners);
-  const unsigned long g = atomic_load_explicit (&p->gen,
-                                                memory_order_relaxed);
-  atomic_store_explicit (&p->gen,
-                         ((g >> GEN_SHIFT) + 1) << GEN_SHIFT | runners,
-                         memory_order_release);
+  const unsigned long g = (((atomic_load_explicit (&p->gen,
+                                                   memory_order_relaxed)
+                             >> GEN_SHIFT) + 1) << GEN_SHIFT) | runners;
+  atomic_store_explicit (&p->claim,
+                         claim_tag (g) << 32 | (uint64_t) parts << 16,
+                         memory_order_relaxed);
+  atomic_store_explicit (&p->gen, g, memory_order_release);
   if (!atomic_load (&p->hot))
     pool_wake (p);
+  return g;
 }
 
 void
@@ -503,8 +546,7 @@ gt_copy (gt_workers *w, const copy_job *job, int threads)
       return;
     }
   copy_job j = *job;   /* the helpers read it until pool_wait returns */
-  pool_post (&w->copy, copy_task, &j, 1, helpers + 1);
-  copy_part (&j, 0, helpers + 1);
+  run_parts (&w->copy, pool_post (&w->copy, copy_task, &j, helpers + 1));
   pool_wait (&w->copy);
 }
 
@@ -572,7 +614,7 @@ gt_prefault_start (gt_workers *w, void *begin, size_t len, int threads)
   f->active = 1;
   const int helpers = pool_ensure (&w->fault, threads);
   if (helpers > 0)
-    pool_post (&w->fault, prefault_task, f, 0, helpers);
+    pool_post (&w->fault, prefault_task, f, helpers);
 }
 
 void
@@ -587,14 +629,23 @@ gt_prefault_wait (gt_workers *w)
       /* Chunks left: the caller and the copy helpers join in.  */
       const int helpers = w->copy.pid == me ? w->copy.helpers : 0;
       if (helpers > 0)
-        pool_post (&w->copy, prefault_task, f, 1, helpers + 1);
-      prefault_task (f, 0, 1);
-      if (helpers > 0)
-        pool_wait (&w->copy);
+        {
+          run_parts (&w->copy, pool_post (&w->copy, prefault_task, f,
+                                          helpers + 1));
+          pool_wait (&w->copy);
+        }
+      else
+        prefault_task (f, 0, 1);
     }
-  /* A fork started mid-prefault has no helpers to wait for.  */
+  /* A fork started mid-prefault has no helpers to wait for.  The parts
+     that no fault helper took yet, the caller takes (no chunk is left
+     for them).  */
   if (w->fault.pid == me)
-    pool_wait (&w->fault);
+    {
+      run_parts (&w->fault, atomic_load_explicit (&w->fault.gen,
+                                                  memory_order_acquire));
+      pool_wait (&w->fault);
+    }
   f->active = 0;
 }
 

@@ -23,14 +23,21 @@
    that many bytes takes longer.  */
 #define HOST_MAX_BYTES ((size_t) 16 << 20)
 /* The two square sizes measured, and the calls timed at each (the
-   median, after one call not timed): a tiny product gives each side's
-   fixed cost, the larger one its rate.  (A fixed cost fitted through 64
-   and 256 came out at 100 us for the host's complex double product, whose
-   rate at 64 is below its rate at 256, and sent 5 x 4 products to the
-   GPU.)  */
+   median, after calls not timed): a tiny product gives each side's fixed
+   cost, the larger one its rate.  (A fixed cost fitted through 64 and 256
+   came out at 100 us for the host's complex double product, whose rate
+   at 64 is below its rate at 256, and sent 5 x 4 products to the GPU.)
+   Once 256^3 products went on the copy threads, two processes in three
+   timed the GPU there at 0.2-0.5 GB/s instead of about 20 (the median of
+   3 after one call), each copy waiting for a helper the system had not
+   run yet, and sent products up to 160^3 and 707^3 to the CPU.  The
+   helpers no longer hold a copy up that way (run_parts in gt_copy.c);
+   the median of more calls guards against what else slows a few
+   (bench/RESULTS.md, "Mid-sized calls").  */
 #define SIZE_SMALL 4
 #define SIZE_LARGE 256
-#define TIMED_CALLS 3
+#define WARM_CALLS 2
+#define TIMED_CALLS 5
 
 typedef struct
 {
@@ -48,13 +55,18 @@ product_bytes (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
          + m * n * gt_type_size (c);
 }
 
+/* The median of TIMED_CALLS times (sorted in place).  */
 static double
-median3 (double *t)
+median (double *t)
 {
-  double a = t[0], b = t[1], c = t[2];
-  if (a > b) { double x = a; a = b; b = x; }
-  if (b > c) b = c;
-  return a > b ? a : b;
+  for (int i = 1; i < TIMED_CALLS; i++)
+    for (int j = i; j > 0 && t[j - 1] > t[j]; j--)
+      {
+        const double x = t[j];
+        t[j] = t[j - 1];
+        t[j - 1] = x;
+      }
+  return t[TIMED_CALLS / 2];
 }
 
 /* Seconds of a whole n x n x n call of type c on the GPU (median), or a
@@ -80,8 +92,8 @@ gpu_seconds (gt_type c, size_t n)
         ((float *) buf)[i] = (float) v;
     }
   gt_operand A = { buf, c }, B = { buf + bytes, c };
-  double t[TIMED_CALLS + 1];
-  for (int i = 0; i <= TIMED_CALLS; i++)
+  double t[WARM_CALLS + TIMED_CALLS];
+  for (int i = 0; i < WARM_CALLS + TIMED_CALLS; i++)
     {
       const double t0 = gt_now ();
       if (gt_mtimes_host (c, A, B, buf + 2 * bytes, n, n, n, GT_TILE_DEFAULT,
@@ -93,16 +105,16 @@ gpu_seconds (gt_type c, size_t n)
       t[i] = gt_now () - t0;
     }
   free (buf);
-  return median3 (t + 1);
+  return median (t + WARM_CALLS);
 }
 
 static double
 host_seconds (gt_type c, size_t n, gt_host_timer timer, void *arg)
 {
-  double t[TIMED_CALLS + 1];
-  for (int i = 0; i <= TIMED_CALLS; i++)
+  double t[WARM_CALLS + TIMED_CALLS];
+  for (int i = 0; i < WARM_CALLS + TIMED_CALLS; i++)
     t[i] = timer (c, n, arg);
-  return median3 (t + 1);
+  return median (t + WARM_CALLS);
 }
 
 /* Both lines for type c; state -1 where the GPU cannot be measured (the

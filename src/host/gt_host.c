@@ -313,6 +313,10 @@ prepare_planes (gt_context *ctx, const gt_call *c, const void *A,
   return block_planes (ctx, c, &c->plan_full, A, c->m, g);
 }
 
+/* Products of fewer bytes (A, B and C on the host) whose operands fit a
+   staging slot go on one stream (small_product).  */
+#define GT_SMALL_MAX_BYTES ((size_t) 4 << 20)
+
 /* Products whose operands fit a staging slot: one copy in, the kernel and
    one copy out, all on one stream, which saves the hand-offs between the
    streams of the pipeline (microseconds that small products notice); the
@@ -362,8 +366,7 @@ small_product_copied (gt_context *ctx, const gt_call *c, int threads)
 }
 
 /* The copies of a small product on the copy threads where one operand
-   or the result takes a thread long enough (GT_COPY_PARALLEL_MIN_BYTES:
-   one core copies 6-9 GB/s, so 3 MiB took 0.4 ms of a 512^3 product),
+   or the result takes a thread long enough (GT_COPY_PARALLEL_MIN_BYTES),
    spinning meanwhile (and lingering after it, gt_copy_linger).  The
    largest copy decides, as gt_copy splits each copy by its own bytes: a
    product whose copies are all smaller would wake the helpers for
@@ -970,7 +973,7 @@ product_run (gt_context *ctx, const gt_product *p,
   gt_stager sg;
   memset (&sg, 0, sizeof sg);
   sg.ctx = ctx;
-  if (c.panels == 1 && c.total < 4 * GT_COPY_PARALLEL_MIN_BYTES
+  if (c.panels == 1 && c.total < GT_SMALL_MAX_BYTES
       && c.a_bytes + c.b_bytes <= GT_SLOT_BYTES && c.c_bytes <= GT_SLOT_BYTES)
     {
       st = small_product (ctx, &c);
@@ -984,7 +987,7 @@ product_run (gt_context *ctx, const gt_product *p,
     {
       int copy_t, fault_t;
       call_threads (ctx, &c, &copy_t, &fault_t);
-      sg.threads = c.total >= 4 * GT_COPY_PARALLEL_MIN_BYTES
+      sg.threads = c.total >= GT_SMALL_MAX_BYTES
                    ? shared_threads (copy_t, c.share) : 1;
       if (c.total < GT_MID_MAX_BYTES)
         {
