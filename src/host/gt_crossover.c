@@ -30,7 +30,7 @@
    Once 256^3 products went on the copy threads, two processes in three
    timed the GPU there at 0.2-0.5 GB/s instead of about 20 (the median of
    3 after one call), each copy waiting for a helper the system had not
-   run yet, and sent products up to 160^3 and 707^3 to the CPU.  The
+   run yet, and sent products up to 161^3 and 707^3 to the CPU.  The
    helpers no longer hold a copy up that way (run_parts in gt_copy.c);
    the median of more calls guards against what else slows a few
    (bench/RESULTS.md, "Mid-sized calls").  */
