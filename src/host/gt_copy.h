@@ -18,9 +18,8 @@
 #define GT_COPY_MAX_THREADS 32
 /* Copies below this many bytes go on the calling thread alone: one core
    copies 6-9 GB/s, and the helpers, spinning while a call runs, take a
-   part within microseconds.  From 64 KiB on, 256^3 to 448^3 single
-   products took 0.38-0.58 of their time with 1 MiB here; 128^3 single,
-   whose copies are 64 KiB, 1.06 (bench/RESULTS.md, "Mid-sized calls").  */
+   part within microseconds; below it the hand-off costs about what it
+   saves (bench/RESULTS.md, "Mid-sized calls").  */
 #define GT_COPY_PARALLEL_MIN_BYTES ((size_t) 64 << 10)
 
 typedef struct

@@ -27,13 +27,13 @@
    cost, the larger one its rate.  (A fixed cost fitted through 64 and 256
    came out at 100 us for the host's complex double product, whose rate
    at 64 is below its rate at 256, and sent 5 x 4 products to the GPU.)
-   Once 256^3 products went on the copy threads, two processes in three
-   timed the GPU there at 0.2-0.5 GB/s instead of about 20 (the median of
-   3 after one call), each copy waiting for a helper the system had not
-   run yet, and sent products up to 161^3 and 707^3 to the CPU.  The
-   helpers no longer hold a copy up that way (run_parts in gt_copy.c);
-   the median of more calls guards against what else slows a few
-   (bench/RESULTS.md, "Mid-sized calls").  */
+   Once 256^3 products went on the copy threads, some processes timed
+   the GPU there at a small fraction of its rate (the median of 3 after
+   one call), each copy waiting for a helper the system had not run yet,
+   and sent products far above the crossover to the CPU.  The helpers no
+   longer hold a copy up that way (run_parts in gt_copy.c); the median of
+   more calls guards against what else slows a few (bench/RESULTS.md,
+   "Mid-sized calls").  */
 #define SIZE_SMALL 4
 #define SIZE_LARGE 256
 #define WARM_CALLS 2

@@ -125,18 +125,15 @@ shared_threads (int want, int share)
 
 /* Streamed calls below this many bytes (A, B and C on the host) copy
    into the slots with streaming stores, in pieces of GT_MID_PIECE_BYTES
-   instead of a slot.  Traced on an H100 host (GPU_TILED_TRACE=2), the
-   copy engine read a slot that the copy threads had just written with
-   memcpy at 17-27 GB/s, against 40-53 GB/s for slots that later copies
-   had passed over or that streaming stores had written: as if the lines
-   still in the copying cores' caches slowed its reads.  A call that
-   ends soon after its last piece waits out that slow transfer; larger
-   calls hide it behind their kernels and lose by the stores (1.10-1.25x
-   at 4096^3 and 8192^3).  Smaller pieces start the copy engine sooner
-   and bring C out in pieces behind its transfers.  Measured against
-   slots of memcpy: 0.67-0.82 of the time for 768^3-1536^3, 0.92 at
-   2048^3 single; pieces of 1 MiB lost at some shapes, 4 MiB as much as
-   2 (bench/RESULTS.md, "Mid-sized calls").  */
+   instead of a slot.  The copy engine reads a slot that the copy threads
+   have just written with memcpy at about half the rate it reads one that
+   later copies have passed over or that streaming stores wrote (as if
+   lines still in the copying cores' caches slowed it), and a mid-sized
+   call waits out that transfer after its last copy in.  Larger calls hide
+   it behind their kernels and lose by the stores.  Smaller pieces start
+   the copy engine sooner and bring C out in pieces behind its transfers;
+   pieces of 1 MiB lost at some shapes (bench/RESULTS.md, "Mid-sized
+   calls").  */
 #define GT_MID_MAX_BYTES ((size_t) 64 << 20)
 #define GT_MID_PIECE_BYTES ((size_t) 2 << 20)
 
