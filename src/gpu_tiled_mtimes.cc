@@ -1145,11 +1145,14 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## with streaming stores: pieces that end inside a column, columns
 %! ## longer than a piece (600000 rows: each in pieces of rows), doubles
 %! ## rounded to singles on the way, complex halves
-%! check_pair ("single", "single", 1001, 777, 1203);
-%! check_pair ("double", "double", 999, 1031, 1001);
-%! check_pair ("csingle", "cdouble", 601, 999, 803);
-%! check_pair ("single", "single", 600000, 2, 3);
-%! check_pair ("double", "single", 3, 600000, 5);
+%! cases = {"single", "single", 1001, 777, 1203;
+%!          "double", "double", 999, 1031, 1001;
+%!          "csingle", "cdouble", 601, 999, 803;
+%!          "single", "single", 600000, 2, 3;
+%!          "double", "single", 3, 600000, 5};
+%! for c = 1:rows (cases)
+%!   check_pair (cases{c, :});
+%! endfor
 %!testif ; gpu
 %! ## double products whose 128x128 tiles would leave SMs idle: on a Hopper
 %! ## GPU kernel 9's 64x64 tiles, whole or with k split (the pieces added
