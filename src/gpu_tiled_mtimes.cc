@@ -1149,6 +1149,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!          "double", "double", 999, 1031, 1001;
 %!          "csingle", "cdouble", 601, 999, 803;
 %!          "single", "single", 600000, 2, 3;
+%!          "double", "single", 600000, 2, 3;
 %!          "double", "single", 3, 600000, 5};
 %! for c = 1:rows (cases)
 %!   check_pair (cases{c, :});

@@ -361,45 +361,62 @@ test_prefault (gt_workers *w)
   check (ok, "copies into memory the helpers are faulting in");
 }
 
+/* pitched_ok called `depth` frames deeper, so that successive copies'
+   jobs lie at different addresses: a helper that ran a part of a newer
+   task with an older task's job (or the other way round) would copy into
+   the wrong place, or leave part of a copy undone.  */
+static int
+deep_copy_ok (gt_workers *w, int depth, size_t cols, size_t shift,
+              int threads)
+{
+  volatile unsigned char pad[192];
+  pad[0] = (unsigned char) depth;
+  if (depth > 0)
+    return deep_copy_ok (w, depth - 1, cols, shift, threads)
+           && pad[0] == (unsigned char) depth;
+  return pitched_ok (w, F, 61, cols, 64, 61, shift, threads);
+}
+
 /* Many small copies on more threads than the host has cores, the pool
-   hot, lingering and asleep in turn: helpers come late to tasks the
-   caller has already finished (it takes every part no helper took), and
-   must take nothing of them; each copy must still be whole.  Then a
-   prefault whose helpers have not run when the caller waits.  */
+   hot, lingering and asleep in turn, jobs at varying depths of the stack
+   and, between them, prefaults that the caller waits for at once (their
+   chunks go to the copy pool as another task): helpers come late to
+   tasks the caller has already finished (it takes every part no helper
+   took), and must take nothing of them.  Each copy must still be whole
+   and each prefault leave its memory as it was.  */
 static void
 test_late_helpers (gt_workers *w)
 {
-  int ok = 1;
+  const size_t fault_bytes = (size_t) 6 << 20;
+  unsigned char *fm = malloc (fault_bytes);
+  int ok = fm != NULL;
+  if (fm)
+    memset (fm, 0x5a, fault_bytes);
   gt_copy_linger (w, 50);
   for (int i = 0; i < 3000 && ok; i++)
     {
       const int threads = 2 + i % 15, mode = i % 3;
       if (mode == 0)
         gt_copy_hot (w, threads, 1);
-      const size_t cols = GT_COPY_PARALLEL_MIN_BYTES / F / 61 + (size_t) (i % 7);
-      ok = pitched_ok (w, F, 61, cols, 64, 61, (size_t) (i % 5), threads);
+      const size_t cols = GT_COPY_PARALLEL_MIN_BYTES / F / 61 + 1
+                          + (size_t) (i % 7);
+      ok = deep_copy_ok (w, i % 5, cols, (size_t) (i % 5), threads);
+      if (i % 4 == 1)
+        {
+          gt_prefault_start (w, fm + (i % 3) * 4096, fault_bytes - 8192,
+                             1 + i % 4);
+          gt_prefault_wait (w);
+          ok &= fm[0] == 0x5a && fm[fault_bytes / 2] == 0x5a
+                && fm[fault_bytes - 1] == 0x5a;
+        }
       if (mode == 0)
         gt_copy_hot (w, threads, 0);
       else if (mode == 2)
         gt_copy_rest (w);
     }
   gt_copy_linger (w, 0);
-  check (ok, "copies whole with helpers late to their tasks");
-
-  ok = 1;
-  for (int i = 0; i < 200 && ok; i++)
-    {
-      const size_t bytes = (size_t) 3 << 20;
-      unsigned char *p = malloc (bytes);
-      if (!p)
-        break;
-      gt_prefault_start (w, p, bytes, 1 + i % 4);
-      gt_prefault_wait (w);
-      memset (p, 0x5a, bytes);
-      ok = p[0] == 0x5a && p[bytes - 1] == 0x5a;
-      free (p);
-    }
-  check (ok, "a prefault waited for at once, its helpers late");
+  free (fm);
+  check (ok, "copies and prefaults whole with helpers late to their tasks");
 }
 
 int

@@ -403,6 +403,8 @@ pool_ensure (pool *p, int helpers)
       p->helpers = 0;
       atomic_store (&p->active, 0);
       atomic_store (&p->pending, 0);
+      /* no part of the parent's last task left to take */
+      atomic_store (&p->claim, claim_tag (atomic_load (&p->gen)) << 32);
       atomic_store (&p->quit, 0);
       p->pid = getpid ();
     }

@@ -34,7 +34,9 @@ typedef struct
      would convert it, not in a pass of its own) */
   size_t selem;
   /* nonzero: dst written with streaming stores, which skip reading its
-     lines first (a copy out of the staging slots into a result) */
+     lines first (a copy out of the staging slots into a result, and into
+     the slots for mid-sized calls); plain copies only: a copy that
+     converts stores as it converts */
   int stream;
 } copy_job;
 

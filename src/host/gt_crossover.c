@@ -113,7 +113,8 @@ host_seconds (gt_type c, size_t n, gt_host_timer timer, void *arg)
 {
   double t[WARM_CALLS + TIMED_CALLS];
   for (int i = 0; i < WARM_CALLS + TIMED_CALLS; i++)
-    t[i] = timer (c, n, arg);
+    if ((t[i] = timer (c, n, arg)) < 0)
+      return -1;
   return median (t + WARM_CALLS);
 }
 

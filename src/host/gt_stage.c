@@ -21,11 +21,18 @@ gt_timeline_begin (gt_stager *st)
   if (!st->tl)
     return;
   cudaStreamSynchronize (st->ctx->up);
-  if (cudaEventCreate (&st->tl->ref) != cudaSuccess
-      || cudaEventRecord (st->tl->ref, st->ctx->up) != cudaSuccess)
+  if (cudaEventCreate (&st->tl->ref) != cudaSuccess)
     {
       free (st->tl);
       st->tl = NULL;
+      return;
+    }
+  if (cudaEventRecord (st->tl->ref, st->ctx->up) != cudaSuccess)
+    {
+      cudaEventDestroy (st->tl->ref);
+      free (st->tl);
+      st->tl = NULL;
+      cudaGetLastError ();
       return;
     }
   cudaEventSynchronize (st->tl->ref);
@@ -36,17 +43,44 @@ int
 gt_mark_begin (gt_stager *st, char what, size_t bytes, cudaStream_t stream)
 {
   gt_timeline *tl = st->tl;
-  if (!tl || tl->n >= GT_TIMELINE_MAX)
+  if (!tl)
     return -1;
+  if (tl->n >= GT_TIMELINE_MAX)
+    {
+      tl->dropped++;
+      return -1;
+    }
   gt_mark *m = &tl->m[tl->n];
   m->what = what;
   m->bytes = bytes;
-  m->t0 = m->t1 = gt_now ();
   m->a = m->b = NULL;
-  if (stream && (cudaEventCreate (&m->a) != cudaSuccess
-                 || cudaEventCreate (&m->b) != cudaSuccess
-                 || cudaEventRecord (m->a, stream) != cudaSuccess))
-    return -1;
+  if (stream)
+    {
+      /* made before the host's clock is read, so that their making is
+         not counted as the mark's */
+      if (cudaEventCreate (&m->a) != cudaSuccess)
+        m->a = NULL;
+      else if (cudaEventCreate (&m->b) != cudaSuccess)
+        {
+          cudaEventDestroy (m->a);
+          m->a = NULL;
+        }
+      if (!m->a)
+        {
+          tl->dropped++;
+          cudaGetLastError ();
+          return -1;
+        }
+    }
+  m->t0 = m->t1 = gt_now ();
+  if (stream && cudaEventRecord (m->a, stream) != cudaSuccess)
+    {
+      cudaEventDestroy (m->a);
+      cudaEventDestroy (m->b);
+      tl->dropped++;
+      cudaGetLastError ();
+      return -1;
+    }
   return tl->n++;
 }
 
@@ -86,6 +120,9 @@ gt_timeline_print (gt_stager *st)
                  1e3 * b, b > a ? 1e-6 * m->bytes / (b - a) : 0.0);
       fprintf (stderr, "\n");
     }
+  if (tl->dropped)
+    fprintf (stderr, "  (%d marks dropped: more than %d)\n", tl->dropped,
+             GT_TIMELINE_MAX);
   cudaEventDestroy (tl->ref);
   cudaGetLastError ();
   free (tl);

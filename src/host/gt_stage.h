@@ -14,7 +14,7 @@
 
 /* GPU_TILED_TRACE=2: the call's timeline, host copies and waits by the
    host's clock, transfers and kernels by events on their streams.  */
-#define GT_TIMELINE_MAX 96
+#define GT_TIMELINE_MAX 1024
 typedef struct
 {
   char what;           /* h: copy in, o: copy out, w: wait, U, D, K */
@@ -25,7 +25,7 @@ typedef struct
 
 typedef struct
 {
-  int n;
+  int n, dropped;
   double t_ref;        /* host time of ref */
   cudaEvent_t ref;
   gt_mark m[GT_TIMELINE_MAX];
