@@ -9,8 +9,8 @@
 ## @deftypefn {} {} gpu_tiled_reset ()
 ## Release the device buffers, page-locked staging memory, streams and
 ## events that @code{gpu_tiled_mtimes} keeps between calls, and stop its
-## host helper threads (started by the first large product; they sleep
-## between calls).
+## host helper threads (started by the first product with a copy of 64
+## KiB or more; they sleep between calls).
 ##
 ## The next call sets them up again.  @code{pkg unload gpu_tiled} does this
 ## too.

@@ -34,9 +34,10 @@ typedef struct
      would convert it, not in a pass of its own) */
   size_t selem;
   /* nonzero: dst written with streaming stores, which skip reading its
-     lines first (a copy out of the staging slots into a result, and into
-     the slots for mid-sized calls); plain copies only: a copy that
-     converts stores as it converts */
+     lines first (a copy out of the staging slots into a result; into the
+     slots for calls under 64 MiB and for small products on the copy
+     threads); plain copies only: a copy that converts stores as it
+     converts */
   int stream;
 } copy_job;
 
@@ -71,8 +72,9 @@ void gt_copy_linger (gt_workers *w, unsigned long microseconds);
    product on the host).  NULL is fine.  */
 void gt_copy_rest (gt_workers *w);
 
-/* Runs a job to completion, split between the caller and threads - 1
-   helpers (the caller alone when threads <= 1 or the job is small).  */
+/* Runs a job to completion, cut into `threads` parts, each taken by
+   whichever thread is free, the caller included (the caller alone when
+   threads <= 1 or the job is under GT_COPY_PARALLEL_MIN_BYTES).  */
 void gt_copy (gt_workers *w, const copy_job *job, int threads);
 
 /* Asks for huge pages over the 2 MiB pages inside [begin, begin + len).

@@ -12,8 +12,9 @@ typedef struct
 {
   /* GPU_TILED_TRACE (any value): one line per host call on stderr, with
      where its time went; 2: and after it, the streamed call's timeline
-     (each host copy and wait by the host's clock, each transfer and
-     panel's kernel by events on its stream) */
+     (each host copy and wait by the host's clock, each transfer and each
+     kernel of a panel run whole by events on its stream; at most
+     GT_TIMELINE_MAX marks) */
   int trace;
   /* GPU_TILED_THREADS: copy threads, the caller included (default:
      gt_copy_default_threads) */

@@ -170,7 +170,8 @@ slot_acquire (gt_stager *st, int *slot)
 }
 
 /* A piece of a column-major matrix: whole columns [c0, c0+nc), or when one
-   column exceeds a slot, rows [r0, r0+nr) of column c0.  */
+   column exceeds a piece (a slot, or st->piece bytes), rows [r0, r0+nr)
+   of column c0.  */
 typedef struct
 {
   size_t c0, nc, r0, nr;
