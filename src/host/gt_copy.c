@@ -81,8 +81,9 @@ copy_stream (unsigned char *dst, const unsigned char *src, size_t n)
 /* Part `part` of `parts` of a job: contiguous jobs split by bytes, pitched
    ones by columns.  Into the staging slots, plain memcpy for calls of
    64 MiB or more, whose kernels hide the copy engine's slower reads of
-   freshly written slots (streaming stores cost those calls more); j->stream
-   for smaller calls (see GT_MID_MAX_BYTES in gt_host.c).  Out of them into a result (j->stream), streaming stores: a plain store
+   freshly written slots (streaming stores cost those calls more);
+   j->stream for smaller calls (see GT_MID_MAX_BYTES in gt_host.c).  Out
+   of them into a result (j->stream), streaming stores: a plain store
    first reads each line of the destination (memory that no cache holds:
    a fresh result, faulted in ahead by the prefault helpers): one more
    pass over the result's memory, on hosts whose memory bandwidth bounds

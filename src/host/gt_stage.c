@@ -183,7 +183,7 @@ static int
 next_piece (const gt_stager *st, piece *p, size_t rows, size_t ld,
             size_t c_end, size_t es)
 {
-  const size_t slot_elems = (st->piece ? st->piece : GT_SLOT_BYTES) / es;
+  const size_t piece_elems = (st->piece ? st->piece : GT_SLOT_BYTES) / es;
   if (p->nc == 0 && p->nr == 0)       /* first call: p->c0 holds c_begin */
     ;
   else if (p->nc > 0 || p->r0 + p->nr >= rows)
@@ -195,9 +195,9 @@ next_piece (const gt_stager *st, piece *p, size_t rows, size_t ld,
     p->r0 += p->nr;
   if (p->c0 >= c_end || rows == 0)
     return 0;
-  if (ld <= slot_elems)
+  if (ld <= piece_elems)
     {
-      size_t nc = slot_elems / ld;
+      size_t nc = piece_elems / ld;
       if (nc > c_end - p->c0)
         nc = c_end - p->c0;
       p->nc = nc;
@@ -207,7 +207,7 @@ next_piece (const gt_stager *st, piece *p, size_t rows, size_t ld,
   else
     {
       p->nc = 0;
-      p->nr = rows - p->r0 < slot_elems ? rows - p->r0 : slot_elems;
+      p->nr = rows - p->r0 < piece_elems ? rows - p->r0 : piece_elems;
     }
   return 1;
 }
