@@ -1155,6 +1155,20 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   check_pair (cases{c, :});
 %! endfor
 %!testif ; gpu
+%! ## real products of 4 to 64 MiB in column panels side by side, each
+%! ## panel's kernel on its own stream with its own scratch: a last panel
+%! ## of one column, doubles rounded to singles, k of one and of seven,
+%! ## ragged shapes
+%! cases = {"single", "single", 700, 3000, 513;
+%!          "double", "single", 1500, 900, 1100;
+%!          "double", "double", 640, 2000, 1025;
+%!          "single", "single", 3000, 1, 700;
+%!          "double", "double", 2100, 7, 1000;
+%!          "single", "single", 2000, 1500, 2100};
+%! for c = 1:rows (cases)
+%!   check_pair (cases{c, :});
+%! endfor
+%!testif ; gpu
 %! ## double products whose 128x128 tiles would leave SMs idle: on a Hopper
 %! ## GPU kernel 9's 64x64 tiles, whole or with k split (the pieces added
 %! ## within a cluster, or by the reduce, up to 128 of them); ragged tiles

@@ -222,6 +222,11 @@ ctx_setup (gt_context *c)
        "creating streams");
   TRY (cudaStreamCreateWithFlags (&c->down, cudaStreamNonBlocking),
        "creating streams");
+  for (int i = 0; i < GT_SIDE_STREAMS; i++)
+    TRY (cudaStreamCreateWithFlags (&c->side[i], cudaStreamNonBlocking),
+         "creating streams");
+  TRY (cudaEventCreateWithFlags (&c->side_mark, cudaEventDisableTiming),
+       "creating events");
   for (int i = 0; i < GT_SLOTS; i++)
     TRY (cudaEventCreateWithFlags (&c->slot_done[i], cudaEventDisableTiming),
          "creating events");
@@ -340,6 +345,9 @@ ctx_release (gt_context *c)
       cudaStreamDestroy (c->up);
       cudaStreamDestroy (c->comp);
       cudaStreamDestroy (c->down);
+      for (int i = 0; i < GT_SIDE_STREAMS; i++)
+        cudaStreamDestroy (c->side[i]);
+      cudaEventDestroy (c->side_mark);
       for (int i = 0; i < GT_SLOTS; i++)
         cudaEventDestroy (c->slot_done[i]);
       for (int i = 0; i < GT_MAX_PANELS; i++)

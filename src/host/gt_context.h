@@ -14,6 +14,8 @@
 #define GT_SLOT_BYTES ((size_t) 8 << 20)
 /* Column panels of B and C in one host call.  */
 #define GT_MAX_PANELS 64
+/* Kernel streams beside comp, for panels run side by side.  */
+#define GT_SIDE_STREAMS 3
 
 typedef struct
 {
@@ -22,6 +24,8 @@ typedef struct
   gt_options opt;                   /* read when the context was set up */
   gt_workers *workers;              /* copy and prefault helper threads */
   cudaStream_t up, comp, down;      /* host-to-device, kernels, back */
+  cudaStream_t side[GT_SIDE_STREAMS];   /* kernels beside comp's */
+  cudaEvent_t side_mark;            /* orders comp and the side streams */
   cudaEvent_t slot_done[GT_SLOTS];  /* last copy through the slot ended */
   cudaEvent_t panel_in[GT_MAX_PANELS], panel_out[GT_MAX_PANELS];
   cudaEvent_t work_free;            /* device-pointer calls share scratch */

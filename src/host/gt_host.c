@@ -48,6 +48,10 @@ typedef struct
   size_t full_panels, tail_w;   /* panels of w columns, then of tail_w
                                    (gt_panel_tail), the last one what is
                                    left */
+  size_t side;                  /* panels run side by side on this many
+                                   streams, each with scratch of work_one
+                                   bytes (0: all on ctx->comp) */
+  size_t work_one;
   gt_plan plan_full, plan_tail, plan_last; /* of those widths */
   size_t kc;                    /* panel 0's pieces of k (0: one pass) */
   gt_plan piece_plan, piece_last;
@@ -137,6 +141,10 @@ shared_threads (int want, int share)
 #define GT_MID_MAX_BYTES ((size_t) 64 << 20)
 #define GT_MID_PIECE_BYTES ((size_t) 2 << 20)
 
+/* Products of fewer bytes (A, B and C on the host) whose operands fit a
+   staging slot go on one stream (small_product).  */
+#define GT_SMALL_MAX_BYTES ((size_t) 4 << 20)
+
 /* The first panel waits for all of A, which is most of the time before
    the GPU can start.  So it is computed in pieces of k instead: piece i
    needs only columns of A and rows of B in that piece, and the pieces
@@ -147,7 +155,8 @@ shared_threads (int want, int share)
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
-  if ((c->panels < 2 && (c->total < GT_PIECES_ONE_PANEL_MIN || c->shared_a
+  if (c->side
+      || (c->panels < 2 && (c->total < GT_PIECES_ONE_PANEL_MIN || c->shared_a
                           || !gt_plan_pieces_alike (&c->plan_full)))
       || (ctx && ctx->opt.no_ksplit) || !gt_plan_has_pieces (&c->plan_full))
     return 0;
@@ -197,6 +206,26 @@ rows_layout (gt_call *c)
                                                      c->k)));
 }
 
+/* A streamed product under GT_MID_MAX_BYTES that would go in one panel
+   goes in panels side by side (gt_panel_side), each on its own stream:
+   comp and ctx->side.  From GT_PIECES_ONE_PANEL_MIN on, that is instead
+   of its first panel in pieces of k (bench/RESULTS.md, "Panels side by
+   side").  */
+static void
+side_layout (gt_call *c)
+{
+  const size_t parts = GT_SIDE_STREAMS + 1;
+  if (c->w != c->n || c->total < GT_SMALL_MAX_BYTES
+      || c->total >= GT_MID_MAX_BYTES || c->shared_a)
+    return;
+  const size_t w = gt_panel_side (c->type, c->m, c->n, c->k, c->tile, parts);
+  if (w < c->n)
+    {
+      c->w = w;
+      c->side = parts;
+    }
+}
+
 /* Layout: leading dimensions, panels, plans and the device bytes.  */
 static gt_status
 call_layout (const gt_context *ctx, gt_call *c)
@@ -204,13 +233,17 @@ call_layout (const gt_context *ctx, gt_call *c)
   const int real_a = c->es_a < c->es, real_b = c->es_b < c->es;
   c->lda = gt_ld_16 (c->es_a, c->m);
   c->ldb = gt_ld_16 (c->es_b, c->k);
+  c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
+             + c->m * c->n * c->es;
   c->w = gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS);
+  side_layout (c);
   c->full_panels = (c->n + c->w - 1) / c->w - 1;
   c->plan_full = gt_plan_mixed (c->type, real_a, real_b, c->m, c->w, c->k,
                                 c->tile, 0);
   const size_t w_last = c->n - c->full_panels * c->w;
-  c->tail_w = gt_panel_tail (&c->plan_full, c->m, w_last, c->full_panels,
-                             GT_MAX_PANELS);
+  c->tail_w = c->side ? w_last
+              : gt_panel_tail (&c->plan_full, c->m, w_last, c->full_panels,
+                               GT_MAX_PANELS);
   const size_t tails = (w_last + c->tail_w - 1) / c->tail_w;
   const size_t w_end = last_part (w_last, c->tail_w);
   c->panels = c->full_panels + tails;
@@ -227,8 +260,13 @@ call_layout (const gt_context *ctx, gt_call *c)
                     gt_type_name (c->type));
   c->work = larger (c->plan_full.work_bytes,
                     larger (c->plan_tail.work_bytes, c->plan_last.work_bytes));
-  c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
-             + c->m * c->n * c->es;
+  if (c->side)
+    {
+      if (c->side > c->panels)
+        c->side = c->panels;
+      c->work_one = round_up (c->work, 256);
+      c->work = c->side * c->work_one;
+    }
   c->kc = first_panel_piece (ctx, c);
   if (c->kc)
     {
@@ -309,10 +347,6 @@ prepare_planes (gt_context *ctx, const gt_call *c, const void *A,
 {
   return block_planes (ctx, c, &c->plan_full, A, c->m, g);
 }
-
-/* Products of fewer bytes (A, B and C on the host) whose operands fit a
-   staging slot go on one stream (small_product).  */
-#define GT_SMALL_MAX_BYTES ((size_t) 4 << 20)
 
 /* Products whose operands fit a staging slot: one copy in, the kernel and
    one copy out, all on one stream, which saves the hand-offs between the
@@ -694,17 +728,20 @@ timer_begin (panel_timer *t, const gt_context *ctx, size_t first, size_t end)
 }
 
 static void
-timer_mark (panel_timer *t, const gt_context *ctx, size_t p, int end)
+timer_mark (panel_timer *t, cudaStream_t s, size_t p, int end)
 {
   if (t->on)
-    cudaEventRecord (t->ev[2 * (p - t->first) + end], ctx->comp);
+    cudaEventRecord (t->ev[2 * (p - t->first) + end], s);
 }
 
 static void
 timer_end (panel_timer *t, gt_stager *sg)
 {
   float ms;
-  if (t->on && cudaEventSynchronize (t->ev[t->count - 1]) == cudaSuccess)
+  /* panels side by side end in any order */
+  for (size_t i = 0; t->on && i < t->count; i++)
+    t->on = cudaEventSynchronize (t->ev[i]) == cudaSuccess;
+  if (t->on)
     {
       for (size_t i = 0; i + 1 < t->count; i += 2)
         if (cudaEventElapsedTime (&ms, t->ev[i], t->ev[i + 1]) == cudaSuccess)
@@ -718,7 +755,35 @@ timer_end (panel_timer *t, gt_stager *sg)
   cudaGetLastError ();
 }
 
-/* Panel p's product queued on ctx->comp once its panel of B is there,
+/* The stream of panel p's kernel: ctx->comp, or for panels side by side
+   comp and the side streams in turn.  */
+static cudaStream_t
+panel_stream (const gt_context *ctx, const gt_call *c, size_t p)
+{
+  const size_t i = c->side ? p % c->side : 0;
+  return i ? ctx->side[i - 1] : ctx->comp;
+}
+
+/* Panels side by side: the side streams start after what comp has
+   queued (the poisoned C), or (to_comp) comp goes on after what the side
+   streams have queued, so that every later kernel of the context follows
+   the panels, as on one stream.  */
+static gt_status
+side_join (gt_context *ctx, const gt_call *c, int to_comp)
+{
+  cudaError_t err = cudaSuccess;
+  for (size_t i = 1; i < c->side && err == cudaSuccess; i++)
+    {
+      cudaStream_t from = to_comp ? ctx->side[i - 1] : ctx->comp;
+      cudaStream_t to = to_comp ? ctx->comp : ctx->side[i - 1];
+      err = cudaEventRecord (ctx->side_mark, from);
+      if (err == cudaSuccess)
+        err = cudaStreamWaitEvent (to, ctx->side_mark, 0);
+    }
+  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "ordering streams");
+}
+
+/* Panel p's product queued on its stream once its panel of B is there,
    keeping what kernel 11 made of A where the panel before ran the same
    way (gt_gemm_args.a_kept).  */
 static gt_status
@@ -728,22 +793,25 @@ run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
   size_t j0, j1, b0, b1;
   panel_cols (c, p, &j0, &j1);
   gt_gemm_args g = device_block (c, j0, j1 - j0, 0, c->k);
-  if (p > p_first)
+  if (c->side)
+    g.work = (char *) c->dW + p % c->side * c->work_one;
+  else if (p > p_first)
     {
       panel_cols (c, p - 1, &b0, &b1);
       g.a_kept = gt_plan_keeps_a (panel_plan (c, b1 - b0));
     }
-  cudaError_t err = cudaStreamWaitEvent (ctx->comp, ctx->panel_in[p], 0);
+  cudaStream_t s = panel_stream (ctx, c, p);
+  cudaError_t err = cudaStreamWaitEvent (s, ctx->panel_in[p], 0);
   const double t0 = gt_now ();
-  timer_mark (timer, ctx, p, 0);
-  const int mk = gt_mark_begin (sg, 'K', 0, ctx->comp);
+  timer_mark (timer, s, p, 0);
+  const int mk = gt_mark_begin (sg, 'K', 0, s);
   if (err == cudaSuccess)
-    err = gt_gemm_run (panel_plan (c, j1 - j0), &g, ctx->comp);
-  gt_mark_end (sg, mk, ctx->comp);
-  timer_mark (timer, ctx, p, 1);
+    err = gt_gemm_run (panel_plan (c, j1 - j0), &g, s);
+  gt_mark_end (sg, mk, s);
+  timer_mark (timer, s, p, 1);
   sg->t_launch += gt_now () - t0;
   if (err == cudaSuccess)
-    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
+    err = cudaEventRecord (ctx->panel_out[p], s);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
@@ -769,6 +837,8 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
 {
   gt_status st = p_first < c->panels
                  ? upload_panel (ctx, c, sg, p_first, interrupted) : GT_OK;
+  if (st == GT_OK)
+    st = side_join (ctx, c, 0);
   panel_timer timer;
   timer_begin (&timer, ctx, p_first, c->panels);
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
@@ -782,6 +852,8 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
     }
   if (st == GT_OK)
     st = download_panel (ctx, c, sg, c->panels - 1);
+  if (st == GT_OK)
+    st = side_join (ctx, c, 1);
   timer.on = timer.on && st == GT_OK;
   timer_end (&timer, sg);
   return st;
@@ -821,6 +893,8 @@ abort_call (gt_context *ctx)
     return;
   cudaStreamSynchronize (ctx->up);
   cudaStreamSynchronize (ctx->comp);
+  for (int i = 0; i < GT_SIDE_STREAMS; i++)
+    cudaStreamSynchronize (ctx->side[i]);
   cudaStreamSynchronize (ctx->down);
   cudaGetLastError ();
 }
