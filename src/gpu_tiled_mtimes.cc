@@ -1155,16 +1155,20 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   check_pair (cases{c, :});
 %! endfor
 %!testif ; gpu
-%! ## real products of 4 to 64 MiB in column panels side by side, each
-%! ## panel's kernel on its own stream with its own scratch: a last panel
-%! ## of one column, doubles rounded to singles, k of one and of seven,
-%! ## ragged shapes
+%! ## products of 4 to 64 MiB in column panels side by side, each panel's
+%! ## kernel on its own stream with its own scratch (complex: its planes of
+%! ## B and its products): a last panel of one column, doubles rounded to
+%! ## singles, k of one and of seven, real times complex, ragged shapes
 %! cases = {"single", "single", 700, 3000, 513;
 %!          "double", "single", 1500, 900, 1100;
 %!          "double", "double", 640, 2000, 1025;
 %!          "single", "single", 3000, 1, 700;
 %!          "double", "double", 2100, 7, 1000;
-%!          "single", "single", 2000, 1500, 2100};
+%!          "single", "single", 2000, 1500, 2100;
+%!          "csingle", "csingle", 700, 900, 1100;
+%!          "cdouble", "double", 600, 800, 900;
+%!          "double", "csingle", 1500, 1200, 1300;
+%!          "cdouble", "cdouble", 999, 1001, 997};
 %! for c = 1:rows (cases)
 %!   check_pair (cases{c, :});
 %! endfor

@@ -176,7 +176,7 @@ first_panel_piece (const gt_context *ctx, const gt_call *c)
 static size_t
 first_panel_rows (const gt_context *ctx, const gt_call *c)
 {
-  if (c->kc || c->shared_a || c->total < GT_PIECES_ONE_PANEL_MIN
+  if (c->kc || c->side || c->shared_a || c->total < GT_PIECES_ONE_PANEL_MIN
       || (ctx && ctx->opt.no_ksplit))
     return 0;
   const size_t h = gt_panel_rows (&c->plan_full, c->m);
@@ -218,7 +218,8 @@ side_layout (gt_call *c)
   if (c->w != c->n || c->total < GT_SMALL_MAX_BYTES
       || c->total >= GT_MID_MAX_BYTES || c->shared_a)
     return;
-  const size_t w = gt_panel_side (c->type, c->m, c->n, c->k, c->tile, parts);
+  const size_t w = gt_panel_side (c->type, c->es_a < c->es, c->es_b < c->es,
+                                  c->m, c->n, c->k, c->tile, parts);
   if (w < c->n)
     {
       c->w = w;

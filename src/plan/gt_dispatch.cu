@@ -525,26 +525,25 @@ gt_panel_rows (const gt_plan *whole, size_t m)
   return m >= 2 * tm && h < m ? h : 0;
 }
 
-/* A product under 32 MiB fills few of the SMs (1024^3 single: 64 tiles
+/* A product under 64 MiB fills few of the SMs (1024^3 single: 64 tiles
    of 128 x 128 on 132 SMs), so a panel of a quarter of its columns takes
    about as long as the whole: panels queued on one stream added up, while
    panels side by side on their own streams overlap, and let each kernel
    start once its panel of B is there and each panel of C go out while
    the others run.  */
 extern "C" size_t
-gt_panel_side (gt_type type, size_t m, size_t n, size_t k, int tile,
-               size_t parts)
+gt_panel_side (gt_type c, int real_a, int real_b, size_t m, size_t n,
+               size_t k, int tile, size_t parts)
 {
   const size_t tn = GT_K8_TILE_N;
-  if (gt_type_real (type) != type || tile != GT_TILE_DEFAULT || m < 2
-      || k < 1 || parts < 2 || n < 2 * tn)
+  if (tile != GT_TILE_DEFAULT || m < 2 || k < 1 || parts < 2 || n < 2 * tn)
     return n;
   const size_t w = gt_ceil_div (gt_ceil_div (n, parts), tn) * tn;
   if (w >= n)
     return n;
   const size_t last = n - (gt_ceil_div (n, w) - 1) * w;
-  const gt_plan a = gt_plan_for (type, m, w, k, tile, 0);
-  const gt_plan b = gt_plan_for (type, m, last, k, tile, 0);
+  const gt_plan a = gt_plan_mixed (c, real_a, real_b, m, w, k, tile, 0);
+  const gt_plan b = gt_plan_mixed (c, real_a, real_b, m, last, k, tile, 0);
   return a.kernel && b.kernel && a.kernel != GT_K11_OZAKI
          && b.kernel != GT_K11_OZAKI ? w : n;
 }

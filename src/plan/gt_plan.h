@@ -210,14 +210,15 @@ size_t gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last,
    for all of A and its planes before their first kernel); 0 where not.  */
 size_t gt_panel_rows (const gt_plan *whole, size_t m);
 
-/* Width of the side-by-side panels of a real product that gt_panel_width
-   leaves in one panel: about n / parts in whole column tiles, for
-   kernels that the host layer runs on `parts` streams at once, each with
-   its own scratch; n where the panels' plans cannot run so (kernel 11,
-   whose runs wait for its scan and keep state in their scratch), for
-   complex products and for the classic kernel.  */
-size_t gt_panel_side (gt_type type, size_t m, size_t n, size_t k, int tile,
-                      size_t parts);
+/* Width of the side-by-side panels of a product (C of type c, A or B
+   real where real_a, real_b, as gt_plan_mixed) that gt_panel_width leaves
+   in one panel: about n / parts in whole column tiles, for kernels that
+   the host layer runs on `parts` streams at once, each with its own
+   scratch; n where the panels' plans cannot run so (kernel 11, whose runs
+   wait for its scans and keep what they made of A in their scratch) and
+   for the classic kernel.  */
+size_t gt_panel_side (gt_type c, int real_a, int real_b, size_t m, size_t n,
+                      size_t k, int tile, size_t parts);
 
 /* Queue C = A*B as planned on stream s.  */
 cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
