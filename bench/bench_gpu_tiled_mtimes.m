@@ -33,8 +33,9 @@
 ## 100000x256x256, 256x100000x256, 3000x700x5000, 1x1000000x64 and
 ## 64x1000000x1.  At each: the built-in * where 2 m n k flops (times 4 for
 ## complex) are at most BUILTIN_CAP (default 2e10: this Octave may use a slow
-## reference BLAS; above it no builtin row, speedup NaN), then the default
-## path with each result freed after its call (method "default": a warm-up,
+## reference BLAS; above it no builtin row, speedup NaN), timed after the
+## default path (see suite_shape); the default path with each result freed
+## after its call (method "default": a warm-up,
 ## then the median of at least 5 calls, up to 20 or about 2 s) and with every
 ## result kept in a cell array until the series is done (method
 ## "default_kept": no call gets memory a previous result gave back; right
@@ -197,25 +198,34 @@ endfunction
 
 ## One shape of one class.  A, B and every result are this function's
 ## locals, so all are freed on return, before the next shape's are made
-## (16384^2 complex double: 4 GiB a matrix).
+## (16384^2 complex double: 4 GiB a matrix).  The GPU's series come first
+## and the built-in's last, then a pause: the calls right after the
+## built-in's ran up to twice as slow as later ones (its BLAS threads keep
+## the cores a while; bench/RESULTS.md, "Panels side by side").  The CSV
+## keeps its order, the built-in's row first.
 function suite_shape (out, cls, shape, sets, cap)
   m = shape(1);  k = shape(2);  n = shape(3);
   [A, B] = operands (m, k, n, cls);
+  t_gpu = cell (numel (sets), 2);
+  for j = 1:numel (sets)
+    if (numel (sets) > 1)
+      gpu_tiled_devices (sets{j});
+    endif
+    t_gpu{j, 1} = time_calls ("default", A, B, 5, false);
+    t_gpu{j, 2} = time_kept (A, B);
+  endfor
   t_builtin = NaN;
   if (flops_of (cls, m, n, k) <= cap)
     t = time_calls ("builtin", A, B, 5, true);
     t_builtin = median (t);
     suite_row (out, "builtin", m, n, k, cls, t, t_builtin, 0);
+    pause (0.5);
   endif
   for j = 1:numel (sets)
-    if (numel (sets) > 1)
-      gpu_tiled_devices (sets{j});
-    endif
     gpus = max (1, numel (sets{j}));
-    t = time_calls ("default", A, B, 5, false);
-    suite_row (out, "default", m, n, k, cls, t, t_builtin, gpus);
-    suite_row (out, "default_kept", m, n, k, cls, time_kept (A, B),
-               t_builtin, gpus);
+    suite_row (out, "default", m, n, k, cls, t_gpu{j, 1}, t_builtin, gpus);
+    suite_row (out, "default_kept", m, n, k, cls, t_gpu{j, 2}, t_builtin,
+               gpus);
   endfor
 endfunction
 
