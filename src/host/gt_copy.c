@@ -5,6 +5,7 @@
 
 #define _DEFAULT_SOURCE   /* madvise under -std=c11 as well */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -144,7 +145,10 @@ copy_task (void *arg, int part, int parts)
    spin on the job counter instead (gt_copy_hot), and after it they go on
    spinning for a short while (gt_copy_linger), so that the next call of
    a loop finds them awake, as OpenMP runtimes keep theirs; then they
-   sleep.  */
+   sleep.  While they linger they yield the core at every turn: a
+   product of the host's BLAS right after a call (Octave's *) otherwise
+   waited for cores they held, and 128^3 single took 2 ms instead of
+   50 us (bench/RESULTS.md, "Panels side by side").  */
 
 typedef void (*task_fn) (void *arg, int part, int parts);
 
@@ -225,14 +229,14 @@ now_ns (void)
 }
 
 /* Whether an idle helper (index i) should still spin: it is active, and
-   the pool is hot or a call ended less than its linger ago.  */
+   the pool is hot (2) or a call ended less than its linger ago (1).  */
 static int
 spinning (pool *p, int i)
 {
   if (i >= atomic_load_explicit (&p->active, memory_order_relaxed))
     return 0;
   if (atomic_load_explicit (&p->hot, memory_order_relaxed))
-    return 1;
+    return 2;
   const unsigned long until
     = atomic_load_explicit (&p->linger_until, memory_order_relaxed);
   return until != 0 && now_ns () < until;
@@ -291,9 +295,13 @@ helper_main (void *arg)
       while ((g = atomic_load_explicit (&p->gen, memory_order_acquire))
              == seen && !atomic_load (&p->quit))
         {
-          if (spinning (p, h->index))
+          const int spin = spinning (p, h->index);
+          if (spin)
             {
-              relax ();
+              if (spin > 1)
+                relax ();
+              else
+                sched_yield ();
               continue;
             }
           pthread_mutex_lock (&p->mu);
