@@ -1,13 +1,16 @@
 /* test_copy.c -- tests of the host path's copy and prefault helpers
    (src/host/gt_copy.c); they need no GPU.  Prints "N passed, N failed".  */
 
-#define _DEFAULT_SOURCE   /* fork, pthread_barrier_t under -std=c11 too */
+#define _GNU_SOURCE   /* fork, pthread_barrier_t, CPU affinity */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "gt_copy.h"
 
@@ -419,6 +422,82 @@ test_late_helpers (gt_workers *w)
   check (ok, "copies and prefaults whole with helpers late to their tasks");
 }
 
+/* A host BLAS after a call: a thread per core meeting at a barrier
+   round after round, spinning and yielding as OpenBLAS's threads wait
+   for each other.  */
+typedef struct
+{
+  atomic_int arrived;
+  int threads, rounds;
+} rounds_job;
+
+static void *
+rounds_main (void *arg)
+{
+  rounds_job *j = (rounds_job *) arg;
+  for (int r = 1; r <= j->rounds; r++)
+    {
+      atomic_fetch_add (&j->arrived, 1);
+      while (atomic_load (&j->arrived) < r * j->threads)
+        sched_yield ();
+    }
+  return NULL;
+}
+
+static double
+rounds_seconds (int threads, int rounds)
+{
+  rounds_job j = { 0, threads, rounds };
+  pthread_t t[64];
+  struct timespec a, b;
+  clock_gettime (CLOCK_MONOTONIC, &a);
+  int started = 0;
+  while (started < threads
+         && pthread_create (&t[started], NULL, rounds_main, &j) == 0)
+    started++;
+  j.threads = started;   /* fewer where a thread could not start */
+  for (int i = 0; i < started; i++)
+    pthread_join (t[i], NULL);
+  clock_gettime (CLOCK_MONOTONIC, &b);
+  return (double) (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
+}
+
+/* Helpers lingering after a call leave the cores to threads that need
+   them: Octave's * after a call waited out their linger (2 ms), as they
+   held the cores.  On one core, so that each thread of the rounds shares
+   its core with spinning helpers: the rounds take about as long as with
+   the helpers asleep, not the linger (3 s).  */
+static void
+test_linger_yields (gt_workers *w)
+{
+  cpu_set_t all, one;
+  if (pthread_getaffinity_np (pthread_self (), sizeof all, &all) != 0)
+    CPU_ZERO (&all);
+  CPU_ZERO (&one);
+  const int cpu = sched_getcpu ();
+  CPU_SET (cpu < 0 ? 0 : cpu, &one);
+  int ok = CPU_COUNT (&all) > 0
+           && pthread_setaffinity_np (pthread_self (), sizeof one, &one) == 0;
+  /* helpers started from here on run on that core too */
+  gt_workers_stop (w);
+  const int rounds = 2000;
+  const double asleep = rounds_seconds (2, rounds);
+  gt_copy_linger (w, 3000000);
+  gt_copy_hot (w, 3, 1);
+  ok &= pitched_ok (w, F, 1023, 300, 1023, 1024, 1, 3);
+  gt_copy_hot (w, 3, 0);
+  const double lingering = rounds_seconds (2, rounds);
+  gt_copy_linger (w, 0);
+  gt_workers_stop (w);
+  if (CPU_COUNT (&all) > 0)
+    pthread_setaffinity_np (pthread_self (), sizeof all, &all);
+  ok &= lingering < 4 * asleep + 0.3;
+  if (!ok)
+    printf ("  (rounds: %.3f s with helpers lingering, %.3f s asleep)\n",
+            lingering, asleep);
+  check (ok, "helpers lingering after a call leave the cores to others");
+}
+
 int
 main (void)
 {
@@ -440,6 +519,7 @@ main (void)
   test_workers (w);
   test_prefault (w);
   test_late_helpers (w);
+  test_linger_yields (w);
 
   check (two_contexts_ok (), "two workers copy from two host threads at once");
 
