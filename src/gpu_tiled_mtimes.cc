@@ -1158,13 +1158,17 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## products of 4 to 64 MiB in column panels side by side, each panel's
 %! ## kernel on its own stream with its own scratch (complex: its planes of
 %! ## B and its products): a last panel of one column, doubles rounded to
-%! ## singles, k of one and of seven, real times complex, ragged shapes
+%! ## singles, k of one and of seven, real times complex, ragged shapes,
+%! ## products of 32 to 64 MiB (2000x1500x2100 goes in the panels of a
+%! ## product that fills the GPU instead)
 %! cases = {"single", "single", 700, 3000, 513;
 %!          "double", "single", 1500, 900, 1100;
 %!          "double", "double", 640, 2000, 1025;
 %!          "single", "single", 3000, 1, 700;
 %!          "double", "double", 2100, 7, 1000;
 %!          "single", "single", 2000, 1500, 2100;
+%!          "single", "single", 1000, 3000, 3000;
+%!          "double", "double", 700, 2000, 1900;
 %!          "csingle", "csingle", 700, 900, 1100;
 %!          "cdouble", "double", 600, 800, 900;
 %!          "double", "csingle", 1500, 1200, 1300;
