@@ -9,7 +9,7 @@
 function e2e_mid (fname = "gpu_tiled_mtimes", classes = {"single", "double"})
   f = str2func (fname);
   f (randn (64), randn (64));
-  for cls = classes
+  for cls = classes(:)'
     for n = [128 192 256 320 384 448 512 768 1024 1536 2048]
       A = random_operand (cls{1}, n, n);  B = random_operand (cls{1}, n, n);
       for r = 1:3
@@ -19,7 +19,7 @@ function e2e_mid (fname = "gpu_tiled_mtimes", classes = {"single", "double"})
       for r = 1:numel (t)
         t0 = tic;  C = f (A, B);  t(r) = toc (t0);  clear C;
       endfor
-      printf ("%s %-6s %5d: median %8.1f us  best %8.1f us\n", fname,
+      printf ("%s %-14s %5d: median %8.1f us  best %8.1f us\n", fname,
               strrep (cls{1}, " ", "_"), n, 1e6 * median (t), 1e6 * min (t));
     endfor
   endfor

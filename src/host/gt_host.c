@@ -293,7 +293,7 @@ call_layout (const gt_context *ctx, gt_call *c)
 /* Buffers in the context's device memory (layout below).  With the
    poison option, any element of C that no kernel writes comes back NaN
    instead of a stale value (every path queues its kernels on ctx->comp,
-   after this).  */
+   after this, or on side streams that wait for it: side_join).  */
 static gt_status
 call_buffers (gt_context *ctx, gt_call *c)
 {
@@ -747,9 +747,12 @@ timer_end (panel_timer *t, gt_stager *sg)
       for (size_t i = 0; i + 1 < t->count; i += 2)
         if (cudaEventElapsedTime (&ms, t->ev[i], t->ev[i + 1]) == cudaSuccess)
           sg->gpu_panels += 1e-3 * ms;
-      if (cudaEventElapsedTime (&ms, t->ev[0], t->ev[t->count - 1])
-          == cudaSuccess)
-        sg->gpu_span += 1e-3 * ms;
+      float span = 0;
+      for (size_t i = 1; i < t->count; i += 2)
+        if (cudaEventElapsedTime (&ms, t->ev[0], t->ev[i]) == cudaSuccess
+            && ms > span)
+          span = ms;
+      sg->gpu_span += 1e-3 * span;
     }
   for (size_t i = 0; i < t->count; i++)
     cudaEventDestroy (t->ev[i]);
@@ -871,8 +874,8 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            "prefault left at the end %.3f ms; waits for the GPU %.3f ms; "
            "panels' launches %.3f ms; the panels run whole on the GPU "
            "%.3f ms of %.3f), "
-           "%zu panels, first in pieces of k = %zu or blocks of %zu rows, "
-           "%d + %d threads\n",
+           "%zu panels (%zu side by side), first in pieces of k = %zu or "
+           "blocks of %zu rows, %d + %d threads\n",
            gt_type_name (c->type), c->m, c->k, c->n,
            1e3 * (t_end - t_start), 1e3 * (t_setup - t_start),
            1e3 * (t_buffers - t_start), 1e3 * sg->t_in,
@@ -881,7 +884,7 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            sg->t_out > 0 ? gb * sg->bytes_out / sg->t_out : 0.0,
            1e3 * sg->t_fault, 1e3 * sg->t_wait, 1e3 * sg->t_launch,
            1e3 * sg->gpu_panels, 1e3 * sg->gpu_span,
-           c->panels, c->kc, c->rows,
+           c->panels, c->side, c->kc, c->rows,
            sg->threads, sg->prefaulting);
 }
 

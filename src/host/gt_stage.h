@@ -46,7 +46,9 @@ typedef struct
   double t_launch;   /* in the panels' launches (kernel 11 waits there) */
   double gpu_panels, gpu_span;   /* the panels run whole (not in pieces of
                                     k or blocks of rows) on the GPU: their
-                                    runs' sum, first start to last end */
+                                    runs' sum (over the span where panels
+                                    run side by side), first start to
+                                    last end */
   size_t bytes_in, bytes_out;
   /* a slot holding device results not yet copied out: the copy to make
      (dst NULL: none) */

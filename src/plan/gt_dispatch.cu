@@ -542,8 +542,10 @@ gt_panel_side (gt_type c, int real_a, int real_b, size_t m, size_t n,
   if (w >= n)
     return n;
   const size_t last = n - (gt_ceil_div (n, w) - 1) * w;
+  /* the plans the host layer will run: the last panel's from the
+     others' (gt_plan_panel keeps their choice of Gauss's three) */
   const gt_plan a = gt_plan_mixed (c, real_a, real_b, m, w, k, tile, 0);
-  const gt_plan b = gt_plan_mixed (c, real_a, real_b, m, last, k, tile, 0);
+  const gt_plan b = last == w ? a : gt_plan_panel (&a, m, last, k, tile);
   return a.kernel && b.kernel && a.kernel != GT_K11_OZAKI
          && b.kernel != GT_K11_OZAKI ? w : n;
 }
