@@ -210,16 +210,16 @@ rows_layout (gt_call *c)
    goes in panels side by side (gt_panel_side), each on its own stream:
    comp and ctx->side.  From GT_PIECES_ONE_PANEL_MIN on, that is instead
    of its first panel in pieces of k (bench/RESULTS.md, "Panels side by
-   side").  */
+   side").  real_a, real_b: as call_layout's.  */
 static void
-side_layout (gt_call *c)
+side_layout (gt_call *c, int real_a, int real_b)
 {
   const size_t parts = GT_SIDE_STREAMS + 1;
   if (c->w != c->n || c->total < GT_SMALL_MAX_BYTES
       || c->total >= GT_MID_MAX_BYTES || c->shared_a)
     return;
-  const size_t w = gt_panel_side (c->type, c->es_a < c->es, c->es_b < c->es,
-                                  c->m, c->n, c->k, c->tile, parts);
+  const size_t w = gt_panel_side (c->type, real_a, real_b, c->m, c->n, c->k,
+                                  c->tile, parts);
   if (w < c->n)
     {
       c->w = w;
@@ -237,7 +237,7 @@ call_layout (const gt_context *ctx, gt_call *c)
   c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
              + c->m * c->n * c->es;
   c->w = gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS);
-  side_layout (c);
+  side_layout (c, real_a, real_b);
   c->full_panels = (c->n + c->w - 1) / c->w - 1;
   c->plan_full = gt_plan_mixed (c->type, real_a, real_b, c->m, c->w, c->k,
                                 c->tile, 0);
