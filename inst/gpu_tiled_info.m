@@ -33,6 +33,10 @@
 ## products that ran out of the device's memory in the middle of a call
 ## and went on, in blocks that fit or (part of a product split over
 ## several devices) on another device, since the device was set up.
+## @item side_products
+## products run in column panels side by side, each panel's kernel on a
+## stream of its own (streamed products of 4 to 64 MiB that would
+## otherwise go in one panel), since the device was set up.
 ## @item driver_version
 ## @itemx runtime_version
 ## CUDA driver and (statically linked) runtime versions, e.g. 13000.
@@ -48,11 +52,15 @@
 ## one element per class of result (@code{class}: single, double, complex
 ## single, complex double): products given no @var{tile} that are too small
 ## to pay for the trip to the GPU run on Octave's own @code{*}.  The first
-## such product of a class measures both sides, each at 4 and 256 square:
-## the host as @code{host_fixed_seconds} + flops /
-## @code{host_flops_per_second}, the GPU as @code{gpu_fixed_seconds} +
-## bytes / @code{gpu_bytes_per_second}; a product runs where its line is
-## lower.  @code{square_n} is where the lines cross for square products,
+## such product of a class times both sides at three square sizes
+## (@code{sizes}: 4, 256, and where the straight lines through those two
+## cross), @code{host_seconds} and @code{gpu_seconds} (medians).  Each
+## side's time is then the line through its three points, the host's
+## against the product's flops, the GPU's against its bytes; a product runs
+## where its line is lower.  @code{host_fixed_seconds} and
+## @code{gpu_fixed_seconds} are the times at 4^3, @code{host_flops_per_second}
+## and @code{gpu_bytes_per_second} the rates of the lines beyond 256^3.
+## @code{square_n} is where the lines cross for square products,
 ## @code{host_products} how many were sent to the host, @code{measured}
 ## false until the first.  Products of over 16 MiB always run on the GPU.
 ## The option @env{GPU_TILED_CROSSOVER}=off, read at the first product
@@ -138,7 +146,7 @@ endfunction
 %! for f = {"usable", "reason", "device", "name", "compute_capability", ...
 %!          "multiprocessors", "total_memory", "free_memory", ...
 %!          "cached_device_memory", "cached_pinned_memory", "memory_retries", ...
-%!          "driver_version", "runtime_version", "build_archs", ...
+%!          "side_products", "driver_version", "runtime_version", "build_archs", ...
 %!          "device_count", "devices", "devices_used", "crossover", ...
 %!          "emulation"}
 %!   assert (isfield (s, f{1}), true, f{1});

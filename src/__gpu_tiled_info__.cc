@@ -27,6 +27,7 @@ assign_device (octave_scalar_map& s, const gt_info& info)
   s.assign ("cached_pinned_memory",
             static_cast<double> (info.cached_pinned_bytes));
   s.assign ("memory_retries", static_cast<double> (info.memory_retries));
+  s.assign ("side_products", static_cast<double> (info.side_products));
 }
 
 // Every device the driver shows, one element each.
@@ -79,6 +80,16 @@ crossovers ()
       e.assign ("class", std::string (gt_type_name (static_cast<gt_type> (t))));
       e.assign ("measured", c.measured != 0);
       e.assign ("square_n", c.square_n);
+      RowVector sizes (3), host (3), gpu (3);
+      for (int p = 0; p < 3; p++)
+        {
+          sizes(p) = c.sizes[p];
+          host(p) = c.host_s[p];
+          gpu(p) = c.gpu_s[p];
+        }
+      e.assign ("sizes", sizes);
+      e.assign ("host_seconds", host);
+      e.assign ("gpu_seconds", gpu);
       e.assign ("host_fixed_seconds", c.host_fixed_s);
       e.assign ("host_flops_per_second", c.host_flops_per_s);
       e.assign ("gpu_fixed_seconds", c.gpu_fixed_s);

@@ -75,6 +75,8 @@ typedef struct
   size_t total_bytes, free_bytes;
   size_t cached_device_bytes;  /* buffers kept between calls */
   size_t cached_pinned_bytes;  /* page-locked staging kept between calls */
+  unsigned long side_products;   /* products run in panels side by side
+                                   (their kernels on several streams) */
   unsigned long memory_retries;  /* products that ran out of this device's
                                     memory midway and went on, in blocks
                                     or (a band of a split) on another
@@ -146,13 +148,16 @@ int gt_get_devices (int *devices, int max);
 typedef double (*gt_host_timer) (gt_type c, size_t n, void *arg);
 
 /* The crossover between the host's product and the GPU, for products
-   given no tile: measured once per type of C (gt_runs_on_host), at two
-   square sizes on each side.  */
+   given no tile: measured once per type of C (gt_runs_on_host), at three
+   square sizes on each side; each side's time is the line through its
+   three points (the host's against flops, the GPU's against bytes).  */
 typedef struct
 {
   int measured;
-  double host_fixed_s, host_flops_per_s;   /* host: fixed + flops / rate */
-  double gpu_fixed_s, gpu_bytes_per_s;     /* GPU: fixed + bytes / rate */
+  double sizes[3];            /* the square sizes measured, ascending */
+  double host_s[3], gpu_s[3]; /* each side's seconds at them (medians) */
+  double host_fixed_s, host_flops_per_s;   /* host: at the smallest, and */
+  double gpu_fixed_s, gpu_bytes_per_s;     /* the rate beyond the largest */
   double square_n;            /* n x n x n products below run on the host */
   unsigned long long host_products;        /* sent to the host so far */
 } gt_crossover_info;

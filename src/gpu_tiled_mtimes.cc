@@ -1172,6 +1172,19 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! for c = 1:rows (cases)
 %!   check_pair (cases{c, :});
 %! endfor
+%! ## the path is taken: a product of 24 MiB adds to the devices' count of
+%! ## products side by side, one of 3 MiB does not
+%! side = @() sum ([gpu_tiled_info().devices.side_products]);
+%! A = randn (999, 1031);  B = randn (1031, 1001);
+%! n0 = side ();
+%! C = gpu_tiled_mtimes (A, B);
+%! assert (side () - n0 >= 1);
+%! assert (norm (C - A * B, "fro")
+%!         <= 4 * 1031 * eps * norm (A, "fro") * norm (B, "fro"));
+%! A = randn (300, 400);  B = randn (400, 350);
+%! n0 = side ();
+%! C = gpu_tiled_mtimes (A, B);
+%! assert (side () - n0, 0);
 %!testif ; gpu
 %! ## double products whose 128x128 tiles would leave SMs idle: on a Hopper
 %! ## GPU kernel 9's 64x64 tiles, whole or with k split (the pieces added
@@ -1548,6 +1561,18 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   unsetenv ("GPU_TILED_SPLIT");
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
+%!## Seconds at v on the crossover's line through the points (x, t): the
+%!## segment v falls in, the upper one beyond x(3) (gt_crossover.c)
+%!function y = on_line (x, t, v)
+%!  j = 1 + (v > x(2));
+%!  dx = x(j+1) - x(j);  dt = t(j+1) - t(j);
+%!  if (dx > 0 && dt > 0)
+%!    slope = dt / dx;
+%!  else
+%!    slope = t(j+1) / x(j+1);
+%!  endif
+%!  y = t(j) + (v - x(j)) * slope;
+%!endfunction
 %!testif ; gpu
 %! ## the crossover: without a tile, tiny products run on Octave's own *
 %! ## (the same bits); a tile, or a product over 16 MiB or well past the
@@ -1555,14 +1580,43 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! unsetenv ("GPU_TILED_CROSSOVER");
 %! unwind_protect
 %!   gpu_tiled_reset ();
-%!   for cls = {"single", "double", "csingle", "cdouble"}
-%!     A = make_operand (cls{1}, 5, 4);  B = make_operand (cls{1}, 4, 3);
+%!   cls = {"single", "double", "csingle", "cdouble"};
+%!   for t = 1:4
+%!     A = make_operand (cls{t}, 5, 4);  B = make_operand (cls{t}, 4, 3);
 %!     assert (gpu_tiled_mtimes (A, B), A * B);
 %!   endfor
 %!   x = gpu_tiled_info ().crossover;
 %!   assert ([x.measured], true (1, 4));
 %!   assert ([x.host_products], ones (1, 4));
 %!   assert (all ([x.gpu_fixed_seconds] > 0 & [x.host_flops_per_second] > 0));
+%!   ## products of every class on both sides of its crossover go where
+%!   ## the lines through the measured points say (skipping any the two
+%!   ## lines price within 2% of each other)
+%!   for t = 1:4
+%!     e = x(t);
+%!     assert (e.sizes([1 3]), [4 256]);
+%!     assert (e.sizes(2) >= 16 && e.sizes(2) <= 192);
+%!     assert (all (e.host_seconds > 0 & e.gpu_seconds > 0));
+%!     es = [4 8 8 16](t);  cf = [2 2 8 8](t);
+%!     for s = [0.5 0.8 1.25 2] * e.square_n
+%!       mkn = max (2, round (s * [1 0.7 1.3]));
+%!       h = on_line (cf * e.sizes .^ 3, e.host_seconds, cf * prod (mkn));
+%!       g = on_line (3 * es * e.sizes .^ 2, e.gpu_seconds,
+%!                    es * (mkn(1:2) * mkn(2:3)' + mkn(1) * mkn(3)));
+%!       if (abs (h - g) < 0.02 * g)
+%!         continue;
+%!       endif
+%!       A = make_operand (cls{t}, mkn(1), mkn(2));
+%!       B = make_operand (cls{t}, mkn(2), mkn(3));
+%!       before = gpu_tiled_info ().crossover(t).host_products;
+%!       C = gpu_tiled_mtimes (A, B);
+%!       on_host = gpu_tiled_info ().crossover(t).host_products - before;
+%!       assert (on_host, double (h < g), sprintf ("%s %dx%dx%d", cls{t}, mkn));
+%!       if (on_host)
+%!         assert (C, A * B);
+%!       endif
+%!     endfor
+%!   endfor
 %!   C = gpu_tiled_mtimes (A, B, 8);
 %!   check_default (randn (1000, "single"), randn (1000, "single"), "1000^3");
 %!   check_default (randn (1500, "single"), randn (1500, "single"), "1500^3");

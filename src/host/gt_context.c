@@ -208,14 +208,11 @@ gt_resolve_device (int *device)
   return GT_OK;
 }
 
+/* The streams and events of c, each made once; on a failure partway the
+   ones made so far are left for ctx_destroy_handles.  */
 static gt_status
-ctx_setup (gt_context *c)
+ctx_create_handles (gt_context *c)
 {
-  gt_options_read (&c->opt);
-  if (!c->workers && !(c->workers = gt_workers_new ()))
-    return gt_fail (GT_ERR_NO_MEMORY, "out of host memory");
-  gt_copy_linger (c->workers, c->opt.spin_us);
-  TRY (gt_check_kernel_image (), "loading the kernels");
   TRY (cudaStreamCreateWithFlags (&c->up, cudaStreamNonBlocking),
        "creating streams");
   TRY (cudaStreamCreateWithFlags (&c->comp, cudaStreamNonBlocking),
@@ -242,6 +239,62 @@ ctx_setup (gt_context *c)
        "creating events");
   TRY (cudaEventCreateWithFlags (&c->a_done, cudaEventDisableTiming),
        "creating events");
+  return GT_OK;
+}
+
+static void
+destroy_stream (cudaStream_t *s)
+{
+  if (*s)
+    cudaStreamDestroy (*s);
+  *s = NULL;
+}
+
+static void
+destroy_event (cudaEvent_t *e)
+{
+  if (*e)
+    cudaEventDestroy (*e);
+  *e = NULL;
+}
+
+/* Every stream and event of c that was made (the device current).  */
+static void
+ctx_destroy_handles (gt_context *c)
+{
+  destroy_stream (&c->up);
+  destroy_stream (&c->comp);
+  destroy_stream (&c->down);
+  for (int i = 0; i < GT_SIDE_STREAMS; i++)
+    destroy_stream (&c->side[i]);
+  destroy_event (&c->side_mark);
+  for (int i = 0; i < GT_SLOTS; i++)
+    destroy_event (&c->slot_done[i]);
+  for (int i = 0; i < GT_MAX_PANELS; i++)
+    {
+      destroy_event (&c->panel_in[i]);
+      destroy_event (&c->panel_out[i]);
+    }
+  destroy_event (&c->work_free);
+  destroy_event (&c->a_done);
+  cudaGetLastError ();
+}
+
+/* A failure partway leaves nothing made: the next call sets up anew.  */
+static gt_status
+ctx_setup (gt_context *c)
+{
+  gt_options_read (&c->opt);
+  if (!c->workers && !(c->workers = gt_workers_new ()))
+    return gt_fail (GT_ERR_NO_MEMORY, "out of host memory");
+  gt_copy_linger (c->workers, c->opt.spin_us);
+  TRY (gt_check_kernel_image (), "loading the kernels");
+  const gt_status st = ctx_create_handles (c);
+  if (st != GT_OK)
+    {
+      ctx_destroy_handles (c);
+      return st;
+    }
   c->ready = 1;
   return GT_OK;
 }
@@ -342,21 +395,7 @@ ctx_release (gt_context *c)
       cudaFree (c->dev);
       cudaFree (c->work);
       cudaFreeHost (c->pinned);
-      cudaStreamDestroy (c->up);
-      cudaStreamDestroy (c->comp);
-      cudaStreamDestroy (c->down);
-      for (int i = 0; i < GT_SIDE_STREAMS; i++)
-        cudaStreamDestroy (c->side[i]);
-      cudaEventDestroy (c->side_mark);
-      for (int i = 0; i < GT_SLOTS; i++)
-        cudaEventDestroy (c->slot_done[i]);
-      for (int i = 0; i < GT_MAX_PANELS; i++)
-        {
-          cudaEventDestroy (c->panel_in[i]);
-          cudaEventDestroy (c->panel_out[i]);
-        }
-      cudaEventDestroy (c->work_free);
-      cudaEventDestroy (c->a_done);
+      ctx_destroy_handles (c);
     }
   cudaGetLastError ();
   memset (c, 0, sizeof *c);
@@ -445,5 +484,6 @@ gt_device_info (int device, gt_info *info)
   info->cached_pinned_bytes = c->pinned ? (size_t) GT_SLOTS * GT_SLOT_BYTES
                                         : 0;
   info->memory_retries = c->memory_retries;
+  info->side_products = c->side_products;
   return GT_OK;
 }

@@ -6,8 +6,10 @@
    Both sides are measured, once per element type of C, at the first
    product of that type small enough to ask about (HOST_MAX_BYTES): the
    GPU's time of a whole call by this library, and the host's time through
-   the caller's timer, each at two square sizes.  From them two lines:
-     host: fixed + flops / rate      GPU: fixed + bytes / rate
+   the caller's timer, each at three square sizes: 4, 256, and where
+   the straight lines through those two cross.  Through the three points
+   two lines of two segments each:
+     host: time against flops        GPU: time against bytes
    (at these sizes the GPU's time is the trip, not the kernel).  A product
    runs on the host where its host line is below its GPU line.  */
 
@@ -36,6 +38,11 @@
    "Mid-sized calls").  */
 #define SIZE_SMALL 4
 #define SIZE_LARGE 256
+/* The third size: where the lines through the two above cross, within
+   these.  Lines through 4 and 256 alone were off by up to 2x near the
+   crossover (complex 128^3: bench/RESULTS.md, "Panels side by side").  */
+#define SIZE_MIDDLE_MIN 16
+#define SIZE_MIDDLE_MAX 192
 #define WARM_CALLS 2
 #define TIMED_CALLS 5
 
@@ -43,6 +50,7 @@ typedef struct
 {
   int state;   /* 0: not measured; 1: measured; -1: off (GPU always) */
   gt_crossover_info info;
+  double flops[3], bytes[3];   /* of the squares measured (info.sizes) */
 } crossover;
 
 static crossover xo[GT_TYPE_COUNT];
@@ -118,48 +126,103 @@ host_seconds (gt_type c, size_t n, gt_host_timer timer, void *arg)
   return median (t + WARM_CALLS);
 }
 
-/* Both lines for type c; state -1 where the GPU cannot be measured (the
-   call itself will say why) or the timer failed.  */
-static void
-measure (gt_type c, gt_host_timer timer, void *arg)
+/* Time at v on the line through the measured points (x ascending, t
+   their times): the segment v falls in, the top one beyond the largest
+   point.  A segment that timing noise made fall takes the rate of its
+   upper point from zero instead.  */
+static double
+through (const double *x, const double *t, double v)
 {
-  crossover *x = &xo[c];
-  const double n1 = SIZE_SMALL, n2 = SIZE_LARGE;
+  const int j = v > x[1];
+  const double dx = x[j + 1] - x[j], dt = t[j + 1] - t[j];
+  const double slope = dx > 0 && dt > 0 ? dt / dx : t[j + 1] / x[j + 1];
+  return t[j] + (v - x[j]) * slope;
+}
+
+static double
+host_line (const crossover *x, double flops)
+{
+  return through (x->flops, x->info.host_s, flops);
+}
+
+static double
+gpu_line (const crossover *x, double bytes)
+{
+  return through (x->bytes, x->info.gpu_s, bytes);
+}
+
+/* The square size where the lines of type c cross (the host's below
+   it), between 1 and 2^16.  */
+static double
+square_crossing (const crossover *x, gt_type c)
+{
   const double es = (double) gt_type_size (c);
-  const double g1 = gpu_seconds (c, SIZE_SMALL);
-  const double g2 = g1 < 0 ? -1 : gpu_seconds (c, SIZE_LARGE);
-  gt_ctx_rest_helpers ();   /* the GPU's copy helpers off the cores */
-  const double h1 = g2 < 0 ? -1 : host_seconds (c, SIZE_SMALL, timer, arg);
-  const double h2 = h1 < 0 ? -1 : host_seconds (c, SIZE_LARGE, timer, arg);
-  if (h2 < 0)
-    {
-      x->state = -1;
-      return;
-    }
-  gt_crossover_info *i = &x->info;
-  const double f1 = gt_flops (c, n1, n1, n1), f2 = gt_flops (c, n2, n2, n2);
-  const double b1 = 3 * n1 * n1 * es, b2 = 3 * n2 * n2 * es;
-  i->host_fixed_s = h1;
-  i->host_flops_per_s = h2 > h1 ? (f2 - f1) / (h2 - h1) : f2 / h2;
-  i->gpu_fixed_s = g1;
-  i->gpu_bytes_per_s = g2 > g1 ? (b2 - b1) / (g2 - g1) : b2 / g2;
-  i->measured = 1;
-  x->state = 1;
-  /* the square size where the lines cross, for the report */
   double lo = 1, hi = 1 << 16;
   for (int it = 0; it < 60; it++)
     {
       const double mid = 0.5 * (lo + hi);
-      const double h = i->host_fixed_s + gt_flops (c, mid, mid, mid)
-                                         / i->host_flops_per_s;
-      const double g = i->gpu_fixed_s + 3 * mid * mid * es
-                                        / i->gpu_bytes_per_s;
-      if (h < g)
+      if (host_line (x, gt_flops (c, mid, mid, mid))
+          < gpu_line (x, 3 * mid * mid * es))
         lo = mid;
       else
         hi = mid;
     }
-  i->square_n = lo;
+  return lo;
+}
+
+/* Both sides' times of type c at square size n into point p; 0, or -1
+   where either cannot be measured.  */
+static int
+measure_point (crossover *x, gt_type c, int p, double n, gt_host_timer timer,
+               void *arg)
+{
+  const double g = gpu_seconds (c, (size_t) n);
+  gt_ctx_rest_helpers ();   /* the GPU's copy helpers off the cores */
+  const double h = g < 0 ? -1 : host_seconds (c, (size_t) n, timer, arg);
+  if (h < 0)
+    return -1;
+  x->info.sizes[p] = n;
+  x->info.host_s[p] = h;
+  x->info.gpu_s[p] = g;
+  x->flops[p] = gt_flops (c, n, n, n);
+  x->bytes[p] = 3 * n * n * (double) gt_type_size (c);
+  return 0;
+}
+
+/* The lines of type c: both sides at the two outer sizes, then again
+   where the lines through those cross, so that the products near the
+   crossover are judged by times taken near them; state -1 where the GPU
+   cannot be measured (the call itself will say why) or the timer
+   failed.  */
+static void
+measure (gt_type c, gt_host_timer timer, void *arg)
+{
+  crossover *x = &xo[c];
+  x->state = -1;
+  if (measure_point (x, c, 0, SIZE_SMALL, timer, arg) < 0
+      || measure_point (x, c, 2, SIZE_LARGE, timer, arg) < 0)
+    return;
+  /* the middle point first on the straight line of the outer two */
+  x->info.sizes[1] = x->info.sizes[2];
+  x->info.host_s[1] = x->info.host_s[2];
+  x->info.gpu_s[1] = x->info.gpu_s[2];
+  x->flops[1] = x->flops[2];
+  x->bytes[1] = x->bytes[2];
+  double mid = (double) (long) (square_crossing (x, c) + 0.5);
+  mid = mid < SIZE_MIDDLE_MIN ? SIZE_MIDDLE_MIN
+        : mid > SIZE_MIDDLE_MAX ? SIZE_MIDDLE_MAX : mid;
+  if (measure_point (x, c, 1, mid, timer, arg) < 0)
+    return;
+  gt_crossover_info *i = &x->info;
+  i->host_fixed_s = i->host_s[0];
+  i->host_flops_per_s = 1 / ((host_line (x, 2 * x->flops[2])
+                              - i->host_s[2]) / x->flops[2]);
+  i->gpu_fixed_s = i->gpu_s[0];
+  i->gpu_bytes_per_s = 1 / ((gpu_line (x, 2 * x->bytes[2]) - i->gpu_s[2])
+                            / x->bytes[2]);
+  i->square_n = square_crossing (x, c);
+  i->measured = 1;
+  x->state = 1;
 }
 
 int
@@ -183,11 +246,7 @@ gt_runs_on_host (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
       if (x->state < 0)
         return 0;
     }
-  const gt_crossover_info *i = &x->info;
-  const double host = i->host_fixed_s + gt_flops (c, m, n, k)
-                                        / i->host_flops_per_s;
-  const double gpu = i->gpu_fixed_s + bytes / i->gpu_bytes_per_s;
-  if (host >= gpu)
+  if (host_line (x, gt_flops (c, m, n, k)) >= gpu_line (x, (double) bytes))
     return 0;
   x->info.host_products++;
   gt_ctx_rest_helpers ();   /* the host's product gets the cores */

@@ -1078,6 +1078,8 @@ product_run (gt_context *ctx, const gt_product *p,
       if (st == GT_OK && c.dK)
         st = read_checks (ctx, &c);
       gt_copy_hot (ctx->workers, sg.threads, 0);
+      if (st == GT_OK && c.side > 1 && !wait)
+        ctx->side_products++;
       if (ctx->opt.trace)
         trace_call (&c, &sg, t_start, t_buffers, t_setup);
       gt_timeline_print (&sg);
