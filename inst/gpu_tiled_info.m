@@ -52,10 +52,9 @@
 ## one element per class of result (@code{class}: single, double, complex
 ## single, complex double): products given no @var{tile} that are too small
 ## to pay for the trip to the GPU run on Octave's own @code{*}.  The first
-## such product of a class times both sides at three square sizes
-## (@code{sizes}: 4, 256, and where the straight lines through those two
-## cross), @code{host_seconds} and @code{gpu_seconds} (medians).  Each
-## side's time is then the line through its three points, the host's
+## such product of a class times both sides at square sizes from 4 to 256
+## (@code{sizes}), @code{host_seconds} and @code{gpu_seconds} (medians).
+## Each side's time is then the line through its points, the host's
 ## against the product's flops, the GPU's against its bytes; a product runs
 ## where its line is lower.  @code{host_fixed_seconds} and
 ## @code{gpu_fixed_seconds} are the times at 4^3, @code{host_flops_per_second}

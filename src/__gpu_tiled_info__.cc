@@ -80,8 +80,9 @@ crossovers ()
       e.assign ("class", std::string (gt_type_name (static_cast<gt_type> (t))));
       e.assign ("measured", c.measured != 0);
       e.assign ("square_n", c.square_n);
-      RowVector sizes (3), host (3), gpu (3);
-      for (int p = 0; p < 3; p++)
+      RowVector sizes (GT_CROSSOVER_POINTS), host (GT_CROSSOVER_POINTS),
+                gpu (GT_CROSSOVER_POINTS);
+      for (int p = 0; p < GT_CROSSOVER_POINTS; p++)
         {
           sizes(p) = c.sizes[p];
           host(p) = c.host_s[p];

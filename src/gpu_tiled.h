@@ -148,14 +148,17 @@ int gt_get_devices (int *devices, int max);
 typedef double (*gt_host_timer) (gt_type c, size_t n, void *arg);
 
 /* The crossover between the host's product and the GPU, for products
-   given no tile: measured once per type of C (gt_runs_on_host), at three
-   square sizes on each side; each side's time is the line through its
-   three points (the host's against flops, the GPU's against bytes).  */
+   given no tile: measured once per type of C (gt_runs_on_host), at
+   GT_CROSSOVER_POINTS square sizes on each side; each side's time is the
+   line through its points (the host's against flops, the GPU's against
+   bytes).  */
+#define GT_CROSSOVER_POINTS 8
 typedef struct
 {
   int measured;
-  double sizes[3];            /* the square sizes measured, ascending */
-  double host_s[3], gpu_s[3]; /* each side's seconds at them (medians) */
+  double sizes[GT_CROSSOVER_POINTS];   /* square sizes measured, ascending */
+  double host_s[GT_CROSSOVER_POINTS];  /* each side's seconds at them */
+  double gpu_s[GT_CROSSOVER_POINTS];   /* (medians) */
   double host_fixed_s, host_flops_per_s;   /* host: at the smallest, and */
   double gpu_fixed_s, gpu_bytes_per_s;     /* the rate beyond the largest */
   double square_n;            /* n x n x n products below run on the host */

@@ -6,9 +6,8 @@
    Both sides are measured, once per element type of C, at the first
    product of that type small enough to ask about (HOST_MAX_BYTES): the
    GPU's time of a whole call by this library, and the host's time through
-   the caller's timer, each at three square sizes: 4, 256, and where
-   the straight lines through those two cross.  Through the three points
-   two lines of two segments each:
+   the caller's timer, each at square sizes from 4 to 256.  Through each
+   side's points a line of straight segments:
      host: time against flops        GPU: time against bytes
    (at these sizes the GPU's time is the trip, not the kernel).  A product
    runs on the host where its host line is below its GPU line.  */
@@ -24,11 +23,15 @@
    operands the GPU's trip is a few milliseconds, and a host product of
    that many bytes takes longer.  */
 #define HOST_MAX_BYTES ((size_t) 16 << 20)
-/* The two square sizes measured, and the calls timed at each (the
-   median, after calls not timed): a tiny product gives each side's fixed
-   cost, the larger one its rate.  (A fixed cost fitted through 64 and 256
-   came out at 100 us for the host's complex double product, whose rate
-   at 64 is below its rate at 256, and sent 5 x 4 products to the GPU.)
+/* The square sizes measured, and the calls timed at each (the median,
+   after calls not timed).  Two sizes, 4 and 256, with straight lines
+   through them, were off by up to 2x near the crossover: the host's
+   product runs on one core up to some size and on all of them past it,
+   with a fixed cost of its own from there (single 96^3 took 50 us where
+   the line said 30), so its time is not one line in flops
+   (bench/RESULTS.md, "The crossover from a table").  Each side's time is
+   therefore the line through all of its points, which costs the first
+   small product of a class some 10 to 40 ms once.
    Once 256^3 products went on the copy threads, some processes timed
    the GPU there at a small fraction of its rate (the median of 3 after
    one call), each copy waiting for a helper the system had not run yet,
@@ -36,13 +39,8 @@
    longer hold a copy up that way (run_parts in gt_copy.c); the median of
    more calls guards against what else slows a few (bench/RESULTS.md,
    "Mid-sized calls").  */
-#define SIZE_SMALL 4
-#define SIZE_LARGE 256
-/* The third size: where the lines through the two above cross, within
-   these.  Lines through 4 and 256 alone were off by up to 2x near the
-   crossover (complex 128^3: bench/RESULTS.md, "Panels side by side").  */
-#define SIZE_MIDDLE_MIN 16
-#define SIZE_MIDDLE_MAX 192
+static const double sizes[GT_CROSSOVER_POINTS] = { 4, 32, 64, 96, 128, 160,
+                                                   192, 256 };
 #define WARM_CALLS 2
 #define TIMED_CALLS 5
 
@@ -50,7 +48,8 @@ typedef struct
 {
   int state;   /* 0: not measured; 1: measured; -1: off (GPU always) */
   gt_crossover_info info;
-  double flops[3], bytes[3];   /* of the squares measured (info.sizes) */
+  double flops[GT_CROSSOVER_POINTS];   /* of the squares measured */
+  double bytes[GT_CROSSOVER_POINTS];
 } crossover;
 
 static crossover xo[GT_TYPE_COUNT];
@@ -127,15 +126,20 @@ host_seconds (gt_type c, size_t n, gt_host_timer timer, void *arg)
 }
 
 /* Time at v on the line through the measured points (x ascending, t
-   their times): the segment v falls in, the top one beyond the largest
-   point.  A segment that timing noise made fall takes the rate of its
-   upper point from zero instead.  */
+   their times): between two points, the straight line through them; past
+   the last, the last segment's rate (or, where timing noise made it fall,
+   the last point's rate from zero); before the first, the first time.  */
 static double
 through (const double *x, const double *t, double v)
 {
-  const int j = v > x[1];
+  const int last = GT_CROSSOVER_POINTS - 1;
+  if (v <= x[0])
+    return t[0];
+  int j = 0;
+  while (j < last - 1 && v > x[j + 1])
+    j++;
   const double dx = x[j + 1] - x[j], dt = t[j + 1] - t[j];
-  const double slope = dx > 0 && dt > 0 ? dt / dx : t[j + 1] / x[j + 1];
+  const double slope = v <= x[last] || dt > 0 ? dt / dx : t[last] / x[last];
   return t[j] + (v - x[j]) * slope;
 }
 
@@ -151,31 +155,25 @@ gpu_line (const crossover *x, double bytes)
   return through (x->bytes, x->info.gpu_s, bytes);
 }
 
-/* The square size where the lines of type c cross (the host's below
-   it), between 1 and 2^16.  */
+/* The first square size, in steps of one, whose host line is not below its
+   GPU line (2^16 at most), for the report.  */
 static double
 square_crossing (const crossover *x, gt_type c)
 {
   const double es = (double) gt_type_size (c);
-  double lo = 1, hi = 1 << 16;
-  for (int it = 0; it < 60; it++)
-    {
-      const double mid = 0.5 * (lo + hi);
-      if (host_line (x, gt_flops (c, mid, mid, mid))
-          < gpu_line (x, 3 * mid * mid * es))
-        lo = mid;
-      else
-        hi = mid;
-    }
-  return lo;
+  double n = 1;
+  while (n < 65536 && host_line (x, gt_flops (c, n, n, n))
+                      < gpu_line (x, 3 * n * n * es))
+    n++;
+  return n;
 }
 
-/* Both sides' times of type c at square size n into point p; 0, or -1
-   where either cannot be measured.  */
+/* Both sides of type c at point p; 0, or -1 where either cannot be
+   measured (the GPU: the call itself will say why; or the timer failed).  */
 static int
-measure_point (crossover *x, gt_type c, int p, double n, gt_host_timer timer,
-               void *arg)
+measure_point (crossover *x, gt_type c, int p, gt_host_timer timer, void *arg)
 {
+  const double n = sizes[p];
   const double g = gpu_seconds (c, (size_t) n);
   gt_ctx_rest_helpers ();   /* the GPU's copy helpers off the cores */
   const double h = g < 0 ? -1 : host_seconds (c, (size_t) n, timer, arg);
@@ -189,37 +187,22 @@ measure_point (crossover *x, gt_type c, int p, double n, gt_host_timer timer,
   return 0;
 }
 
-/* The lines of type c: both sides at the two outer sizes, then again
-   where the lines through those cross, so that the products near the
-   crossover are judged by times taken near them; state -1 where the GPU
-   cannot be measured (the call itself will say why) or the timer
-   failed.  */
 static void
 measure (gt_type c, gt_host_timer timer, void *arg)
 {
   crossover *x = &xo[c];
   x->state = -1;
-  if (measure_point (x, c, 0, SIZE_SMALL, timer, arg) < 0
-      || measure_point (x, c, 2, SIZE_LARGE, timer, arg) < 0)
-    return;
-  /* the middle point first on the straight line of the outer two */
-  x->info.sizes[1] = x->info.sizes[2];
-  x->info.host_s[1] = x->info.host_s[2];
-  x->info.gpu_s[1] = x->info.gpu_s[2];
-  x->flops[1] = x->flops[2];
-  x->bytes[1] = x->bytes[2];
-  double mid = (double) (long) (square_crossing (x, c) + 0.5);
-  mid = mid < SIZE_MIDDLE_MIN ? SIZE_MIDDLE_MIN
-        : mid > SIZE_MIDDLE_MAX ? SIZE_MIDDLE_MAX : mid;
-  if (measure_point (x, c, 1, mid, timer, arg) < 0)
-    return;
+  for (int p = 0; p < GT_CROSSOVER_POINTS; p++)
+    if (measure_point (x, c, p, timer, arg) < 0)
+      return;
   gt_crossover_info *i = &x->info;
+  const int last = GT_CROSSOVER_POINTS - 1;
   i->host_fixed_s = i->host_s[0];
-  i->host_flops_per_s = 1 / ((host_line (x, 2 * x->flops[2])
-                              - i->host_s[2]) / x->flops[2]);
+  i->host_flops_per_s = x->flops[last]
+                        / (host_line (x, 2 * x->flops[last]) - i->host_s[last]);
   i->gpu_fixed_s = i->gpu_s[0];
-  i->gpu_bytes_per_s = 1 / ((gpu_line (x, 2 * x->bytes[2]) - i->gpu_s[2])
-                            / x->bytes[2]);
+  i->gpu_bytes_per_s = x->bytes[last]
+                       / (gpu_line (x, 2 * x->bytes[last]) - i->gpu_s[last]);
   i->square_n = square_crossing (x, c);
   i->measured = 1;
   x->state = 1;
