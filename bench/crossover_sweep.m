@@ -29,10 +29,10 @@ function crossover_sweep (csv = "crossover.csv")
                t_d / t_b, on_host);
     endfor
     x = gpu_tiled_info ().crossover(c);
-    printf ("%s: crossover n = %.0f (host %.1f us + flops / %.1f GFLOP/s; GPU %.1f us + bytes / %.1f GB/s)\n",
-            x.class, x.square_n, 1e6 * x.host_fixed_seconds,
-            x.host_flops_per_second / 1e9, 1e6 * x.gpu_fixed_seconds,
-            x.gpu_bytes_per_second / 1e9);
+    printf ("%s: crossover n = %.0f; measured at %s: host %s us, GPU %s us\n",
+            x.class, x.square_n, mat2str (x.sizes),
+            mat2str (round (1e7 * x.host_seconds) / 10),
+            mat2str (round (1e7 * x.gpu_seconds) / 10));
   endfor
   fclose (fid);
 
