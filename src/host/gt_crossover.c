@@ -168,32 +168,31 @@ square_crossing (const crossover *x, gt_type c)
   return n;
 }
 
-/* Both sides of type c at point p; 0, or -1 where either cannot be
-   measured (the GPU: the call itself will say why; or the timer failed).  */
-static int
-measure_point (crossover *x, gt_type c, int p, gt_host_timer timer, void *arg)
-{
-  const double n = sizes[p];
-  const double g = gpu_seconds (c, (size_t) n);
-  gt_ctx_rest_helpers ();   /* the GPU's copy helpers off the cores */
-  const double h = g < 0 ? -1 : host_seconds (c, (size_t) n, timer, arg);
-  if (h < 0)
-    return -1;
-  x->info.sizes[p] = n;
-  x->info.host_s[p] = h;
-  x->info.gpu_s[p] = g;
-  x->flops[p] = gt_flops (c, n, n, n);
-  x->bytes[p] = 3 * n * n * (double) gt_type_size (c);
-  return 0;
-}
-
+/* Every point of type c, the GPU's first: Octave's threads, left
+   spinning by a host product, had slowed the GPU's calls at the next size
+   twofold (complex 96^3: bench/RESULTS.md, "The crossover from a
+   table"), and the host's side is timed with the copy helpers at rest.
+   State -1 where a point cannot be measured (the GPU: the call itself
+   will say why; or the timer failed).  */
 static void
 measure (gt_type c, gt_host_timer timer, void *arg)
 {
   crossover *x = &xo[c];
   x->state = -1;
+  const double es = (double) gt_type_size (c);
   for (int p = 0; p < GT_CROSSOVER_POINTS; p++)
-    if (measure_point (x, c, p, timer, arg) < 0)
+    {
+      const double n = sizes[p];
+      x->info.sizes[p] = n;
+      x->flops[p] = gt_flops (c, n, n, n);
+      x->bytes[p] = 3 * n * n * es;
+      if ((x->info.gpu_s[p] = gpu_seconds (c, (size_t) n)) < 0)
+        return;
+    }
+  gt_ctx_rest_helpers ();   /* the GPU's copy helpers off the cores */
+  for (int p = 0; p < GT_CROSSOVER_POINTS; p++)
+    if ((x->info.host_s[p] = host_seconds (c, (size_t) sizes[p], timer,
+                                           arg)) < 0)
       return;
   gt_crossover_info *i = &x->info;
   const int last = GT_CROSSOVER_POINTS - 1;
