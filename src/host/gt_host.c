@@ -211,11 +211,9 @@ rows_layout (gt_call *c)
 {
   const size_t last = last_part (c->m, c->rows);
   size_t j0;
-  const double a_s = (double) (c->m * c->k * c->hs_a) / GT_STAGE_RATE;
-  const double b_s = (double) (c->k * c->n * c->hs_b) / GT_STAGE_RATE;
   c->head = getenv ("GPU_TILED_HEAD_OFF") ? 1 /* EXPERIMENT */
-            : gt_panel_head (&c->plan_full, c->m, c->w, c->k, c->panels, a_s,
-                             b_s, (double) c->total / GT_STAGE_RATE);
+            : gt_panel_head (&c->plan_full, c->m, c->w, c->k, c->panels,
+                           (double) (c->m * c->k * c->hs_a) / GT_STAGE_RATE);
   panel_cols (c, c->head - 1, &j0, &c->head_w);
   c->rows_plan = gt_plan_panel (&c->plan_full, c->rows, c->head_w, c->k,
                                 c->tile);
@@ -858,26 +856,10 @@ download_panel (const gt_context *ctx, const gt_call *c, gt_stager *sg,
    does for its scan's choice, then waits with the next panel's host
    copies done and its transfer under way), the kernel, and the panel
    before it out; then the last panel out.  */
-/* The panels of a head (first_panel_in_rows) before p_first - 1, from
-   *done on: out once their products are done (all: now).  Queued at
-   once, their copies out would take every slot and hold the host, and
-   the next panels' copies in, until the head's products were done.  */
-static gt_status
-head_out (const gt_context *ctx, const gt_call *c, gt_stager *sg,
-          size_t p_first, size_t *done, int all)
-{
-  gt_status st = GT_OK;
-  while (st == GT_OK && *done + 1 < p_first
-         && (all || cudaEventQuery (ctx->panel_out[*done]) == cudaSuccess))
-    st = download_panel (ctx, c, sg, (*done)++);
-  return st;
-}
-
 static gt_status
 other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
               size_t p_first, gt_interrupt_fn interrupted)
 {
-  size_t head_done = 0;
   gt_status st = p_first < c->panels
                  ? upload_panel (ctx, c, sg, p_first, interrupted) : GT_OK;
   if (st == GT_OK)
@@ -890,15 +872,12 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
         st = upload_panel (ctx, c, sg, p + 1, interrupted);
       if (st == GT_OK)
         st = run_panel (ctx, c, sg, p, p_first, &timer);
-      if (st == GT_OK && p > 0)
-        st = download_panel (ctx, c, sg, p - 1);
-      if (st == GT_OK)
-        st = head_out (ctx, c, sg, p_first, &head_done, 0);
+      /* the first time, every panel of the head (first_panel_in_rows) */
+      for (size_t q = p == p_first ? 0 : p - 1; st == GT_OK && q < p; q++)
+        st = download_panel (ctx, c, sg, q);
     }
   if (st == GT_OK)
     st = download_panel (ctx, c, sg, c->panels - 1);
-  if (st == GT_OK)
-    st = head_out (ctx, c, sg, p_first, &head_done, 1);
   if (st == GT_OK)
     st = side_join (ctx, c, 1);
   timer.on = timer.on && st == GT_OK;

@@ -543,40 +543,22 @@ complex_panel_seconds (const gt_plan *p, size_t m, size_t w, size_t k)
   return cost * gt_cost_seconds (0);
 }
 
-/* The GPU's path of a product whose first h of `panels` panels go in
-   blocks of rows (GT_ROW_BLOCKS) as A arrives: their part of B first,
-   then the first block of A, then the kernels (t in all), which wait for
-   the rest of A where the head's work is done before A is there.  */
-static double
-head_path (double h, double panels, double a_s, double b_s, double t)
-{
-  const double start = b_s * h / panels + a_s / GT_ROW_BLOCKS;
-  const double head_done = start + t * h / panels;
-  const double a_there = b_s * h / panels + a_s;
-  return (head_done > a_there ? head_done : a_there) + t * (panels - h)
-                                                       / panels;
-}
-
 /* The first panel in blocks of rows is 1/panels of the product: while
-   the rest of A arrives the GPU had little else to do (complex double
-   8192^3: A's 1 GiB in for 24 ms, a tenth of 60 ms of kernels beside
-   it; bench/RESULTS.md, "A head of panels").  More panels in the head
-   cost their part of B before the first block, and pay only where the
-   GPU's path is longer than the host's copies.  */
+   the rest of A arrives the GPU had little else to do (complex single
+   4096^3: the first 5 ms of 13, bench/RESULTS.md, "A head of panels").
+   Each further panel in the head costs its part of B before the first
+   block can start, and saves its product's time once A is there.  */
 extern "C" size_t
 gt_panel_head (const gt_plan *whole, size_t m, size_t w, size_t k,
-               size_t panels, double a_s, double b_s, double all_s)
+               size_t panels, double a_seconds)
 {
   if (panels < 3 || !(whole->complex_a || whole->complex_b))
     return 1;
   const double t = (double) panels * complex_panel_seconds (whole, m, w, k);
-  const double p = (double) panels;
-  if (!(t > 0 && t < HUGE_VAL) || head_path (1, p, a_s, b_s, t) <= all_s)
+  if (!(t > 0 && t < HUGE_VAL))
     return 1;
-  double h = ceil (p * a_s / t);
-  h = h < 1 ? 1 : h > p - 1 ? p - 1 : h;
-  return head_path (h, p, a_s, b_s, t) < head_path (1, p, a_s, b_s, t)
-         ? (size_t) h : 1;
+  const double h = floor (panels * a_seconds / t + 0.5);
+  return h < 1 ? 1 : h > (double) (panels - 1) ? panels - 1 : (size_t) h;
 }
 
 /* A product under 64 MiB fills few of the SMs (1024^3 single: 64 tiles

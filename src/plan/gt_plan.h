@@ -212,14 +212,11 @@ size_t gt_panel_rows (const gt_plan *whole, size_t m);
 
 /* How many of the first panels (of `panels`, w columns each, whole: the
    plan of one) go together in blocks of rows while A arrives, where the
-   first panel goes in blocks of rows (gt_panel_rows).  a_s, b_s: seconds
-   of the host's copies of A and of B, all_s of all its copies (C's out
-   too).  1 where the GPU's path is no longer than the copies'; else as
-   many as the GPU has work for while A arrives, by the cost model of
-   whole's kernel, where that shortens the GPU's path; at most
-   panels - 1.  */
+   first panel goes in blocks of rows (gt_panel_rows): as many as the
+   GPU has work for in the a_seconds that A's copies take, by the cost
+   model of whole's kernel; 1 to panels - 1.  */
 size_t gt_panel_head (const gt_plan *whole, size_t m, size_t w, size_t k,
-                      size_t panels, double a_s, double b_s, double all_s);
+                      size_t panels, double a_seconds);
 
 /* Width of the side-by-side panels of a product (C of type c, A or B
    real where real_a, real_b, as gt_plan_mixed) that gt_panel_width leaves
