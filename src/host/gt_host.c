@@ -15,7 +15,6 @@
    buffers, the first panel, the other panels, the trace, the abort.  */
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,9 +55,7 @@ typedef struct
   gt_plan plan_full, plan_tail, plan_last; /* of those widths */
   size_t kc;                    /* panel 0's pieces of k (0: one pass) */
   gt_plan piece_plan, piece_last;
-  size_t rows;                  /* or its blocks of rows of A (0: none), */
-  size_t head, head_w;          /* which cover the first head panels, their
-                                   first head_w columns (else 1 and w) */
+  size_t rows;                  /* or its blocks of rows of A (0: none) */
   gt_plan rows_plan, rows_last;
   size_t a_bytes, b_bytes, c_bytes, work;
   size_t planes_bytes, planes_ld;   /* A's planes (complex products) */
@@ -187,43 +184,17 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
   return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
 }
 
-/* Columns [*j0, *j1) of panel p.  */
-static void
-panel_cols (const gt_call *c, size_t p, size_t *j0, size_t *j1)
-{
-  const int tail = p >= c->full_panels;
-  *j0 = tail ? c->full_panels * c->w + (p - c->full_panels) * c->tail_w
-             : p * c->w;
-  const size_t w = tail ? c->tail_w : c->w;
-  *j1 = *j0 + w < c->n ? *j0 + w : c->n;
-}
-
-/* The copies in of A, in seconds, at the rate the host's copies into the
-   slots reach on Hopper hosts (bench/RESULTS.md: 45-50 GB/s in the
-   traces of complex products from 4096^3 up).  */
-#define GT_STAGE_RATE 45e9
-
-/* The plans of first_panel_in_rows' blocks (over the head panels:
-   gt_panel_head), the scratch they need, and their planes of A, which go
-   where A's are made after them.  */
+/* The plans of first_panel_in_rows' blocks, the scratch they need, and
+   their planes of A, which go where A's are made after them.  */
 static void
 rows_layout (gt_call *c)
 {
   const size_t last = last_part (c->m, c->rows);
-  size_t j0;
-  c->head = getenv ("GPU_TILED_HEAD_OFF") ? 1 /* EXPERIMENT */
-            : gt_panel_head (&c->plan_full, c->m, c->w, c->k, c->panels,
-                           (double) (c->m * c->k * c->hs_a) / GT_STAGE_RATE);
-  panel_cols (c, c->head - 1, &j0, &c->head_w);
-  c->rows_plan = gt_plan_panel (&c->plan_full, c->rows, c->head_w, c->k,
-                                c->tile);
-  c->rows_last = gt_plan_panel (&c->plan_full, last, c->head_w, c->k,
-                                c->tile);
+  c->rows_plan = gt_plan_panel (&c->plan_full, c->rows, c->w, c->k, c->tile);
+  c->rows_last = gt_plan_panel (&c->plan_full, last, c->w, c->k, c->tile);
   if (c->rows_plan.kernel == 0 || c->rows_last.kernel == 0)
     {
       c->rows = 0;
-      c->head = 1;
-      c->head_w = c->w;
       return;
     }
   c->work = larger (c->work, larger (c->rows_plan.work_bytes,
@@ -309,8 +280,6 @@ call_layout (const gt_context *ctx, gt_call *c)
   c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
   c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
   c->rows = first_panel_rows (ctx, c);
-  c->head = 1;
-  c->head_w = c->w;
   if (c->rows)
     rows_layout (c);
   if (defers_checks (c))
@@ -661,7 +630,7 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
                      gt_interrupt_fn interrupted)
 {
   gt_status st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                                  c->hlb, c->k, 0, c->head_w, interrupted);
+                                  c->hlb, c->k, 0, c->w, interrupted);
   for (size_t r0 = 0, i = 0; st == GT_OK && r0 < c->m; r0 += c->rows, i++)
     {
       const size_t r1 = r0 + c->rows < c->m ? r0 + c->rows : c->m, h = r1 - r0;
@@ -671,7 +640,7 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
         return st;
       const gt_plan *pp = h == c->rows ? &c->rows_plan : &c->rows_last;
       gt_gemm_args g = { c->dA + r0 * c->es_a, c->lda, c->dB, c->ldb,
-                         c->dC + r0 * c->es, c->m, h, c->head_w, c->k, c->dW,
+                         c->dC + r0 * c->es, c->m, h, c->w, c->k, c->dW,
                          c->dK, 0 };
       cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
       if (err == cudaSuccess)
@@ -681,11 +650,10 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "running the kernel");
     }
-  cudaError_t err = cudaSuccess;
-  for (size_t p = 0; st == GT_OK && err == cudaSuccess && p < c->head; p++)
-    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
-  return st != GT_OK ? st : err == cudaSuccess ? GT_OK
-                          : gt_fail_cuda (err, "running the kernel");
+  if (st != GT_OK)
+    return st;
+  cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
+  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
 /* A's planes for the panels after the first, once all of A is there
@@ -702,6 +670,17 @@ planes_of_a (gt_context *ctx, gt_call *c)
     err = prepare_planes (ctx, c, c->dA, &g);
   return err == cudaSuccess ? GT_OK
                             : gt_fail_cuda (err, "making the planes of A");
+}
+
+/* Columns [*j0, *j1) of panel p.  */
+static void
+panel_cols (const gt_call *c, size_t p, size_t *j0, size_t *j1)
+{
+  const int tail = p >= c->full_panels;
+  *j0 = tail ? c->full_panels * c->w + (p - c->full_panels) * c->tail_w
+             : p * c->w;
+  const size_t w = tail ? c->tail_w : c->w;
+  *j1 = *j0 + w < c->n ? *j0 + w : c->n;
 }
 
 /* The plan of a panel of w columns.  */
@@ -872,9 +851,8 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
         st = upload_panel (ctx, c, sg, p + 1, interrupted);
       if (st == GT_OK)
         st = run_panel (ctx, c, sg, p, p_first, &timer);
-      /* the first time, every panel of the head (first_panel_in_rows) */
-      for (size_t q = p == p_first ? 0 : p - 1; st == GT_OK && q < p; q++)
-        st = download_panel (ctx, c, sg, q);
+      if (st == GT_OK && p > 0)
+        st = download_panel (ctx, c, sg, p - 1);
     }
   if (st == GT_OK)
     st = download_panel (ctx, c, sg, c->panels - 1);
@@ -897,7 +875,7 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            "panels' launches %.3f ms; the panels run whole on the GPU "
            "%.3f ms of %.3f), "
            "%zu panels (%zu side by side), first in pieces of k = %zu or "
-           "blocks of %zu rows (over %zu panels), %d + %d threads\n",
+           "blocks of %zu rows, %d + %d threads\n",
            gt_type_name (c->type), c->m, c->k, c->n,
            1e3 * (t_end - t_start), 1e3 * (t_setup - t_start),
            1e3 * (t_buffers - t_start), 1e3 * sg->t_in,
@@ -906,7 +884,7 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            sg->t_out > 0 ? gb * sg->bytes_out / sg->t_out : 0.0,
            1e3 * sg->t_fault, 1e3 * sg->t_wait, 1e3 * sg->t_launch,
            1e3 * sg->gpu_panels, 1e3 * sg->gpu_span,
-           c->panels, c->side, c->kc, c->rows, c->head,
+           c->panels, c->side, c->kc, c->rows,
            sg->threads, sg->prefaulting);
 }
 
@@ -959,7 +937,7 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
       st = first_panel_in_rows (ctx, c, sg, interrupted);
       if (st == GT_OK && c->panels > 1)
         st = planes_of_a (ctx, c);
-      p_first = c->head;
+      p_first = 1;
     }
   else if (st == GT_OK)
     {

@@ -525,42 +525,6 @@ gt_panel_rows (const gt_plan *whole, size_t m)
   return m >= 2 * tm && h < m ? h : 0;
 }
 
-/* Seconds of the real products of one panel (m x w x k) of a complex
-   plan p, by the cost model of its kernel's row: Gauss's three, or the
-   four (or two) in one; HUGE_VAL where the row has none.  */
-static double
-complex_panel_seconds (const gt_plan *p, size_t m, size_t w, size_t k)
-{
-  const gt_kernel_row *row = gt_registry_row (p->kernel);
-  if (!row || !row->propose)
-    return HUGE_VAL;
-  gt_plan q = gt_plan_make (gt_type_real (p->type), p->kernel);
-  const size_t m2 = p->complex_a ? 2 * m : m;
-  const size_t k2 = p->complex_a && p->complex_b ? 2 * k : k;
-  const size_t w2 = p->complex_a ? w : 2 * w;
-  const double cost = p->three ? 3.0 * row->propose (&q, m, w, k, 0)
-                               : row->propose (&q, m2, w2, k2, 0);
-  return cost * gt_cost_seconds (0);
-}
-
-/* The first panel in blocks of rows is 1/panels of the product: while
-   the rest of A arrives the GPU had little else to do (complex single
-   4096^3: the first 5 ms of 13, bench/RESULTS.md, "A head of panels").
-   Each further panel in the head costs its part of B before the first
-   block can start, and saves its product's time once A is there.  */
-extern "C" size_t
-gt_panel_head (const gt_plan *whole, size_t m, size_t w, size_t k,
-               size_t panels, double a_seconds)
-{
-  if (panels < 3 || !(whole->complex_a || whole->complex_b))
-    return 1;
-  const double t = (double) panels * complex_panel_seconds (whole, m, w, k);
-  if (!(t > 0 && t < HUGE_VAL))
-    return 1;
-  const double h = floor (panels * a_seconds / t + 0.5);
-  return h < 1 ? 1 : h > (double) (panels - 1) ? panels - 1 : (size_t) h;
-}
-
 /* A product under 64 MiB fills few of the SMs (1024^3 single: 64 tiles
    of 128 x 128 on 132 SMs), so a panel of a quarter of its columns takes
    about as long as the whole: panels queued on one stream added up, while

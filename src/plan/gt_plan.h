@@ -210,14 +210,6 @@ size_t gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last,
    for all of A and its planes before their first kernel); 0 where not.  */
 size_t gt_panel_rows (const gt_plan *whole, size_t m);
 
-/* How many of the first panels (of `panels`, w columns each, whole: the
-   plan of one) go together in blocks of rows while A arrives, where the
-   first panel goes in blocks of rows (gt_panel_rows): as many as the
-   GPU has work for in the a_seconds that A's copies take, by the cost
-   model of whole's kernel; 1 to panels - 1.  */
-size_t gt_panel_head (const gt_plan *whole, size_t m, size_t w, size_t k,
-                      size_t panels, double a_seconds);
-
 /* Width of the side-by-side panels of a product (C of type c, A or B
    real where real_a, real_b, as gt_plan_mixed) that gt_panel_width leaves
    in one panel: about n / parts in whole column tiles, for kernels that
