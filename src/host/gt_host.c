@@ -15,6 +15,7 @@
    buffers, the first panel, the other panels, the trace, the abort.  */
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -787,16 +788,55 @@ side_join (gt_context *ctx, const gt_call *c, int to_comp)
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "ordering streams");
 }
 
+/* The next panel of B in, as host work the plan may do while it waits on
+   the GPU (gt_gemm_args.idle), or after the launch.  */
+typedef struct
+{
+  gt_context *ctx;
+  const gt_call *c;
+  gt_stager *sg;
+  size_t p;                     /* the panel (none: c->panels) */
+  gt_interrupt_fn interrupted;
+  int done;
+  gt_status st;
+  double seconds;               /* spent inside the launch */
+} next_upload;
+
+static void
+upload_next (void *arg)
+{
+  next_upload *u = (next_upload *) arg;
+  if (u->done)
+    return;
+  u->done = 1;
+  if (u->p < u->c->panels)
+    u->st = upload_panel (u->ctx, u->c, u->sg, u->p, u->interrupted);
+}
+
+static void
+upload_while_waiting (void *arg)
+{
+  const double t0 = gt_now ();
+  upload_next (arg);
+  ((next_upload *) arg)->seconds += gt_now () - t0;
+}
+
 /* Panel p's product queued on its stream once its panel of B is there,
    keeping what kernel 11 made of A where the panel before ran the same
-   way (gt_gemm_args.a_kept).  */
+   way (gt_gemm_args.a_kept); next: the next panel's copies in, which a
+   launch that waits for the GPU (kernel 11's scans) does meanwhile.  */
 static gt_status
 run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
-           size_t p_first, panel_timer *timer)
+           size_t p_first, panel_timer *timer, next_upload *next)
 {
   size_t j0, j1, b0, b1;
   panel_cols (c, p, &j0, &j1);
   gt_gemm_args g = device_block (c, j0, j1 - j0, 0, c->k);
+  if (next)
+    {
+      g.idle = upload_while_waiting;
+      g.idle_arg = next;
+    }
   if (c->side)
     g.work = (char *) c->dW + p % c->side * c->work_one;
   else if (p > p_first)
@@ -813,7 +853,7 @@ run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
     err = gt_gemm_run (panel_plan (c, j1 - j0), &g, s);
   gt_mark_end (sg, mk, s);
   timer_mark (timer, s, p, 1);
-  sg->t_launch += gt_now () - t0;
+  sg->t_launch += gt_now () - t0 - (next ? next->seconds : 0);
   if (err == cudaSuccess)
     err = cudaEventRecord (ctx->panel_out[p], s);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
@@ -831,10 +871,10 @@ download_panel (const gt_context *ctx, const gt_call *c, gt_stager *sg,
 }
 
 /* Panels p_first.. (A already sent): each panel of B in one panel ahead
-   of its kernel (a kernel whose launch waits for the GPU, as kernel 11's
-   does for its scan's choice, then waits with the next panel's host
-   copies done and its transfer under way), the kernel, and the panel
-   before it out; then the last panel out.  */
+   of its kernel: the kernel queued, the next panel's copies in (during
+   the launch where it waits for the GPU, as kernel 11's does for its
+   scans' choice), and the panel before it out; then the last panel
+   out.  */
 static gt_status
 other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
               size_t p_first, gt_interrupt_fn interrupted)
@@ -845,12 +885,19 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
     st = side_join (ctx, c, 0);
   panel_timer timer;
   timer_begin (&timer, ctx, p_first, c->panels);
+  const int old_order = getenv ("GPU_TILED_EXP_OLD_ORDER") != NULL; /* EXP */
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
-      if (p + 1 < c->panels)
-        st = upload_panel (ctx, c, sg, p + 1, interrupted);
+      next_upload next = { ctx, c, sg, p + 1, interrupted, 0, GT_OK, 0 };
+      if (old_order)
+        upload_next (&next);
+      st = next.st;
       if (st == GT_OK)
-        st = run_panel (ctx, c, sg, p, p_first, &timer);
+        st = run_panel (ctx, c, sg, p, p_first, &timer, &next);
+      if (st == GT_OK)
+        upload_next (&next);   /* where the launch did not */
+      if (st == GT_OK)
+        st = next.st;
       if (st == GT_OK && p > 0)
         st = download_panel (ctx, c, sg, p - 1);
     }

@@ -355,6 +355,10 @@ scan_all (const gt_gemm_args *g, k11_product *o, int count, cudaStream_t s)
     err = gt_oz_slice_chosen (&o[0].w, (const float *) g[0].A, g[0].lda,
                               (const float *) g[0].B, g[0].ldb, o[0].a_have,
                               s);
+  /* the caller's host work while the GPU scans (the next panel's copies
+     in: bench/RESULTS.md, "The host's work beside kernel 11's wait") */
+  if (err == cudaSuccess && g[0].idle)
+    g[0].idle (g[0].idle_arg);
   /* (after an error the copies into the pinned words may still be under
      way: harmless, the words are only read here) */
   if (err == cudaSuccess)

@@ -130,6 +130,12 @@ typedef struct
      each one of A's parts and one of B's scan parts (gt_k11_place_bytes
      each).  */
   int a_slot, a_slots;
+  /* Host work to do while the run waits on the device (kernel 11 waits
+     there for its scans' choice of moduli): called at most once, just
+     before that wait, with idle_arg; NULL: none.  A caller that gives it
+     does the work itself where it was not called.  */
+  void (*idle) (void *arg);
+  void *idle_arg;
 } gt_gemm_args;
 #define GT_A_SLOTS 3
 

@@ -143,9 +143,11 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
         (const char *) a->A + (size_t) j * a->k * a->lda * es, a->lda,
         bp + (size_t) j * a->n * ldb * es, ldb,
         pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
-        base + w_off, NULL, a->a_kept, j, 3 };
+        base + w_off, NULL, a->a_kept, j, 3, NULL, NULL };
       g[j] = gj;
     }
+  g[0].idle = a->idle;
+  g[0].idle_arg = a->idle_arg;
   /* kernel 11's three wait once for their scans, not once each */
   const int together = k11_alone (&rp);
   if (together)
@@ -178,7 +180,8 @@ run_planes (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   char *w = (char *) a->work;
   const size_t es = gt_type_size (r);
   gt_gemm_args g = { a->A, a->lda, a->B, a->ldb, NULL, gt_ld_16 (es, m2),
-                     m2, n2, k2, NULL, NULL, a->a_kept };
+                     m2, n2, k2, NULL, NULL, a->a_kept, 0, 0, a->idle,
+                     a->idle_arg };
   cudaError_t err = cudaSuccess;
   if (cb)
     {
