@@ -46,7 +46,7 @@
 ## @itemx devices
 ## @itemx devices_used
 ## the CUDA devices the driver shows; a struct array with the fields above
-## (@code{usable} to @code{cached_pinned_memory}) for each of them; and the
+## (@code{usable} to @code{side_products}) for each of them; and the
 ## ordinals that products are split over (@code{gpu_tiled_devices}).
 ## @item crossover
 ## one element per class of result (@code{class}: single, double, complex
@@ -123,7 +123,7 @@ function s = gpu_tiled_info ()
           strtrim (sprintf ("%d ", info.devices_used)));
   for x = info.crossover
     if (x.measured)
-      printf ("  %s: products up to about %.0f^3 run on the CPU (%d so far)\n",
+      printf ("  %s: products below about %.0f^3 run on the CPU (%d so far)\n",
               x.class, x.square_n, x.host_products);
     endif
   endfor

@@ -161,7 +161,8 @@ typedef struct
   double gpu_s[GT_CROSSOVER_POINTS];   /* (medians) */
   double host_fixed_s, host_flops_per_s;   /* host: at the smallest, and */
   double gpu_fixed_s, gpu_bytes_per_s;     /* the rate beyond the largest */
-  double square_n;            /* n x n x n products below run on the host */
+  double square_n;            /* the first square size the lines do not
+                                 send to the host */
   unsigned long long host_products;        /* sent to the host so far */
 } gt_crossover_info;
 

@@ -280,7 +280,8 @@ ctx_destroy_handles (gt_context *c)
   cudaGetLastError ();
 }
 
-/* A failure partway leaves nothing made: the next call sets up anew.  */
+/* A failure partway leaves no stream or event made (the helper threads
+   stay, as after a reset of a lost device): the next call sets up anew.  */
 static gt_status
 ctx_setup (gt_context *c)
 {

@@ -73,7 +73,8 @@ median (double *t)
         t[j] = t[j - 1];
         t[j - 1] = x;
       }
-  return t[TIMED_CALLS / 2];
+  /* never 0: the lines' rates divide by times */
+  return t[TIMED_CALLS / 2] > 1e-9 ? t[TIMED_CALLS / 2] : 1e-9;
 }
 
 /* Seconds of a whole n x n x n call of type c on the GPU (median), or a
@@ -125,6 +126,17 @@ host_seconds (gt_type c, size_t n, gt_host_timer timer, void *arg)
   return median (t + WARM_CALLS);
 }
 
+/* Seconds per unit of x past the last of the measured points (x
+   ascending, t their times): the last segment's, or where timing noise
+   made it fall, the last point's from zero.  */
+static double
+beyond (const double *x, const double *t)
+{
+  const int last = GT_CROSSOVER_POINTS - 1;
+  const double dt = t[last] - t[last - 1];
+  return dt > 0 ? dt / (x[last] - x[last - 1]) : t[last] / x[last];
+}
+
 /* Time at v on the line through the measured points (x ascending, t
    their times): between two points, the straight line through them; past
    the last, the last segment's rate (or, where timing noise made it fall,
@@ -135,12 +147,12 @@ through (const double *x, const double *t, double v)
   const int last = GT_CROSSOVER_POINTS - 1;
   if (v <= x[0])
     return t[0];
+  if (v > x[last])
+    return t[last] + (v - x[last]) * beyond (x, t);
   int j = 0;
-  while (j < last - 1 && v > x[j + 1])
+  while (v > x[j + 1])
     j++;
-  const double dx = x[j + 1] - x[j], dt = t[j + 1] - t[j];
-  const double slope = v <= x[last] || dt > 0 ? dt / dx : t[last] / x[last];
-  return t[j] + (v - x[j]) * slope;
+  return t[j] + (v - x[j]) * (t[j + 1] - t[j]) / (x[j + 1] - x[j]);
 }
 
 static double
@@ -172,39 +184,38 @@ square_crossing (const crossover *x, gt_type c)
    spinning by a host product, had slowed the GPU's calls at the next size
    twofold (complex 96^3: bench/RESULTS.md, "The crossover from a
    table"), and the host's side is timed with the copy helpers at rest.
-   State -1 where a point cannot be measured (the GPU: the call itself
-   will say why; or the timer failed).  */
+   State -1, and nothing of it kept, where a point cannot be measured
+   (the GPU: the call itself will say why; or the timer failed).  */
 static void
 measure (gt_type c, gt_host_timer timer, void *arg)
 {
-  crossover *x = &xo[c];
-  x->state = -1;
+  crossover y;
+  memset (&y, 0, sizeof y);
   const double es = (double) gt_type_size (c);
+  gt_crossover_info *i = &y.info;
+  xo[c].state = -1;
   for (int p = 0; p < GT_CROSSOVER_POINTS; p++)
     {
       const double n = sizes[p];
-      x->info.sizes[p] = n;
-      x->flops[p] = gt_flops (c, n, n, n);
-      x->bytes[p] = 3 * n * n * es;
-      if ((x->info.gpu_s[p] = gpu_seconds (c, (size_t) n)) < 0)
+      i->sizes[p] = n;
+      y.flops[p] = gt_flops (c, n, n, n);
+      y.bytes[p] = 3 * n * n * es;
+      if ((i->gpu_s[p] = gpu_seconds (c, (size_t) n)) < 0)
         return;
     }
   gt_ctx_rest_helpers ();   /* the GPU's copy helpers off the cores */
   for (int p = 0; p < GT_CROSSOVER_POINTS; p++)
-    if ((x->info.host_s[p] = host_seconds (c, (size_t) sizes[p], timer,
-                                           arg)) < 0)
+    if ((i->host_s[p] = host_seconds (c, (size_t) sizes[p], timer, arg))
+        < 0)
       return;
-  gt_crossover_info *i = &x->info;
-  const int last = GT_CROSSOVER_POINTS - 1;
   i->host_fixed_s = i->host_s[0];
-  i->host_flops_per_s = x->flops[last]
-                        / (host_line (x, 2 * x->flops[last]) - i->host_s[last]);
+  i->host_flops_per_s = 1 / beyond (y.flops, i->host_s);
   i->gpu_fixed_s = i->gpu_s[0];
-  i->gpu_bytes_per_s = x->bytes[last]
-                       / (gpu_line (x, 2 * x->bytes[last]) - i->gpu_s[last]);
-  i->square_n = square_crossing (x, c);
+  i->gpu_bytes_per_s = 1 / beyond (y.bytes, i->gpu_s);
+  i->square_n = square_crossing (&y, c);
   i->measured = 1;
-  x->state = 1;
+  y.state = 1;
+  xo[c] = y;
 }
 
 int

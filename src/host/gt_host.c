@@ -15,7 +15,6 @@
    buffers, the first panel, the other panels, the trace, the abort.  */
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -871,10 +870,11 @@ download_panel (const gt_context *ctx, const gt_call *c, gt_stager *sg,
 }
 
 /* Panels p_first.. (A already sent): each panel of B in one panel ahead
-   of its kernel: the kernel queued, the next panel's copies in (during
-   the launch where it waits for the GPU, as kernel 11's does for its
-   scans' choice), and the panel before it out; then the last panel
-   out.  */
+   of its kernel, then the kernel, and the panel before it out; then the
+   last panel out.  Where the kernel's launch waits for the GPU (kernel
+   11, for its scans' choice) the next panel's copies in go during that
+   wait instead (bench/RESULTS.md, "The host's work beside kernel 11's
+   wait").  */
 static gt_status
 other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
               size_t p_first, gt_interrupt_fn interrupted)
@@ -885,11 +885,12 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
     st = side_join (ctx, c, 0);
   panel_timer timer;
   timer_begin (&timer, ctx, p_first, c->panels);
-  const int old_order = getenv ("GPU_TILED_EXP_OLD_ORDER") != NULL; /* EXP */
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
       next_upload next = { ctx, c, sg, p + 1, interrupted, 0, GT_OK, 0 };
-      if (old_order)
+      size_t j0, j1;
+      panel_cols (c, p, &j0, &j1);
+      if (!gt_plan_waits (panel_plan (c, j1 - j0)))
         upload_next (&next);
       st = next.st;
       if (st == GT_OK)

@@ -253,6 +253,10 @@ int gt_plan_pieces_alike (const gt_plan *whole);
    splits and joins of B and C use scratch of their own; a run of the
    four products in one drops what the three kept).  */
 int gt_plan_keeps_a (const gt_plan *p);
+/* Nonzero where a run of p waits on the device before it has queued all
+   of its work (kernel 11, for its scans' choice of moduli), and calls
+   gt_gemm_args.idle there.  */
+int gt_plan_waits (const gt_plan *p);
 gt_plan gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc);
 cudaError_t gt_gemm_piece (const gt_plan *p, int first, int last,
                            const gt_gemm_args *a, cudaStream_t s);

@@ -234,6 +234,12 @@ gt_plan_pieces_alike (const gt_plan *whole)
 }
 
 extern "C" int
+gt_plan_waits (const gt_plan *p)
+{
+  return p->kernel == GT_K11_OZAKI;
+}
+
+extern "C" int
 gt_plan_keeps_a (const gt_plan *p)
 {
   return k11_alone (p);
