@@ -46,6 +46,29 @@ else
   c_skipped=1
 fi
 
+# The crossover's lines against modelled sides (no GPU; the library's
+# headers need the CUDA runtime's, CUDA_INC).
+src_dir="$here/../src"
+if ${CC:-cc} -O2 -std=gnu11 -I"$src_dir" -I"$src_dir/host" -I"$src_dir/plan" \
+     -I"${CUDA_INC:-/usr/local/cuda/include}" -o "$scratch/test_crossover" \
+     "$here/test_crossover.c" "$src_dir/host/gt_crossover.c" -lm \
+     2> "$scratch/cc2.log"; then
+  "$scratch/test_crossover" > "$scratch/crossover.log" 2>&1 || true
+  sed -e '$d' -e 's/^  /test_crossover: /' "$scratch/crossover.log"
+  x_passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$scratch/crossover.log")
+  x_failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$scratch/crossover.log")
+  if [ -n "$x_passed" ]; then
+    c_passed=$((c_passed + x_passed))
+    c_failed=$((c_failed + x_failed))
+  else
+    cat "$scratch/crossover.log"
+    c_failed=$((c_failed + 1))
+  fi
+else
+  echo "test_crossover: skipped, it does not build here:"; cat "$scratch/cc2.log"
+  c_skipped=$((c_skipped + 1))
+fi
+
 # gt_mtimes_device from C (TEST_DEVICE: the program make check built; it
 # skips, saying why, without a usable GPU).
 if [ -n "${TEST_DEVICE:-}" ]; then

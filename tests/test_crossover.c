@@ -1,0 +1,267 @@
+/* test_crossover.c -- tests of the crossover between the host's product
+   and the GPU (src/host/gt_crossover.c) against sides whose times are
+   known: a GPU and a host product modelled on a virtual clock, linked in
+   place of the library's.  They need no GPU.  Prints "N passed, N
+   failed".  */
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "gpu_tiled.h"
+#include "gt_context.h"
+#include "gt_options.h"
+#include "gt_product.h"
+#include "gt_stage.h"
+
+static int passed, failed;
+
+static void
+check (int ok, const char *what)
+{
+  printf ("  %-58s %s\n", what, ok ? "ok" : "FAILED");
+  if (ok)
+    passed++;
+  else
+    failed++;
+}
+
+/* ---- the sides, as models ---- */
+
+static double now_s;          /* the virtual clock */
+static int gpu_fails_at;      /* a square size whose GPU call fails */
+static int crossover_off;
+/* the GPU: fixed + bytes / rate, and at 256^3 (drop_256) a time below
+   the one at 192^3, as timing noise can make it */
+static double gpu_fixed = 20e-6, gpu_rate = 20e9;
+static int drop_256;
+/* the host: one rate up to 64^3, a faster one past it (OpenBLAS's
+   threads), shifted by host_shift there */
+static double host_fixed = 1e-6, host_rate1 = 30e9, host_rate2 = 60e9;
+static double host_shift;
+
+static double
+gpu_model (gt_type c, size_t m, size_t n, size_t k)
+{
+  const double es = (double) gt_type_size (c);
+  const double bytes = es * ((double) m * k + (double) k * n
+                             + (double) m * n);
+  double t = gpu_fixed + bytes / gpu_rate;
+  if (drop_256 && m == 256 && n == 256 && k == 256)
+    t = gpu_model (c, 192, 192, 192) * 0.9;
+  return t;
+}
+
+static double
+host_model (gt_type c, size_t m, size_t n, size_t k)
+{
+  const double f = gt_flops (c, m, n, k), f64 = gt_flops (c, 64, 64, 64);
+  return f <= f64 ? host_fixed + f / host_rate1
+                  : host_fixed + f64 / host_rate1 + (f - f64) / host_rate2
+                    + host_shift;
+}
+
+/* The library's functions that gt_crossover.c calls.  */
+double
+gt_now (void)
+{
+  return now_s;
+}
+
+double
+gt_flops (gt_type c, size_t m, size_t n, size_t k)
+{
+  const double f = 2.0 * m * n * k;
+  return c == GT_COMPLEX_SINGLE || c == GT_COMPLEX_DOUBLE ? 4 * f : f;
+}
+
+size_t
+gt_type_size (gt_type t)
+{
+  static const size_t size[] = { 4, 8, 8, 16 };
+  return (unsigned) t < 4 ? size[t] : 0;
+}
+
+void
+gt_ctx_rest_helpers (void)
+{
+}
+
+int
+gt_option_crossover_off (void)
+{
+  return crossover_off;
+}
+
+gt_status
+gt_mtimes_host (gt_type c, gt_operand A, gt_operand B, void *C, size_t m,
+                size_t n, size_t k, int tile, int device,
+                gt_interrupt_fn interrupted)
+{
+  (void) A, (void) B, (void) C, (void) tile, (void) device;
+  (void) interrupted;
+  if ((int) n == gpu_fails_at)
+    return GT_ERR_CUDA;
+  now_s += gpu_model (c, m, n, k);
+  return GT_OK;
+}
+
+static double
+timer (gt_type c, size_t n, void *arg)
+{
+  (void) arg;
+  return host_model (c, n, n, n);
+}
+
+/* ---- the tests ---- */
+
+static void
+reset (void)
+{
+  gt_crossover_forget ();
+  gpu_fails_at = 0;
+  crossover_off = 0;
+  drop_256 = 0;
+  host_shift = 0;
+}
+
+/* Products of every type, square and not, on both sides of the
+   crossover: each where its model is faster, where the two differ by
+   more than a fifth (the lines are straight between measured sizes).  */
+static void
+test_decisions (void)
+{
+  reset ();
+  static const size_t shapes[][3] = {
+    { 8, 8, 8 }, { 30, 20, 40 }, { 48, 48, 48 }, { 64, 64, 64 },
+    { 80, 70, 90 }, { 100, 100, 100 }, { 150, 40, 200 }, { 200, 200, 200 },
+    { 300, 300, 300 }, { 1000, 16, 16 }, { 16, 1000, 16 }, { 600, 600, 9 }
+  };
+  int wrong = 0, compared = 0, host = 0;
+  for (int c = 0; c < GT_TYPE_COUNT; c++)
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+      {
+        const size_t m = shapes[i][0], k = shapes[i][1], n = shapes[i][2];
+        const double h = host_model (c, m, n, k), g = gpu_model (c, m, n, k);
+        const int on_host = gt_runs_on_host (c, c, c, m, n, k, timer, NULL);
+        if (fabs (h - g) < 0.2 * (h < g ? h : g))
+          continue;
+        compared++;
+        wrong += on_host != (h < g);
+        host += on_host;
+      }
+  printf ("    %d of %d products compared went to the host\n", host,
+          compared);
+  check (compared > 20 && wrong == 0 && host > 0 && host < compared,
+         "each product goes to the faster side");
+}
+
+/* What gpu_tiled_info reports: the sizes and both sides' times there,
+   the fixed costs, the rate past 256^3, a square crossover between two
+   measured sizes.  */
+static void
+test_info (void)
+{
+  reset ();
+  gt_runs_on_host (GT_DOUBLE, GT_DOUBLE, GT_DOUBLE, 4, 4, 4, timer, NULL);
+  gt_crossover_info i;
+  gt_crossover_get (GT_DOUBLE, &i);
+  int ok = i.measured == 1 && i.sizes[0] == 4
+           && i.sizes[GT_CROSSOVER_POINTS - 1] == 256;
+  for (int p = 0; ok && p < GT_CROSSOVER_POINTS; p++)
+    {
+      const size_t n = (size_t) i.sizes[p];
+      ok = (p == 0 || i.sizes[p] > i.sizes[p - 1])
+           && fabs (i.host_s[p] - host_model (GT_DOUBLE, n, n, n)) < 1e-12
+           && fabs (i.gpu_s[p] - gpu_model (GT_DOUBLE, n, n, n)) < 1e-12;
+    }
+  check (ok, "the points measured are the sides' times");
+  check (fabs (i.host_fixed_s - host_model (GT_DOUBLE, 4, 4, 4)) < 1e-12
+         && fabs (i.gpu_fixed_s - gpu_model (GT_DOUBLE, 4, 4, 4)) < 1e-12
+         && fabs (i.host_flops_per_s / host_rate2 - 1) < 1e-9
+         && fabs (i.gpu_bytes_per_s / gpu_rate - 1) < 1e-9,
+         "fixed costs at 4^3 and the rates past 256^3");
+  const double n = i.square_n;
+  check (n > 4 && n < 256
+         && host_model (GT_DOUBLE, n - 1, n - 1, n - 1)
+            < gpu_model (GT_DOUBLE, n - 1, n - 1, n - 1) * 1.2
+         && host_model (GT_DOUBLE, n + 1, n + 1, n + 1) * 1.2
+            > gpu_model (GT_DOUBLE, n + 1, n + 1, n + 1),
+         "the square crossover sits where the sides cross");
+}
+
+/* A GPU line whose last segment falls goes on from its last point at
+   that point's rate from zero (it had gone on from the point before).
+   The host's line past 256^3 is exact (one straight line there), and its
+   time for the product sits between the two readings of the GPU's.  */
+static void
+test_falling_last_segment (void)
+{
+  reset ();
+  drop_256 = 1;
+  const gt_type c = GT_SINGLE;
+  const double es = 4, x6 = 3 * 192.0 * 192 * es, x7 = 3 * 256.0 * 256 * es;
+  const double t6 = gpu_model (c, 192, 192, 192);
+  const double t7 = gpu_model (c, 256, 256, 256);
+  const size_t n = 400;
+  const double v = 3.0 * n * n * es;
+  const double right = t7 * v / x7, wrong = t6 + (v - x6) * t7 / x7;
+  /* the host's line through 192 and 256 (and past) meets mid at n */
+  const double mid = 0.5 * (right + wrong);
+  const double f = gt_flops (c, n, n, n), f64 = gt_flops (c, 64, 64, 64);
+  const double save_rate2 = host_rate2;
+  host_rate2 = 1e13;
+  host_shift = mid - (f - f64) / host_rate2 - host_fixed - f64 / host_rate1;
+  gt_runs_on_host (c, c, c, 4, 4, 4, timer, NULL);
+  gt_crossover_info i;
+  gt_crossover_get (c, &i);
+  check (fabs (i.gpu_bytes_per_s / (x7 / t7) - 1) < 1e-9,
+         "falling last segment: the rate of the last point");
+  check (gt_runs_on_host (c, c, c, n, n, n, timer, NULL) == (mid < right),
+         "falling last segment: the line from the last point");
+  host_rate2 = save_rate2;
+  host_shift = 0;
+}
+
+/* A GPU call that fails while measuring: every product of that type to
+   the GPU (whose call then says why), and nothing of the measurement
+   kept; the option off: every product to the GPU; over 16 MiB: never
+   the host, however fast.  */
+static void
+test_off (void)
+{
+  reset ();
+  gpu_fails_at = 128;
+  gt_crossover_info i;
+  const int a = gt_runs_on_host (GT_SINGLE, GT_SINGLE, GT_SINGLE, 4, 4, 4,
+                                 timer, NULL);
+  gt_crossover_get (GT_SINGLE, &i);
+  int zeros = i.measured == 0 && i.square_n == 0;
+  for (int p = 0; p < GT_CROSSOVER_POINTS; p++)
+    zeros = zeros && i.sizes[p] == 0 && i.gpu_s[p] == 0;
+  check (a == 0 && zeros, "a failed measurement: GPU, nothing kept");
+  reset ();
+  crossover_off = 1;
+  check (!gt_runs_on_host (GT_DOUBLE, GT_DOUBLE, GT_DOUBLE, 4, 4, 4, timer,
+                           NULL),
+         "GPU_TILED_CROSSOVER=off: the GPU");
+  reset ();
+  const double save = host_rate2;
+  host_rate2 = 1e18;   /* a host far faster than any GPU */
+  check (gt_runs_on_host (GT_SINGLE, GT_SINGLE, GT_SINGLE, 1000, 1000, 1000,
+                          timer, NULL)
+         && !gt_runs_on_host (GT_SINGLE, GT_SINGLE, GT_SINGLE, 1200, 1200,
+                              1200, timer, NULL),
+         "over 16 MiB: the GPU, however fast the host");
+  host_rate2 = save;
+}
+
+int
+main (void)
+{
+  test_decisions ();
+  test_info ();
+  test_falling_last_segment ();
+  test_off ();
+  printf ("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
