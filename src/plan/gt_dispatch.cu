@@ -469,28 +469,10 @@ panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
    (bench/RESULTS.md, "Complex singles end to end"; not measured again
    since the panels keep A).  Real singles keep
    eighths: their first panel runs on kernel 9's pieces as A arrives.  */
-/* C tall and narrow goes in one panel: its blocks of rows of A
-   (gt_panel_rows) pipeline it, each block of C out while the next comes
-   in, where columns of 128 would each wait for all of A and send their
-   C out behind it (100000x256x256: bench/RESULTS.md, "Tall products by
-   blocks of rows").  Not on kernel 11, which has no blocks of rows.  */
-#define GT_TALL_MAX_N 1024
-#define GT_TALL_RATIO 32
-
-static int
-tall (gt_type type, size_t m, size_t n, size_t k, int tile)
-{
-  return tile == GT_TILE_DEFAULT && n <= GT_TALL_MAX_N
-         && m >= GT_TALL_RATIO * n
-         && gt_plan_for (type, m, n, k, tile, 0).kernel != GT_K11_OZAKI;
-}
-
 extern "C" size_t
 gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
                 size_t max_panels)
 {
-  if (tall (type, m, n, k, tile))
-    return n;
   const gt_type r = gt_type_real (type);
   if (r == type)
     return panel_width (r, m, n, k, tile, max_panels, 8);
