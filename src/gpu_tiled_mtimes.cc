@@ -1500,19 +1500,6 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! check_parts (A, B, C, [1:5, 990:1010, 2990:3001], "Inf and NaN in blocks of rows");
 
 %!testif ; gpu
-%! ## tall products in one panel go by blocks of rows of A, each block of
-%! ## C out while the next comes in: ragged last blocks, every tile, mixed
-%! ## and complex classes
-%! for s = {"single", "single", [70001 300 200];
-%!          "double", "double", [50003 257 131];
-%!          "double", "single", [40001 500 100];
-%!          "csingle", "csingle", [30001 200 150];
-%!          "single", "cdouble", [30001 300 97]}'
-%!   [ca, cb, d] = s{:};
-%!   check_pair (ca, cb, d(1), d(2), d(3));
-%! endfor
-
-%!testif ; gpu
 %! ## larger than the device memory allowed: blocks of whole columns of C
 %! ## (A sent again for each), or where A itself does not fit, bands of
 %! ## rows too; every class

@@ -55,9 +55,7 @@ typedef struct
   gt_plan plan_full, plan_tail, plan_last; /* of those widths */
   size_t kc;                    /* panel 0's pieces of k (0: one pass) */
   gt_plan piece_plan, piece_last;
-  size_t rows;                  /* or its blocks of rows of A (0: none), */
-  int rows_out;                 /* C's blocks of rows out as they are done
-                                   (a product in one panel) */
+  size_t rows;                  /* or its blocks of rows of A (0: none) */
   gt_plan rows_plan, rows_last;
   size_t a_bytes, b_bytes, c_bytes, work;
   size_t planes_bytes, planes_ld;   /* A's planes (complex products) */
@@ -181,11 +179,9 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
   if (c->kc || c->side || c->shared_a || c->total < GT_PIECES_ONE_PANEL_MIN
       || (ctx && ctx->opt.no_ksplit))
     return 0;
-  const size_t h = gt_panel_rows (&c->plan_full, c->m, c->panels);
-  /* a column of a block fits a slot (gt_stage_upload_rows), and of C's
-     where they go out by blocks (gt_stage_download_rows) */
-  return h * c->es_a <= GT_SLOT_BYTES
-         && (c->panels > 1 || h * c->es <= GT_SLOT_BYTES) ? h : 0;
+  const size_t h = gt_panel_rows (&c->plan_full, c->m);
+  /* a column of a block fits a slot (gt_stage_upload_rows) */
+  return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
 }
 
 /* The plans of first_panel_in_rows' blocks, the scratch they need, and
@@ -286,7 +282,6 @@ call_layout (const gt_context *ctx, gt_call *c)
   c->rows = first_panel_rows (ctx, c);
   if (c->rows)
     rows_layout (c);
-  c->rows_out = c->rows && c->panels == 1;
   if (defers_checks (c))
     c->work = round_up (c->work, 256) + 256;   /* the checks word last */
   c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);
@@ -624,25 +619,12 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
-/* Where a product in one panel goes by blocks of rows (c->rows_out):
-   the block of C of rows [r0, r1), block i, out once its product is
-   done.  */
-static gt_status
-block_out (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t i,
-           size_t r0, size_t r1)
-{
-  return gt_stage_download_rows (sg, c->C, c->hlc, c->dC, c->m, c->es, r0,
-                                 r1, 0, c->n,
-                                 ctx->panel_out[1 + i % (GT_MAX_PANELS - 1)]);
-}
-
 /* Panel 0 block by block of A's rows, as A arrives (see
    first_panel_rows): B's panel first, which every block needs, then each
    block of rows of A and its product; where A is complex, on the block's
    own planes, made where A's go (queued on ctx->comp before A's are
-   made, after the last block).  A product in one panel sends each block
-   of C out once the next block's product is queued (c->rows_out).
-   Events are reused as in first_panel_in_pieces.  */
+   made, after the last block).  Events are reused as in
+   first_panel_in_pieces.  */
 static gt_status
 first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
                      gt_interrupt_fn interrupted)
@@ -665,15 +647,8 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
         err = block_planes (ctx, c, pp, g.A, h, &g);
       if (err == cudaSuccess)
         err = gt_gemm_run (pp, &g, ctx->comp);
-      if (err == cudaSuccess && c->rows_out)
-        err = cudaEventRecord (ctx->panel_out[1 + i % (GT_MAX_PANELS - 1)],
-                               ctx->comp);
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "running the kernel");
-      if (c->rows_out && i > 0)
-        st = block_out (ctx, c, sg, i - 1, r0 - c->rows, r0);
-      if (c->rows_out && st == GT_OK && r1 == c->m)
-        st = block_out (ctx, c, sg, i, r0, r1);
     }
   if (st != GT_OK)
     return st;
@@ -927,7 +902,7 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
       if (st == GT_OK && p > 0)
         st = download_panel (ctx, c, sg, p - 1);
     }
-  if (st == GT_OK && !c->rows_out)   /* else out by blocks already */
+  if (st == GT_OK)
     st = download_panel (ctx, c, sg, c->panels - 1);
   if (st == GT_OK)
     st = side_join (ctx, c, 1);

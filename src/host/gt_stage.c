@@ -344,43 +344,6 @@ gt_stage_download (gt_stager *st, char *dst, size_t hld, const char *src,
 }
 
 gt_status
-gt_stage_download_rows (gt_stager *st, char *dst, size_t hld,
-                        const char *src, size_t ld, size_t es, size_t r0,
-                        size_t r1, size_t c_begin, size_t c_end,
-                        cudaEvent_t ready)
-{
-  const size_t h = r1 - r0;
-  const size_t per_slot = h ? GT_SLOT_BYTES / es / h : 0;
-  if (per_slot == 0)
-    return gt_fail (GT_ERR_ARG, "a column of a block of rows of C is "
-                    "larger than a staging slot");
-  cudaError_t err = cudaStreamWaitEvent (st->ctx->down, ready, 0);
-  if (err != cudaSuccess)
-    return gt_fail_cuda (err, "ordering streams");
-  for (size_t c = c_begin; c < c_end; c += per_slot)
-    {
-      const size_t nc = c_end - c < per_slot ? c_end - c : per_slot;
-      int s;
-      gt_status stt = slot_acquire (st, &s);
-      if (stt != GT_OK)
-        return stt;
-      const int md = gt_mark_begin (st, 'D', h * nc * es, st->ctx->down);
-      err = cudaMemcpy2DAsync (slot_ptr (st, s), h * es,
-                               src + (c * ld + r0) * es, ld * es, h * es, nc,
-                               cudaMemcpyDeviceToHost, st->ctx->down);
-      gt_mark_end (st, md, st->ctx->down);
-      if (err == cudaSuccess)
-        err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->down);
-      if (err != cudaSuccess)
-        return gt_fail_cuda (err, "copying from the device");
-      copy_job j = { dst + (c * hld + r0) * es, slot_ptr (st, s), hld, h, h,
-                     nc, es, 0, 1 };
-      st->out[s] = j;
-    }
-  return GT_OK;
-}
-
-gt_status
 gt_stage_drain (gt_stager *st)
 {
   /* In slot order from the oldest, so results land in issue order.  */

@@ -83,16 +83,6 @@ gt_status gt_stage_download (gt_stager *st, char *dst, size_t hld,
                              size_t c_begin, size_t c_end,
                              cudaEvent_t ready);
 
-/* Rows [r0, r1) of device columns [c_begin, c_end) of src (leading
-   dimension ld) back to the same rows of host dst (leading dimension
-   hld), once `ready` has happened on ctx->down: a block of rows of C.
-   Each slot takes whole columns of the block (a column must fit one),
-   which the copy engine gathers; the host side as gt_stage_download's.  */
-gt_status gt_stage_download_rows (gt_stager *st, char *dst, size_t hld,
-                                  const char *src, size_t ld, size_t es,
-                                  size_t r0, size_t r1, size_t c_begin,
-                                  size_t c_end, cudaEvent_t ready);
-
 /* The timeline (st->tl): begun on an idle stream, marks, printed and
    freed at the end.  gt_mark_begin returns the mark's index, or -1.  */
 void gt_timeline_begin (gt_stager *st);

@@ -513,11 +513,11 @@ gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last, size_t others,
 #define GT_ROW_BLOCKS 8
 
 extern "C" size_t
-gt_panel_rows (const gt_plan *whole, size_t m, size_t panels)
+gt_panel_rows (const gt_plan *whole, size_t m)
 {
   /* kernel 11 scans all of B's panel again in every run, which blocks
      of rows pay eight times over (bench/RESULTS.md) */
-  if (!(whole->complex_a || whole->complex_b || panels == 1)
+  if (!(whole->complex_a || whole->complex_b)
       || whole->kernel == GT_K11_OZAKI)
     return 0;
   const size_t tm = GT_K8_TILE_N;

@@ -211,12 +211,10 @@ size_t gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last,
                       size_t others, size_t max_panels);
 
 /* Rows of A per block where the first panel of a product streamed in
-   `panels` panels is computed block by block as A's rows arrive: complex
+   panels is computed block by block as A's rows arrive, for complex
    products (no pieces of k: gt_plan_has_pieces; they would otherwise wait
-   for all of A and its planes before their first kernel), and any
-   product in one panel (whose blocks of C then go out as they are done,
-   while the next blocks of A come in); 0 where not.  */
-size_t gt_panel_rows (const gt_plan *whole, size_t m, size_t panels);
+   for all of A and its planes before their first kernel); 0 where not.  */
+size_t gt_panel_rows (const gt_plan *whole, size_t m);
 
 /* Width of the side-by-side panels of a product (C of type c, A or B
    real where real_a, real_b, as gt_plan_mixed) that gt_panel_width leaves
