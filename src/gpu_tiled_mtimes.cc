@@ -1500,6 +1500,19 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! check_parts (A, B, C, [1:5, 990:1010, 2990:3001], "Inf and NaN in blocks of rows");
 
 %!testif ; gpu
+%! ## tall products of every kind (A of 30000 to 70000 rows, C of 97 to 300
+%! ## columns: panels of 128 columns, complex ones with their first panel
+%! ## in blocks of rows): ragged rows and columns, every tile
+%! for s = {"single", "single", [70001 300 200];
+%!          "double", "double", [50003 257 131];
+%!          "double", "single", [40001 500 100];
+%!          "csingle", "csingle", [30001 200 150];
+%!          "single", "cdouble", [30001 300 97]}'
+%!   [ca, cb, d] = s{:};
+%!   check_pair (ca, cb, d(1), d(2), d(3));
+%! endfor
+
+%!testif ; gpu
 %! ## larger than the device memory allowed: blocks of whole columns of C
 %! ## (A sent again for each), or where A itself does not fit, bands of
 %! ## rows too; every class
