@@ -159,10 +159,12 @@ gt_fail_cuda (cudaError_t err, const char *what)
   return st;
 }
 
-void
+int
 gt_ctx_defer_resets (int on)
 {
+  const int was = defer_resets;
   defer_resets = on;
+  return was;
 }
 
 void

@@ -74,7 +74,7 @@ gt_status gt_fail_cuda (cudaError_t err, const char *what);
 /* On (1) for the host thread of a band of a split: a lost device context
    is then reset by gt_ctx_reset_lost, called once the bands have ended,
    not at once by gt_fail_cuda.  */
-void gt_ctx_defer_resets (int on);
+int gt_ctx_defer_resets (int on);   /* returns the setting before */
 void gt_ctx_reset_lost (void);
 
 /* The checks every product makes first: a known element type, a tile of

@@ -799,6 +799,8 @@ typedef struct
   int done;
   gt_status st;
   double seconds;               /* spent inside the launch */
+  int reset_after;              /* a lost device's reset waits for the
+                                   launch's end: the caller's to do */
 } next_upload;
 
 static void
@@ -812,12 +814,18 @@ upload_next (void *arg)
     u->st = upload_panel (u->ctx, u->c, u->sg, u->p, u->interrupted);
 }
 
+/* Inside a launch a lost device is not reset (gt_fail_cuda): the launch
+   still holds its records and handles, and finds the error itself.  */
 static void
 upload_while_waiting (void *arg)
 {
+  next_upload *u = (next_upload *) arg;
   const double t0 = gt_now ();
-  upload_next (arg);
-  ((next_upload *) arg)->seconds += gt_now () - t0;
+  const int was = gt_ctx_defer_resets (1);
+  upload_next (u);
+  gt_ctx_defer_resets (was);
+  u->reset_after = !was;
+  u->seconds += gt_now () - t0;
 }
 
 /* Panel p's product queued on its stream once its panel of B is there,
@@ -887,7 +895,7 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
   timer_begin (&timer, ctx, p_first, c->panels);
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
-      next_upload next = { ctx, c, sg, p + 1, interrupted, 0, GT_OK, 0 };
+      next_upload next = { ctx, c, sg, p + 1, interrupted, 0, GT_OK, 0, 0 };
       size_t j0, j1;
       panel_cols (c, p, &j0, &j1);
       if (!gt_plan_waits (panel_plan (c, j1 - j0)))
@@ -895,6 +903,8 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
       st = next.st;
       if (st == GT_OK)
         st = run_panel (ctx, c, sg, p, p_first, &timer, &next);
+      if (next.reset_after && (st != GT_OK || next.st != GT_OK))
+        gt_ctx_reset_lost ();
       if (st == GT_OK)
         upload_next (&next);   /* where the launch did not */
       if (st == GT_OK)
