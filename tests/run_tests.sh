@@ -34,59 +34,51 @@ esac
 
 # The host-side helpers in C (no GPU, no Octave needed).
 c_passed=0 c_failed=0 c_skipped=0
-if ${CC:-cc} -O2 -pthread -I"$here/../src/host" -o "$scratch/test_copy" \
-     "$here/test_copy.c" "$here/../src/host/gt_copy.c" 2> "$scratch/cc.log"; then
-  "$scratch/test_copy" > "$scratch/copy.log" 2>&1 || true
-  sed -e '$d' -e 's/^  /test_copy: /' "$scratch/copy.log"
-  c_passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$scratch/copy.log")
-  c_failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$scratch/copy.log")
-  [ -n "$c_passed" ] || { c_passed=0; c_failed=1; cat "$scratch/copy.log"; }
-else
-  echo "test_copy: skipped, no working C compiler:"; cat "$scratch/cc.log"
-  c_skipped=1
-fi
-
-# The crossover's lines against modelled sides (no GPU; the library's
-# headers need the CUDA runtime's, CUDA_INC).
-src_dir="$here/../src"
-if ${CC:-cc} -O2 -std=gnu11 -I"$src_dir" -I"$src_dir/host" -I"$src_dir/plan" \
-     -I"${CUDA_INC:-/usr/local/cuda/include}" -o "$scratch/test_crossover" \
-     "$here/test_crossover.c" "$src_dir/host/gt_crossover.c" -lm \
-     2> "$scratch/cc2.log"; then
-  "$scratch/test_crossover" > "$scratch/crossover.log" 2>&1 || true
-  sed -e '$d' -e 's/^  /test_crossover: /' "$scratch/crossover.log"
-  x_passed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$scratch/crossover.log")
-  x_failed=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$scratch/crossover.log")
-  if [ -n "$x_passed" ]; then
-    c_passed=$((c_passed + x_passed))
-    c_failed=$((c_failed + x_failed))
+# add_counts NAME LOG: prints LOG but its last line, each line under
+# NAME, and adds that last line, "N passed, N failed[, N skipped]", to
+# the counts (a failure where it is not there)
+add_counts () {
+  sed -e '$d' -e "s/^  /$1: /" "$2"
+  summary=$(tail -n 1 "$2")
+  t_passed=$(echo "$summary" | sed -n 's/^\([0-9]*\) passed, .*/\1/p')
+  t_failed=$(echo "$summary" | sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p')
+  t_skipped=$(echo "$summary" | sed -n 's/.* failed, \([0-9]*\) skipped$/\1/p')
+  if [ -n "$t_passed" ] && [ -n "$t_failed" ]; then
+    c_passed=$((c_passed + t_passed))
+    c_failed=$((c_failed + t_failed))
+    c_skipped=$((c_skipped + ${t_skipped:-0}))
   else
-    cat "$scratch/crossover.log"
+    cat "$2"
     c_failed=$((c_failed + 1))
   fi
-else
-  echo "test_crossover: skipped, it does not build here:"; cat "$scratch/cc2.log"
-  c_skipped=$((c_skipped + 1))
-fi
+}
+# c_test NAME CC-ARGUMENTS...: builds tests/NAME.c with the arguments and
+# runs it (skipped where it does not build here)
+c_test () {
+  name=$1; shift
+  if ${CC:-cc} -O2 -std=gnu11 -o "$scratch/$name" "$here/$name.c" "$@" \
+       2> "$scratch/$name.cc.log"; then
+    "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
+    add_counts "$name" "$scratch/$name.log"
+  else
+    echo "$name: skipped, it does not build here:"; cat "$scratch/$name.cc.log"
+    c_skipped=$((c_skipped + 1))
+  fi
+}
+src_dir="$here/../src"
+# the copy helpers
+c_test test_copy -pthread -I"$src_dir/host" "$src_dir/host/gt_copy.c"
+# the crossover's lines against modelled sides (the library's headers
+# need the CUDA runtime's, CUDA_INC)
+c_test test_crossover -I"$src_dir" -I"$src_dir/host" -I"$src_dir/plan" \
+  -I"${CUDA_INC:-/usr/local/cuda/include}" "$src_dir/host/gt_crossover.c" -lm
 
 # gt_mtimes_device from C (TEST_DEVICE: the program make check built; it
 # skips, saying why, without a usable GPU).
 if [ -n "${TEST_DEVICE:-}" ]; then
   if [ -x "$TEST_DEVICE" ]; then
     "$TEST_DEVICE" > "$scratch/device.log" 2>&1 || true
-    sed -e '$d' -e 's/^  /test_device: /' "$scratch/device.log"
-    summary=$(tail -n 1 "$scratch/device.log")
-    d_passed=$(echo "$summary" | sed -n 's/^\([0-9]*\) passed, .*/\1/p')
-    d_failed=$(echo "$summary" | sed -n 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p')
-    d_skipped=$(echo "$summary" | sed -n 's/.* failed, \([0-9]*\) skipped$/\1/p')
-    if [ -n "$d_passed" ] && [ -n "$d_failed" ] && [ -n "$d_skipped" ]; then
-      c_passed=$((c_passed + d_passed))
-      c_failed=$((c_failed + d_failed))
-      c_skipped=$((c_skipped + d_skipped))
-    else
-      cat "$scratch/device.log"
-      c_failed=$((c_failed + 1))
-    fi
+    add_counts test_device "$scratch/device.log"
   else
     echo "test_device: FAILED, $TEST_DEVICE was not built"
     c_failed=$((c_failed + 1))

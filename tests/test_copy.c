@@ -13,23 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 #include "gt_copy.h"
+#include "test_check.h"
 
 /* Element sizes: single, double, complex double.  */
 #define F sizeof (float)
 #define D sizeof (double)
 #define Z (2 * sizeof (double))
 
-static int passed, failed;
-
-static void
-check (int ok, const char *what)
-{
-  printf ("  %-58s %s\n", what, ok ? "ok" : "FAILED");
-  if (ok)
-    passed++;
-  else
-    failed++;
-}
 
 /* Source bytes: well mixed, so a byte copied from the wrong place shows,
    and never 0xff, the destination's poison.  */

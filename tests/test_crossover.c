@@ -12,18 +12,8 @@
 #include "gt_options.h"
 #include "gt_product.h"
 #include "gt_stage.h"
+#include "test_check.h"
 
-static int passed, failed;
-
-static void
-check (int ok, const char *what)
-{
-  printf ("  %-58s %s\n", what, ok ? "ok" : "FAILED");
-  if (ok)
-    passed++;
-  else
-    failed++;
-}
 
 /* ---- the sides, as models ---- */
 
