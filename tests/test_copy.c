@@ -20,7 +20,6 @@
 #define D sizeof (double)
 #define Z (2 * sizeof (double))
 
-
 /* Source bytes: well mixed, so a byte copied from the wrong place shows,
    and never 0xff, the destination's poison.  */
 static unsigned char

@@ -830,19 +830,27 @@ upload_while_waiting (void *arg)
 
 /* Panel p's product queued on its stream once its panel of B is there,
    keeping what kernel 11 made of A where the panel before ran the same
-   way (gt_gemm_args.a_kept); next: the next panel's copies in, which a
-   launch that waits for the GPU (kernel 11's scans) does meanwhile.  */
+   way (gt_gemm_args.a_kept); next: the next panel's copies in, before
+   the launch, or during it where the launch waits for the GPU (kernel
+   11's scans: gt_plan_waits).  */
 static gt_status
 run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
            size_t p_first, panel_timer *timer, next_upload *next)
 {
   size_t j0, j1, b0, b1;
   panel_cols (c, p, &j0, &j1);
+  const gt_plan *plan = panel_plan (c, j1 - j0);
   gt_gemm_args g = device_block (c, j0, j1 - j0, 0, c->k);
-  if (next)
+  if (gt_plan_waits (plan))
     {
       g.idle = upload_while_waiting;
       g.idle_arg = next;
+    }
+  else
+    {
+      upload_next (next);
+      if (next->st != GT_OK)
+        return next->st;
     }
   if (c->side)
     g.work = (char *) c->dW + p % c->side * c->work_one;
@@ -857,10 +865,10 @@ run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
   timer_mark (timer, s, p, 0);
   const int mk = gt_mark_begin (sg, 'K', 0, s);
   if (err == cudaSuccess)
-    err = gt_gemm_run (panel_plan (c, j1 - j0), &g, s);
+    err = gt_gemm_run (plan, &g, s);
   gt_mark_end (sg, mk, s);
   timer_mark (timer, s, p, 1);
-  sg->t_launch += gt_now () - t0 - (next ? next->seconds : 0);
+  sg->t_launch += gt_now () - t0 - next->seconds;
   if (err == cudaSuccess)
     err = cudaEventRecord (ctx->panel_out[p], s);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
@@ -896,19 +904,14 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
       next_upload next = { ctx, c, sg, p + 1, interrupted, 0, GT_OK, 0, 0 };
-      size_t j0, j1;
-      panel_cols (c, p, &j0, &j1);
-      if (!gt_plan_waits (panel_plan (c, j1 - j0)))
-        upload_next (&next);
-      st = next.st;
-      if (st == GT_OK)
-        st = run_panel (ctx, c, sg, p, p_first, &timer, &next);
+      st = run_panel (ctx, c, sg, p, p_first, &timer, &next);
       if (next.reset_after && (st != GT_OK || next.st != GT_OK))
         gt_ctx_reset_lost ();
       if (st == GT_OK)
-        upload_next (&next);   /* where the launch did not */
-      if (st == GT_OK)
-        st = next.st;
+        {
+          upload_next (&next);   /* where the launch did not call it */
+          st = next.st;
+        }
       if (st == GT_OK && p > 0)
         st = download_panel (ctx, c, sg, p - 1);
     }

@@ -39,6 +39,21 @@ gt_timeline_begin (gt_stager *st)
   st->tl->t_ref = gt_now ();
 }
 
+/* A mark not kept (its events, where made, destroyed): counted, so that
+   the timeline says it is short.  */
+static int
+mark_dropped (gt_timeline *tl, gt_mark *m)
+{
+  if (m->a)
+    cudaEventDestroy (m->a);
+  if (m->b)
+    cudaEventDestroy (m->b);
+  m->a = m->b = NULL;
+  tl->dropped++;
+  cudaGetLastError ();
+  return -1;
+}
+
 int
 gt_mark_begin (gt_stager *st, char what, size_t bytes, cudaStream_t stream)
 {
@@ -54,33 +69,21 @@ gt_mark_begin (gt_stager *st, char what, size_t bytes, cudaStream_t stream)
   m->what = what;
   m->bytes = bytes;
   m->a = m->b = NULL;
-  if (stream)
+  /* the events made before the host's clock is read, so that their
+     making is not counted as the mark's */
+  if (stream && cudaEventCreate (&m->a) != cudaSuccess)
     {
-      /* made before the host's clock is read, so that their making is
-         not counted as the mark's */
-      if (cudaEventCreate (&m->a) != cudaSuccess)
-        m->a = NULL;
-      else if (cudaEventCreate (&m->b) != cudaSuccess)
-        {
-          cudaEventDestroy (m->a);
-          m->a = NULL;
-        }
-      if (!m->a)
-        {
-          tl->dropped++;
-          cudaGetLastError ();
-          return -1;
-        }
+      m->a = NULL;
+      return mark_dropped (tl, m);
+    }
+  if (stream && cudaEventCreate (&m->b) != cudaSuccess)
+    {
+      m->b = NULL;
+      return mark_dropped (tl, m);
     }
   m->t0 = m->t1 = gt_now ();
   if (stream && cudaEventRecord (m->a, stream) != cudaSuccess)
-    {
-      cudaEventDestroy (m->a);
-      cudaEventDestroy (m->b);
-      tl->dropped++;
-      cudaGetLastError ();
-      return -1;
-    }
+    return mark_dropped (tl, m);
   return tl->n++;
 }
 
