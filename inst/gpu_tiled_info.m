@@ -37,6 +37,10 @@
 ## products run in column panels side by side, each panel's kernel on a
 ## stream of its own (streamed products of 4 to 64 MiB that would
 ## otherwise go in one panel), since the device was set up.
+## @item piece_products
+## products whose first column panel ran in pieces of k, each piece as
+## soon as its columns of A and rows of B were on the device (streamed
+## products, see @file{doc/gpu_tiled.md}), since the device was set up.
 ## @item driver_version
 ## @itemx runtime_version
 ## CUDA driver and (statically linked) runtime versions, e.g. 13000.
@@ -46,7 +50,7 @@
 ## @itemx devices
 ## @itemx devices_used
 ## the CUDA devices the driver shows; a struct array with the fields above
-## (@code{usable} to @code{side_products}) for each of them; and the
+## (@code{usable} to @code{piece_products}) for each of them; and the
 ## ordinals that products are split over (@code{gpu_tiled_devices}).
 ## @item crossover
 ## one element per class of result (@code{class}: single, double, complex
@@ -145,7 +149,8 @@ endfunction
 %! for f = {"usable", "reason", "device", "name", "compute_capability", ...
 %!          "multiprocessors", "total_memory", "free_memory", ...
 %!          "cached_device_memory", "cached_pinned_memory", "memory_retries", ...
-%!          "side_products", "driver_version", "runtime_version", "build_archs", ...
+%!          "side_products", "piece_products", "driver_version", ...
+%!          "runtime_version", "build_archs", ...
 %!          "device_count", "devices", "devices_used", "crossover", ...
 %!          "emulation"}
 %!   assert (isfield (s, f{1}), true, f{1});

@@ -28,6 +28,7 @@ assign_device (octave_scalar_map& s, const gt_info& info)
             static_cast<double> (info.cached_pinned_bytes));
   s.assign ("memory_retries", static_cast<double> (info.memory_retries));
   s.assign ("side_products", static_cast<double> (info.side_products));
+  s.assign ("piece_products", static_cast<double> (info.piece_products));
 }
 
 // Every device the driver shows, one element each.

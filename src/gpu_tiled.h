@@ -77,6 +77,8 @@ typedef struct
   size_t cached_pinned_bytes;  /* page-locked staging kept between calls */
   unsigned long side_products;   /* products run in panels side by side
                                    (their kernels on several streams) */
+  unsigned long piece_products;  /* products whose first panel ran in
+                                    pieces of k as A arrived */
   unsigned long memory_retries;  /* products that ran out of this device's
                                     memory midway and went on, in blocks
                                     or (a band of a split) on another

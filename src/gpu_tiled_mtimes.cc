@@ -1473,8 +1473,30 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!                complex (randn (2048, 2049), randn (2048, 2049)),
 %!                "complex double, a last panel of one column");
 %!testif ; gpu
-%! ## complex products, which have no pieces of k, take their first panel
-%! ## in blocks of A's rows as they arrive (eighths of m in whole tiles,
+%! ## Complex doubles (Gauss's three on kernel 9 on Hopper, another kernel
+%! ## elsewhere: then not in pieces) where the copies outweigh the kernels
+%! ## take their first panel in pieces of k (kernel 9's, each of the three
+%! ## carrying its sums), with a ragged last piece: one panel, and several
+%! ## (A's planes for the others made after the pieces).  Against double
+%! ## on sampled rows.  Then an Inf in A's third piece and a NaN in B's
+%! ## fourth: the product runs again, whole, on the flags the pieces left.
+%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
+%! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");   # kernel 9
+%! for d = {[1000 10000 1000], [1200 9000 2900]}
+%!   d = d{1};
+%!   A = make_operand ("cdouble", d(1), d(2));
+%!   B = make_operand ("cdouble", d(2), d(3));
+%!   gpu_tiled_reset ();
+%!   check_default (A, B, sprintf ("complex double %dx%dx%d", d));
+%!   assert (pieces () == hopper, "%dx%dx%d: %d in pieces", d, pieces ());
+%! endfor
+%! A(10, 2100) = complex (Inf, 1);  B(3100, 7) = complex (NaN, 2);
+%! C = gpu_tiled_mtimes (A, B);
+%! check_parts (A, B, C, [10, randi(d(1), 1, 8)], "Inf and NaN in pieces");
+%! assert (pieces () == 2 * hopper, "%d in pieces", pieces ());
+%!testif ; gpu
+%! ## complex products whose k is too short for pieces take their first
+%! ## panel in blocks of A's rows as they arrive (eighths of m in whole tiles,
 %! ## the last shorter at m = 3001 and 4500); products of 2 or more panels
 %! ## stream the last one in narrower sub-panels where those still fill
 %! ## the GPU (4500 rows: 512 columns on a 132-SM Hopper, the last panel

@@ -488,5 +488,6 @@ gt_device_info (int device, gt_info *info)
                                         : 0;
   info->memory_retries = c->memory_retries;
   info->side_products = c->side_products;
+  info->piece_products = c->piece_products;
   return GT_OK;
 }

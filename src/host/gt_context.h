@@ -38,6 +38,8 @@ typedef struct
   unsigned char *pinned;            /* GT_SLOTS * GT_SLOT_BYTES */
   unsigned char *pinned_dev;        /* the same memory, device address */
   unsigned long side_products;      /* run in panels side by side (gt_info) */
+  unsigned long piece_products;     /* the first panel in pieces of k
+                                       (gt_info) */
   unsigned long memory_retries;     /* products that ran out of memory
                                        here midway and went on (gt_info) */
 } gt_context;

@@ -145,13 +145,18 @@ shared_threads (int want, int share)
    staging slot go on one stream (small_product).  */
 #define GT_SMALL_MAX_BYTES ((size_t) 4 << 20)
 
+/* The host's copies through the staging slots, for the plan layer's
+   judgement of the first panel's pieces (gt_plan_pieces_pay).  */
+#define PIECES_HOST_RATE 47e9
+
 /* The first panel waits for all of A, which is most of the time before
    the GPU can start.  So it is computed in pieces of k instead: piece i
    needs only columns of A and rows of B in that piece, and the pieces
    carry their sums from one to the next (gt_gemm_piece: the same bits as
-   one pass over k).  Returns the piece (a multiple of GT_PIECE_K, at least
-   4 pieces, each piece of A a slot or GT_FIRST_PIECE_MIN_K of k, whichever
-   is more), or 0 where pieces would not pay.  */
+   one pass over k, or its accuracy: gt_plan.h).  Returns the piece (a
+   multiple of GT_PIECE_K, at least 4 pieces, each piece of A a slot or the
+   plan's least piece, whichever is more), or 0 where pieces would not
+   pay.  */
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
@@ -160,17 +165,29 @@ first_panel_piece (const gt_context *ctx, const gt_call *c)
                           || !gt_plan_pieces_alike (&c->plan_full)))
       || (ctx && ctx->opt.no_ksplit) || !gt_plan_has_pieces (&c->plan_full))
     return 0;
+  /* A complex plan's pieces leave their operands' checks in the call's
+     word (the pieces cannot wait on them), and pay only where the GPU has
+     time to spare for their own passes.  */
+  if ((c->planes_bytes && !defers_checks (c))
+      || !gt_plan_pieces_pay (&c->plan_full, c->m, c->w, c->n, c->k,
+                              c->total / PIECES_HOST_RATE))
+    return 0;
+  const size_t least = larger (GT_FIRST_PIECE_MIN_K,
+                               gt_plan_piece_min_k (&c->plan_full, c->k));
   size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
-  if (kc < GT_FIRST_PIECE_MIN_K)
-    kc = GT_FIRST_PIECE_MIN_K;
+  if (kc < least)
+    kc = least;
   if (kc > c->k / 4)
     kc = c->k / 4;
+  if (kc < gt_plan_piece_min_k (&c->plan_full, c->k))
+    return 0;
   kc = kc / GT_PIECE_K * GT_PIECE_K;
   return kc < 4 * GT_PIECE_K ? 0 : kc;
 }
 
-/* Where panel 0 has no pieces of k (complex plans), it is computed in
-   blocks of rows of A instead, each as soon as its rows are there
+/* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
+   on kernel 9 where pieces pay), it is computed in blocks of rows of A
+   instead, each as soon as its rows are there
    (first_panel_in_rows): returns their height, or 0 where they would not
    pay (as first_panel_piece: a product too small, or a band sharing A).  */
 static size_t
@@ -268,6 +285,8 @@ call_layout (const gt_context *ctx, gt_call *c)
       c->work_one = round_up (c->work, 256);
       c->work = c->side * c->work_one;
     }
+  c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
+  c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
   c->kc = first_panel_piece (ctx, c);
   if (c->kc)
     {
@@ -277,8 +296,6 @@ call_layout (const gt_context *ctx, gt_call *c)
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
                                          c->piece_last.work_bytes));
     }
-  c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
-  c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
   c->rows = first_panel_rows (ctx, c);
   if (c->rows)
     rows_layout (c);
@@ -591,27 +608,44 @@ comp_after_up (gt_context *ctx, cudaEvent_t ev)
   return err == cudaSuccess ? cudaStreamWaitEvent (ctx->comp, ev, 0) : err;
 }
 
-/* Panel 0 piece by piece of k, as A arrives (see first_panel_piece).
-   Events are reused: a wait takes the event as it is when queued.  */
+/* Panel 0's piece [k0, k1) in: A's columns and B's rows.  */
+static gt_status
+piece_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0, size_t k1,
+          gt_interrupt_fn interrupted)
+{
+  gt_status st = a_columns_in (ctx, c, sg, k0, k1, interrupted);
+  return st == GT_OK
+         ? gt_stage_upload_rows (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
+                                 c->hlb, k0, k1, 0, c->w, interrupted)
+         : st;
+}
+
+/* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
+   where A is complex, each piece on the planes of its own columns of A
+   (made in A's planes' place; A's planes for the other panels are made
+   after the last piece).  Events are reused: a wait takes the event as it
+   is when queued.  */
 static gt_status
 first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
                        gt_interrupt_fn interrupted)
 {
-  gt_status st = GT_OK;
   for (size_t k0 = 0, i = 0; k0 < c->k; k0 += c->kc, i++)
     {
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
-      st = a_columns_in (ctx, c, sg, k0, k1, interrupted);
-      if (st == GT_OK)
-        st = gt_stage_upload_rows (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                                   c->hlb, k0, k1, 0, c->w, interrupted);
+      gt_status st = piece_in (ctx, c, sg, k0, k1, interrupted);
       if (st != GT_OK)
         return st;
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
       const gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
       cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
+      if (err == cudaSuccess && c->planes_bytes)
+        err = gt_plan_prepare_a (&c->plan_full,
+                                 c->dA + k0 * c->lda * c->es_a, c->lda,
+                                 c->dP, c->m, k1 - k0, ctx->comp);
+      const int mk = gt_mark_begin (sg, 'K', 0, ctx->comp);
       if (err == cudaSuccess)
         err = gt_gemm_piece (pp, k0 == 0, k1 == c->k, &g, ctx->comp);
+      gt_mark_end (sg, mk, ctx->comp);
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "running the kernel");
     }
@@ -991,6 +1025,8 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st == GT_OK && c->kc)
     {
       st = first_panel_in_pieces (ctx, c, sg, interrupted);
+      if (st == GT_OK && c->panels > 1)
+        st = planes_of_a (ctx, c);
       p_first = 1;
     }
   else if (st == GT_OK && c->rows)
@@ -1141,6 +1177,8 @@ product_run (gt_context *ctx, const gt_product *p,
       gt_copy_hot (ctx->workers, sg.threads, 0);
       if (st == GT_OK && c.side > 1 && !wait)
         ctx->side_products++;
+      if (st == GT_OK && c.kc && !wait)
+        ctx->piece_products++;
       if (ctx->opt.trace)
         trace_call (&c, &sg, t_start, t_buffers, t_setup);
       gt_timeline_print (&sg);

@@ -203,11 +203,14 @@ cudaError_t gt_planes_join (gt_type real, int mode, const void *P,
 /* *dst = 1 where *src is nonzero (a split's flag carried into another).  */
 cudaError_t gt_planes_flag_or (int *dst, const int *src, cudaStream_t s);
 /* C from Gauss's three products [T1 T2 T3] in P, with the SUM planes of
-   A (ld lda) and B (ld ldb) for the elements where one is not finite.  */
+   A (ld lda) and B (ld ldb) for the elements where one is not finite;
+   unfinished (NULL, or a device word): the planes are only the last piece
+   of k, so such an element sets the word instead.  */
 cudaError_t gt_planes_join3 (gt_type real, const void *P, size_t ldp,
                              const void *Ap, size_t lda, const void *Bp,
                              size_t ldb, size_t k, void *C, size_t ldc,
-                             size_t rows, size_t cols, cudaStream_t s);
+                             size_t rows, size_t cols, int *unfinished,
+                             cudaStream_t s);
 
 /* ---- registry rows (plan/gt_registry.cu lists them) ---- */
 cudaError_t gt_k1_row_launch (const gt_plan *p, const gt_gemm_args *a,

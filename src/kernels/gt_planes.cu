@@ -94,13 +94,16 @@ planes_join (const T *__restrict__ P, size_t ldp,
    need not be `*`'s imaginary part: there it is summed as four products
    would, Ai Br + Ar Bi over the planes of A (rows x 2 k, ld lda) and B
    (k x 2 cols, ld ldb), k multiply-adds for each such element.  The real
-   part, T1 - T2, is the four products' sum as it is.  */
+   part, T1 - T2, is the four products' sum as it is.  unfinished (a
+   device word, or NULL): the planes hold only the last piece of k of the
+   product, so such an element sets the word instead (its caller runs the
+   product again, whole).  */
 template <typename T>
 __global__ void
 planes_join3 (const T *__restrict__ P, size_t ldp, const T *__restrict__ Ap,
               size_t lda, const T *__restrict__ Bp, size_t ldb, long long k,
               typename k_pair<T>::t *__restrict__ C, size_t ldc,
-              long long rows, long long cols)
+              long long rows, long long cols, int *unfinished)
 {
   const long long total = rows * cols;
   for (long long e = (long long) blockIdx.x * blockDim.x + threadIdx.x;
@@ -113,7 +116,10 @@ planes_join3 (const T *__restrict__ P, size_t ldp, const T *__restrict__ Ap,
       typename k_pair<T>::t v;
       v.x = t1 - t2;
       v.y = t3 - t1 - t2;
-      if (!isfinite (t1) || !isfinite (t2) || !isfinite (t3))
+      const bool finite = isfinite (t1) && isfinite (t2) && isfinite (t3);
+      if (!finite && unfinished)
+        *unfinished = 1;
+      else if (!finite)
         {
           const T *ar = Ap + i, *ai = Ap + i + (size_t) k * lda;
           const T *br = Bp + (size_t) c * ldb;
@@ -188,7 +194,8 @@ gt_planes_join (gt_type real, int mode, const void *P, size_t ldp, void *C,
 extern "C" cudaError_t
 gt_planes_join3 (gt_type real, const void *P, size_t ldp, const void *Ap,
                  size_t lda, const void *Bp, size_t ldb, size_t k, void *C,
-                 size_t ldc, size_t rows, size_t cols, cudaStream_t s)
+                 size_t ldc, size_t rows, size_t cols, int *unfinished,
+                 cudaStream_t s)
 {
   if (rows == 0 || cols == 0)
     return cudaSuccess;
@@ -196,10 +203,10 @@ gt_planes_join3 (gt_type real, const void *P, size_t ldp, const void *Ap,
   if (real == GT_DOUBLE)
     planes_join3<double><<<blocks, 256, 0, s>>> (
       (const double *) P, ldp, (const double *) Ap, lda, (const double *) Bp,
-      ldb, (long long) k, (double2 *) C, ldc, rows, cols);
+      ldb, (long long) k, (double2 *) C, ldc, rows, cols, unfinished);
   else
     planes_join3<float><<<blocks, 256, 0, s>>> (
       (const float *) P, ldp, (const float *) Ap, lda, (const float *) Bp,
-      ldb, (long long) k, (float2 *) C, ldc, rows, cols);
+      ldb, (long long) k, (float2 *) C, ldc, rows, cols, unfinished);
   return cudaGetLastError ();
 }

@@ -235,17 +235,42 @@ cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
    multiple of GT_PIECE_K, run in order give the bits of gt_gemm_run of whole
    (kernels 4 without splits, 8 and 9 sum each element in one chain over
    k).  Kernel 9's pieces carry their double sums in the scratch; the
-   others add each piece to C.  Kernel 11's pieces are kernel 9's (its
-   scan needs all of k): not its bits, its accuracy.  */
+   others add each piece to C.  Kernel 11's pieces of a real product are
+   kernel 9's: not its bits, its accuracy.  Gauss's three products on
+   kernel 9 run their pieces on plain kernel 9, each of the three
+   carrying its double sums (the whole plan's accuracy; its bits where it
+   is plain kernel 9 too).  Their runs need gt_gemm_args.checks, and A's
+   planes of the piece alone (gt_plan_prepare_a of its columns).  */
 #define GT_PIECE_K 32
 /* Nonzero where a plan's product can run in pieces of k.  */
 int gt_plan_has_pieces (const gt_plan *whole);
+/* The least k of a piece that pays for a plan's pieces of a product of
+   depth k (0: the caller's own least): Gauss's three each carry m x n
+   double sums through device memory from piece to piece, which pieces
+   under about 1024 of k no longer amortize, and each piece costs some
+   launches (the three, B's planes, A's), so they go in at most
+   GT_THREE_PIECES pieces (256x100000x256 complex double in 49 pieces was
+   1.19x slower than whole: bench/RESULTS.md).  */
+#define GT_THREE_PIECE_MIN_K 1024
+#define GT_THREE_PIECES 16
+size_t gt_plan_piece_min_k (const gt_plan *whole, size_t k);
+/* Whether a product (m x n x k, streamed in panels of w columns) whose
+   copies take copy_seconds gains by its first panel in pieces: Gauss's
+   three's pieces (plain kernel 9, not split over k, their sums through
+   device memory) cost the GPU more than the panel whole, which pays only
+   where the GPU's work, at the pieces' rate and with as many SMs as
+   their tiles fill, is under half the copies' time (complex double
+   256x100000x256, 4 tiles, 1.19x slower in pieces; 500x20000x800, 28
+   tiles, 0.89-0.97x: bench/RESULTS.md).  Other plans: 1 (the caller's
+   own rules).  */
+int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
+                        size_t k, double copy_seconds);
 /* Nonzero where its pieces run the whole plan's own kernel and form
    (kernel 9 or kernel 4 with k not split: no cluster, small tiles or
    repacking; kernel 11's pieces run on kernel 9, kernel 5's and 8's on
-   kernel 4), so that a product run only in pieces loses little speed to
-   them (a tail of split tiles or strips beside kernel 9's tiles run as
-   plain tiles).  */
+   kernel 4; Gauss's three on kernel 9), so that a product run only
+   in pieces loses little speed to them (a tail of split tiles or strips
+   beside kernel 9's tiles run as plain tiles).  */
 int gt_plan_pieces_alike (const gt_plan *whole);
 /* Nonzero where a run of p uses its scratch for nothing but what the
    next panel's run may keep (gt_gemm_args.a_kept): kernel 11 without

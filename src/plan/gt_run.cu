@@ -156,7 +156,69 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
     err = gt_gemm_run (&rp, &g[j], s);
   if (err == cudaSuccess)
     err = gt_planes_join3 (r, pp, ldp, a->A, a->lda, bp, ldb, a->k, a->C,
-                           a->ldc, a->m, a->n, s);
+                           a->ldc, a->m, a->n, NULL, s);
+  return err;
+}
+
+/* The sums of Gauss's three products' pieces of k, one m x n of doubles
+   each (as kernel 9's pieces carry theirs), first in the scratch, before
+   the three's layout (gt_three_layout), which moves with each piece's
+   k.  */
+static size_t
+three_sums_bytes (size_t m, size_t n)
+{
+  return 3 * gt_bytes_256 (GT_DOUBLE, m * n);
+}
+
+/* A piece of k of Gauss's three products on kernel 9 (gt_plan_piece):
+   a->A holds the planes of A's piece (gt_plan_prepare_a of its columns),
+   a->B the piece's rows of B.  Each of the three carries its sums in its
+   own part of the scratch; the last piece's products give [T1 T2 T3] and
+   C.  What run_three waits for or takes four products for goes to
+   a->checks instead (required), and the caller runs the product again,
+   whole: operands with Inf, NaN or parts whose sum overflows, and any
+   element whose T is not finite (join3 would need all of k there).  */
+static cudaError_t
+run_three_piece (const gt_plan *p, int first, int last,
+                 const gt_gemm_args *a, cudaStream_t s)
+{
+  if (!a->checks || a->a_kept)
+    return cudaErrorInvalidValue;
+  const gt_type r = gt_type_real (p->type);
+  const size_t es = gt_type_size (r);
+  /* the sums first: the rest of the layout moves with the piece's k */
+  char *sums = (char *) a->work;
+  size_t b_off, p_off;
+  char *base = sums + three_sums_bytes (a->m, a->n);
+  gt_three_layout (r, a->m, a->n, a->k, &b_off, &p_off);
+  char *bp = base + b_off, *pp = base + p_off;
+  const size_t ldb = gt_ld_16 (es, a->k), ldp = gt_ld_16 (es, a->m);
+  double *parts[3];
+  gt_gemm_args g[3];
+  for (int j = 0; j < 3; j++)
+    {
+      parts[j] = (double *) (sums
+                             + j * gt_bytes_256 (GT_DOUBLE, a->m * a->n));
+      const gt_gemm_args gj = {
+        (const char *) a->A + (size_t) j * a->k * a->lda * es, a->lda,
+        bp + (size_t) j * a->n * ldb * es, ldb,
+        pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
+        NULL, NULL, 0, 0, 0, NULL, NULL };
+      g[j] = gj;
+    }
+  cudaError_t err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_SUM,
+                                     a->B, a->ldb, bp, ldb, a->k, a->n,
+                                     a->checks, s);
+  if (err == cudaSuccess)
+    err = gt_planes_flag_or (a->checks,
+                             gt_three_a_flag (r, a->A, a->lda, a->k), s);
+  const gt_plan p9 = gt_plan_make (r, GT_K9_DMMA);
+  for (int j = 0; j < 3 && err == cudaSuccess; j++)
+    err = gt_k9_row_piece (&p9, &g[j], first ? NULL : parts[j],
+                           last ? NULL : parts[j], s);
+  if (err == cudaSuccess && last)
+    err = gt_planes_join3 (r, pp, ldp, a->A, a->lda, bp, ldb, a->k, a->C,
+                           a->ldc, a->m, a->n, a->checks, s);
   return err;
 }
 
@@ -215,17 +277,58 @@ gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   return r->launch (p, a, s);
 }
 
+/* Gauss's three products on kernel 9, whose pieces run plain kernel 9
+   (no splits of k, clusters or small tiles, as gt_plan_piece makes real
+   kernel 9 pieces).  Not on kernel 11: each of its runs has a fixed cost
+   (its scans, the wait for their choice, some twenty launches for the
+   three) that made complex singles in pieces 4-11% slower than whole
+   (bench/RESULTS.md, "Complex products in pieces of k").  */
+static int
+three_pieces (const gt_plan *p)
+{
+  return p->three && p->kernel == GT_K9_DMMA;
+}
+
 extern "C" int
 gt_plan_has_pieces (const gt_plan *whole)
 {
   if (whole->complex_a || whole->complex_b)
-    return 0;
+    return three_pieces (whole);
   return whole->kernel == GT_K9_DMMA || whole->type == GT_SINGLE;
+}
+
+/* Kernel 9's three, in flop/s of 8 m n k with every SM busy (77 at
+   8192^3 on an H100, bench/RESULTS.md).  */
+#define THREE_PIECES_RATE 75e12
+
+extern "C" int
+gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
+                    size_t k, double copy_seconds)
+{
+  if (!three_pieces (whole))
+    return 1;
+  const gt_device_props *d = gt_device_props_current ();
+  const double sms = d ? d->sms : 132;
+  const double tiles = (double) ((m + GT_K9_TILE - 1) / GT_K9_TILE)
+                       * (double) ((w + GT_K9_TILE - 1) / GT_K9_TILE);
+  const double busy = tiles < sms ? tiles / sms : 1.0;
+  return 8.0 * m * n * k / (THREE_PIECES_RATE * busy) < 0.5 * copy_seconds;
+}
+
+extern "C" size_t
+gt_plan_piece_min_k (const gt_plan *whole, size_t k)
+{
+  if (!three_pieces (whole))
+    return 0;
+  const size_t part = k / GT_THREE_PIECES;
+  return part > GT_THREE_PIECE_MIN_K ? part : GT_THREE_PIECE_MIN_K;
 }
 
 extern "C" int
 gt_plan_pieces_alike (const gt_plan *whole)
 {
+  if (whole->complex_a || whole->complex_b)
+    return three_pieces (whole);
   /* gt_plan_piece makes plain kernel 9 (or kernel 4) pieces */
   return gt_plan_has_pieces (whole) && whole->splits <= 1
          && !whole->cluster && !whole->repacked && !whole->k9_tile
@@ -250,6 +353,17 @@ gt_plan_keeps_a (const gt_plan *p)
 extern "C" gt_plan
 gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc)
 {
+  if (three_pieces (whole))
+    {
+      /* [three sums][three's layout]; no room for the four in one,
+         which the pieces never run */
+      gt_plan p = *whole;
+      size_t b_off, p_off;
+      p.work_bytes = three_sums_bytes (m, n)
+                     + gt_three_layout (gt_type_real (whole->type), m, n, kc,
+                                        &b_off, &p_off);
+      return p;
+    }
   if (whole->kernel == GT_K9_DMMA || whole->kernel == GT_K11_OZAKI)
     {
       gt_plan p = gt_plan_make (whole->type, GT_K9_DMMA);
@@ -263,6 +377,8 @@ extern "C" cudaError_t
 gt_gemm_piece (const gt_plan *p, int first, int last, const gt_gemm_args *a,
                cudaStream_t s)
 {
+  if (three_pieces (p))
+    return run_three_piece (p, first, last, a, s);
   if (p->kernel == GT_K9_DMMA)
     {
       if (!(first && last) && !a->work)
