@@ -40,7 +40,9 @@
 ## @item piece_products
 ## products whose first column panel ran in pieces of k, each piece as
 ## soon as its columns of A and rows of B were on the device (streamed
-## products, see @file{doc/gpu_tiled.md}), since the device was set up.
+## products, see @file{doc/gpu_tiled.md}), since the device was set up;
+## a complex product whose operands held Inf or NaN counts too, though
+## it then ran again whole.
 ## @item driver_version
 ## @itemx runtime_version
 ## CUDA driver and (statically linked) runtime versions, e.g. 13000.

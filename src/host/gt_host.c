@@ -160,20 +160,25 @@ shared_threads (int want, int share)
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
-  if (c->side
-      || (c->panels < 2 && (c->total < GT_PIECES_ONE_PANEL_MIN || c->shared_a
-                          || !gt_plan_pieces_alike (&c->plan_full)))
-      || (ctx && ctx->opt.no_ksplit) || !gt_plan_has_pieces (&c->plan_full))
+  if (c->side || (ctx && ctx->opt.no_ksplit)
+      || !gt_plan_has_pieces (&c->plan_full))
     return 0;
+  const int pays = gt_plan_pieces_pay (&c->plan_full, c->m, c->w, c->n, c->k,
+                                       c->total / PIECES_HOST_RATE);
   /* A complex plan's pieces leave their operands' checks in the call's
-     word (the pieces cannot wait on them), and pay only where the GPU has
-     time to spare for their own passes.  */
-  if ((c->planes_bytes && !defers_checks (c))
-      || !gt_plan_pieces_pay (&c->plan_full, c->m, c->w, c->n, c->k,
-                              c->total / PIECES_HOST_RATE))
+     word (the pieces cannot wait on them), and go only where the GPU has
+     time to spare for their own passes.  A product of one panel takes
+     pieces where they run its own kernel, or where the GPU has that time
+     to spare.  */
+  if ((c->planes_bytes && (!defers_checks (c) || !pays))
+      || (c->panels < 2
+          && (c->total < GT_PIECES_ONE_PANEL_MIN || c->shared_a
+              || !(gt_plan_pieces_alike (&c->plan_full) || pays))))
     return 0;
-  const size_t least = larger (GT_FIRST_PIECE_MIN_K,
-                               gt_plan_piece_min_k (&c->plan_full, c->k));
+  const size_t least = round_up (larger (GT_FIRST_PIECE_MIN_K,
+                                         gt_plan_piece_min_k (&c->plan_full,
+                                                              c->k)),
+                                 GT_PIECE_K);
   size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
   if (kc < least)
     kc = least;
@@ -288,6 +293,8 @@ call_layout (const gt_context *ctx, gt_call *c)
   c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
   c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
   c->kc = first_panel_piece (ctx, c);
+  if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
+    c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
   if (c->kc)
     {
       const size_t last = last_part (c->k, c->kc);

@@ -255,22 +255,25 @@ int gt_plan_has_pieces (const gt_plan *whole);
 #define GT_THREE_PIECES 16
 size_t gt_plan_piece_min_k (const gt_plan *whole, size_t k);
 /* Whether a product (m x n x k, streamed in panels of w columns) whose
-   copies take copy_seconds gains by its first panel in pieces: Gauss's
-   three's pieces (plain kernel 9, not split over k, their sums through
-   device memory) cost the GPU more than the panel whole, which pays only
+   copies take copy_seconds gains by its first panel in pieces of plain
+   kernel 9 (not split over k) where they are not its own kernel's:
+   Gauss's three on kernel 9 (their sums through device memory), and a
+   real product of one panel on kernel 11 or on kernel 9 split over k.
+   Such pieces cost the GPU more than the panel whole, which pays only
    where the GPU's work, at the pieces' rate and with as many SMs as
    their tiles fill, is under half the copies' time (complex double
    256x100000x256, 4 tiles, 1.19x slower in pieces; 500x20000x800, 28
-   tiles, 0.89-0.97x: bench/RESULTS.md).  Other plans: 1 (the caller's
-   own rules).  */
+   tiles, 0.89-0.97x; single and double 2000x20000x2000 0.82-0.84x:
+   bench/RESULTS.md).  0 for other plans.  */
 int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                         size_t k, double copy_seconds);
 /* Nonzero where its pieces run the whole plan's own kernel and form
    (kernel 9 or kernel 4 with k not split: no cluster, small tiles or
    repacking; kernel 11's pieces run on kernel 9, kernel 5's and 8's on
-   kernel 4; Gauss's three on kernel 9), so that a product run only
-   in pieces loses little speed to them (a tail of split tiles or strips
-   beside kernel 9's tiles run as plain tiles).  */
+   kernel 4), so that a product run only in pieces loses little speed
+   to them (a tail of split tiles or strips beside kernel 9's tiles run
+   as plain tiles); and Gauss's three on kernel 9 in any form, whose
+   pieces are plain kernel 9 and go only where gt_plan_pieces_pay says.  */
 int gt_plan_pieces_alike (const gt_plan *whole);
 /* Nonzero where a run of p uses its scratch for nothing but what the
    next panel's run may keep (gt_gemm_args.a_kept): kernel 11 without

@@ -297,22 +297,30 @@ gt_plan_has_pieces (const gt_plan *whole)
   return whole->kernel == GT_K9_DMMA || whole->type == GT_SINGLE;
 }
 
-/* Kernel 9's three, in flop/s of 8 m n k with every SM busy (77 at
-   8192^3 on an H100, bench/RESULTS.md).  */
+/* Plain kernel 9 with every SM busy, in flop/s of the product: Gauss's
+   three, of 8 m n k (77 at 8192^3 on an H100, bench/RESULTS.md), and a
+   real product, of 2 m n k (singles widened: 57; doubles 45-55).  */
 #define THREE_PIECES_RATE 75e12
+#define K9_PIECES_RATE 50e12
 
 extern "C" int
 gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                     size_t k, double copy_seconds)
 {
-  if (!three_pieces (whole))
-    return 1;
+  const int complex_plan = whole->complex_a || whole->complex_b;
+  if (complex_plan ? !three_pieces (whole)
+                   : whole->kernel != GT_K9_DMMA
+                     && whole->kernel != GT_K11_OZAKI)
+    return 0;
   const gt_device_props *d = gt_device_props_current ();
   const double sms = d ? d->sms : 132;
   const double tiles = (double) ((m + GT_K9_TILE - 1) / GT_K9_TILE)
                        * (double) ((w + GT_K9_TILE - 1) / GT_K9_TILE);
   const double busy = tiles < sms ? tiles / sms : 1.0;
-  return 8.0 * m * n * k / (THREE_PIECES_RATE * busy) < 0.5 * copy_seconds;
+  const double seconds = complex_plan
+                         ? 8.0 * m * n * k / (THREE_PIECES_RATE * busy)
+                         : 2.0 * m * n * k / (K9_PIECES_RATE * busy);
+  return seconds < 0.5 * copy_seconds;
 }
 
 extern "C" size_t
