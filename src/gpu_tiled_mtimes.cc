@@ -1476,16 +1476,23 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## a real product of one panel whose copies outweigh its kernel takes
 %! ## its panel in pieces of plain kernel 9 on Hopper, as A and B arrive,
 %! ## even where its whole plan is kernel 11 (singles) or kernel 9 with k
-%! ## split (here 2000 x 12000 x 1700: one panel on a 132-SM Hopper);
-%! ## against double on sampled rows
+%! ## split (here 2000 x 12000 x 1700: one panel on a 132-SM Hopper; one
+%! ## device, not split over several); against double on sampled rows
 %! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");
-%! for cls = {"single", "double"}
-%!   A = randn (2000, 12000, cls{1});  B = randn (12000, 1700, cls{1});
+%! devs = gpu_tiled_devices ();
+%! unwind_protect
+%!   gpu_tiled_devices (devs(1));
+%!   for cls = {"single", "double"}
+%!     A = randn (2000, 12000, cls{1});  B = randn (12000, 1700, cls{1});
+%!     gpu_tiled_reset ();
+%!     check_default (A, B, ["one panel in pieces, " cls{1}]);
+%!     assert (pieces () == hopper, "%s: %d in pieces", cls{1}, pieces ());
+%!   endfor
+%! unwind_protect_cleanup
+%!   gpu_tiled_devices ([]);
 %!   gpu_tiled_reset ();
-%!   check_default (A, B, ["one panel in pieces, " cls{1}]);
-%!   assert (pieces () == hopper, "%s: %d in pieces", cls{1}, pieces ());
-%! endfor
+%! end_unwind_protect
 %!testif ; gpu
 %! ## Complex doubles (Gauss's three on kernel 9 on Hopper, another kernel
 %! ## elsewhere: then not in pieces) where the copies outweigh the kernels
@@ -1494,20 +1501,28 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## (A's planes for the others made after the pieces).  Against double
 %! ## on sampled rows.  Then an Inf in A's third piece and a NaN in B's
 %! ## fourth: the product runs again, whole, on the flags the pieces left.
+%! ## One device: bands of a split that share A take no pieces.
 %! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");   # kernel 9
-%! for d = {[1000 10000 1000], [1200 9000 2900]}
-%!   d = d{1};
-%!   A = make_operand ("cdouble", d(1), d(2));
-%!   B = make_operand ("cdouble", d(2), d(3));
+%! devs = gpu_tiled_devices ();
+%! unwind_protect
+%!   gpu_tiled_devices (devs(1));
+%!   for d = {[1000 10000 1000], [1200 9000 2900]}
+%!     d = d{1};
+%!     A = make_operand ("cdouble", d(1), d(2));
+%!     B = make_operand ("cdouble", d(2), d(3));
+%!     gpu_tiled_reset ();
+%!     check_default (A, B, sprintf ("complex double %dx%dx%d", d));
+%!     assert (pieces () == hopper, "%dx%dx%d: %d in pieces", d, pieces ());
+%!   endfor
+%!   A(10, 2100) = complex (Inf, 1);  B(3100, 7) = complex (NaN, 2);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   check_parts (A, B, C, [10, randi(d(1), 1, 8)], "Inf and NaN in pieces");
+%!   assert (pieces () == 2 * hopper, "%d in pieces", pieces ());
+%! unwind_protect_cleanup
+%!   gpu_tiled_devices ([]);
 %!   gpu_tiled_reset ();
-%!   check_default (A, B, sprintf ("complex double %dx%dx%d", d));
-%!   assert (pieces () == hopper, "%dx%dx%d: %d in pieces", d, pieces ());
-%! endfor
-%! A(10, 2100) = complex (Inf, 1);  B(3100, 7) = complex (NaN, 2);
-%! C = gpu_tiled_mtimes (A, B);
-%! check_parts (A, B, C, [10, randi(d(1), 1, 8)], "Inf and NaN in pieces");
-%! assert (pieces () == 2 * hopper, "%d in pieces", pieces ());
+%! end_unwind_protect
 %!testif ; gpu
 %! ## complex products whose k is too short for pieces take their first
 %! ## panel in blocks of A's rows as they arrive (eighths of m in whole tiles,
