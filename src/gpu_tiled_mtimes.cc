@@ -945,9 +945,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! assert (norm (double (C1) - R, "fro")
 %!         <= 4 * 1999 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
 %!testif ; gpu
-%! ## complex singles on kernel 11 streamed in several panels (n of 6144
-%! ## or more: panels of a quarter of n or wider; here 4 of 2048 columns
-%! ## on a 132-SM Hopper), the last narrower than the others; real by
+%! ## complex singles on kernel 11 streamed in several panels (n from
+%! ## 2048 to 7167: panels of a quarter of n or wider; here 4 of 2048
+%! ## columns on a 132-SM Hopper), the last narrower than the others; real by
 %! ## complex likewise.  The product on A's planes keeps them from panel to
 %! ## panel (at this size the four real products go as one: 4 panels, the
 %! ## middle two keep, the narrower last one has a scratch of its own).

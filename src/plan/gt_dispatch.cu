@@ -461,15 +461,17 @@ panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
 }
 
 /* Complex products: their planes' real product.  Where that runs on
-   kernel 11, in quarters of n rather than eighths once an eighth is 256
-   columns or more: each of kernel 11's runs pays a fixed cost (scans,
-   the wait for their choice, some twenty launches for Gauss's three), so
-   at 4096^3 eighths of 512 columns made each panel's plan kernel 9's
+   kernel 11, in quarters of n rather than eighths where an eighth is 256
+   to 895 columns: each of kernel 11's runs pays a fixed cost (scans, the
+   wait for their choice, some twenty launches for Gauss's three), so at
+   4096^3 eighths of 512 columns made each panel's plan kernel 9's
    instead, and the call took 1.25-1.3x as long as in quarters on kernel
-   11; from 2560^3 to 8192 x 2048 x 8192 quarters were 0.95-1.00 of
-   eighths (bench/RESULTS.md, "Complex singles in quarters from 2048
-   columns").  Real singles keep eighths: their first panel runs on
-   kernel 9's pieces as A arrives.  */
+   11; from 2560^3 to 6144^3 quarters were 0.95-1.00 of eighths.  From
+   7168 columns the eighths' shorter last panel, which nothing overlaps,
+   wins: 7168^3 and 8192^3 in eighths 0.90-0.95 of quarters
+   (bench/RESULTS.md, "Complex singles in quarters from 2048 columns").
+   Real singles keep eighths: their first panel runs on kernel 9's
+   pieces as A arrives.  */
 extern "C" size_t
 gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
                 size_t max_panels)
@@ -478,7 +480,7 @@ gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
   if (r == type)
     return panel_width (r, m, n, k, tile, max_panels, 8);
   size_t parts = 8;
-  if (tile == GT_TILE_DEFAULT && m > 1 && n / 8 >= 256
+  if (tile == GT_TILE_DEFAULT && m > 1 && n / 8 >= 256 && n / 8 < 896
       && gt_plan_for (type, m, n, k, tile, 0).kernel == GT_K11_OZAKI)
     parts = 4;
   return panel_width (r, 2 * m, n, 2 * k, tile, max_panels, parts);
