@@ -14,6 +14,7 @@
 // PKG_DEL: autoload ("gpu_tiled_mtimes", "__gpu_tiled__.oct", "remove");
 
 #include <chrono>
+#include <complex>
 #include <exception>
 #include <memory>
 #include <octave/oct.h>
@@ -173,9 +174,10 @@ sample_value (unsigned& seed)
   return ((seed >> 8) & 0xffff) / 32768.0 - 1.0 + 1e-6;
 }
 
+// An element of type T (the pointer only picks the overload).
 template <typename T>
 static T
-sample_element (unsigned& seed)
+sample_element (unsigned& seed, const T *)
 {
   return T (sample_value (seed));
 }
@@ -183,20 +185,12 @@ sample_element (unsigned& seed)
 // Complex elements get both parts: an octave_value of a complex array whose
 // imaginary parts are all zero narrows to a real one, and the crossover
 // then timed a real product for a complex class (a quarter of the flops).
-template <>
-FloatComplex
-sample_element<FloatComplex> (unsigned& seed)
+template <typename R>
+static std::complex<R>
+sample_element (unsigned& seed, const std::complex<R> *)
 {
-  const float re = sample_value (seed);
-  return FloatComplex (re, sample_value (seed));
-}
-
-template <>
-Complex
-sample_element<Complex> (unsigned& seed)
-{
-  const double re = sample_value (seed);
-  return Complex (re, sample_value (seed));
+  const R re = sample_value (seed);
+  return std::complex<R> (re, sample_value (seed));
 }
 
 // An n x n matrix of type t with values in [-1, 1), never zero: what the
@@ -208,7 +202,7 @@ sample_matrix (octave_idx_type n, unsigned seed)
   typename octave_array<T>::nd a (dim_vector (n, n));
   T *p = a.fortran_vec ();
   for (octave_idx_type i = 0; i < n * n; i++)
-    p[i] = sample_element<T> (seed);
+    p[i] = sample_element (seed, static_cast<const T *> (nullptr));
   return octave_value (a);
 }
 

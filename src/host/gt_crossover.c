@@ -139,8 +139,8 @@ beyond (const double *x, const double *t)
 
 /* Time at v on the line through the measured points (x ascending, t
    their times): between two points, the straight line through them; past
-   the last, the last segment's rate (or, where timing noise made it fall,
-   the last point's rate from zero); before the first, the first time.  */
+   the last, at the rate `beyond` gives; before the first, the first
+   time.  */
 static double
 through (const double *x, const double *t, double v)
 {

@@ -175,16 +175,15 @@ first_panel_piece (const gt_context *ctx, const gt_call *c)
           && (c->total < GT_PIECES_ONE_PANEL_MIN || c->shared_a
               || !(gt_plan_pieces_alike (&c->plan_full) || pays))))
     return 0;
-  const size_t least = round_up (larger (GT_FIRST_PIECE_MIN_K,
-                                         gt_plan_piece_min_k (&c->plan_full,
-                                                              c->k)),
+  const size_t plan_least = gt_plan_piece_min_k (&c->plan_full, c->k);
+  const size_t least = round_up (larger (GT_FIRST_PIECE_MIN_K, plan_least),
                                  GT_PIECE_K);
   size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
   if (kc < least)
     kc = least;
   if (kc > c->k / 4)
     kc = c->k / 4;
-  if (kc < gt_plan_piece_min_k (&c->plan_full, c->k))
+  if (kc < plan_least)
     return 0;
   kc = kc / GT_PIECE_K * GT_PIECE_K;
   return kc < 4 * GT_PIECE_K ? 0 : kc;
@@ -697,9 +696,9 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
-/* A's planes for the panels after the first, once all of A is there
+/* A's planes for the panels run whole, once all of A is there
    (panel_in[0] is free: the first panel's own event is recorded later,
-   and panel 0 in blocks of rows has used it already).  */
+   and panel 0 in pieces or blocks of rows has used it already).  */
 static gt_status
 planes_of_a (gt_context *ctx, gt_call *c)
 {
@@ -1032,23 +1031,19 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st == GT_OK && c->kc)
     {
       st = first_panel_in_pieces (ctx, c, sg, interrupted);
-      if (st == GT_OK && c->panels > 1)
-        st = planes_of_a (ctx, c);
       p_first = 1;
     }
   else if (st == GT_OK && c->rows)
     {
       st = first_panel_in_rows (ctx, c, sg, interrupted);
-      if (st == GT_OK && c->panels > 1)
-        st = planes_of_a (ctx, c);
       p_first = 1;
     }
   else if (st == GT_OK)
-    {
-      st = whole_a (ctx, c, sg, interrupted);
-      if (st == GT_OK)
-        st = planes_of_a (ctx, c);
-    }
+    st = whole_a (ctx, c, sg, interrupted);
+  /* A's planes for the panels the first panel's pieces or blocks did not
+     compute (those made planes of their own columns or rows) */
+  if (st == GT_OK && p_first < c->panels)
+    st = planes_of_a (ctx, c);
   if (st == GT_OK)
     st = test_failure (ctx);
   if (st == GT_OK)

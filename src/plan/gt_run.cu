@@ -5,6 +5,7 @@
    of k of the host path's first panel.  */
 
 #include "gt_costs.h"
+#include "gt_launch.cuh"
 
 /* The same operands, shifted to the block of C at (r0, c0) of size m x n:
    rows r0.. of A, columns c0.. of B.  */
@@ -98,6 +99,24 @@ run_four_in_one (gt_type r, const gt_gemm_args *a, char *bp, char *pp,
   return err;
 }
 
+/* The operands of Gauss's three products: A's plane j (of a->A, ld
+   a->lda), B's plane j in bp (ld ldb) and product j's plane in pp (ld
+   ldp), each product with its own place of A in the scratch work.  */
+static void
+three_operands (const gt_gemm_args *a, size_t es, char *bp, size_t ldb,
+                char *pp, size_t ldp, void *work, gt_gemm_args g[3])
+{
+  for (int j = 0; j < 3; j++)
+    {
+      const gt_gemm_args gj = {
+        (const char *) a->A + (size_t) j * a->k * a->lda * es, a->lda,
+        bp + (size_t) j * a->n * ldb * es, ldb,
+        pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
+        work, NULL, a->a_kept, j, 3, NULL, NULL };
+      g[j] = gj;
+    }
+}
+
 /* Gauss's three products (p->three): B's planes [Br Bi Br+Bi], the
    products of A's three planes by them into [T1 T2 T3], joined into C.
    The real plan is the same for all three; they run in turn on s and
@@ -137,15 +156,7 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
     return run_four_in_one (r, a, bp, pp, ldp, base + w_off, s);
   static_assert (GT_A_SLOTS >= 3, "a place of A for each product");
   gt_gemm_args g[3];
-  for (int j = 0; j < 3; j++)
-    {
-      const gt_gemm_args gj = {
-        (const char *) a->A + (size_t) j * a->k * a->lda * es, a->lda,
-        bp + (size_t) j * a->n * ldb * es, ldb,
-        pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
-        base + w_off, NULL, a->a_kept, j, 3, NULL, NULL };
-      g[j] = gj;
-    }
+  three_operands (a, es, bp, ldb, pp, ldp, base + w_off, g);
   g[0].idle = a->idle;
   g[0].idle_arg = a->idle_arg;
   /* kernel 11's three wait once for their scans, not once each */
@@ -193,19 +204,8 @@ run_three_piece (const gt_plan *p, int first, int last,
   gt_three_layout (r, a->m, a->n, a->k, &b_off, &p_off);
   char *bp = base + b_off, *pp = base + p_off;
   const size_t ldb = gt_ld_16 (es, a->k), ldp = gt_ld_16 (es, a->m);
-  double *parts[3];
   gt_gemm_args g[3];
-  for (int j = 0; j < 3; j++)
-    {
-      parts[j] = (double *) (sums
-                             + j * gt_bytes_256 (GT_DOUBLE, a->m * a->n));
-      const gt_gemm_args gj = {
-        (const char *) a->A + (size_t) j * a->k * a->lda * es, a->lda,
-        bp + (size_t) j * a->n * ldb * es, ldb,
-        pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
-        NULL, NULL, 0, 0, 0, NULL, NULL };
-      g[j] = gj;
-    }
+  three_operands (a, es, bp, ldb, pp, ldp, NULL, g);
   cudaError_t err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_SUM,
                                      a->B, a->ldb, bp, ldb, a->k, a->n,
                                      a->checks, s);
@@ -214,8 +214,12 @@ run_three_piece (const gt_plan *p, int first, int last,
                              gt_three_a_flag (r, a->A, a->lda, a->k), s);
   const gt_plan p9 = gt_plan_make (r, GT_K9_DMMA);
   for (int j = 0; j < 3 && err == cudaSuccess; j++)
-    err = gt_k9_row_piece (&p9, &g[j], first ? NULL : parts[j],
-                           last ? NULL : parts[j], s);
+    {
+      double *part = (double *) (sums + j * gt_bytes_256 (GT_DOUBLE,
+                                                          a->m * a->n));
+      err = gt_k9_row_piece (&p9, &g[j], first ? NULL : part,
+                             last ? NULL : part, s);
+    }
   if (err == cudaSuccess && last)
     err = gt_planes_join3 (r, pp, ldp, a->A, a->lda, bp, ldb, a->k, a->C,
                            a->ldc, a->m, a->n, a->checks, s);
@@ -314,8 +318,8 @@ gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
     return 0;
   const gt_device_props *d = gt_device_props_current ();
   const double sms = d ? d->sms : 132;
-  const double tiles = (double) ((m + GT_K9_TILE - 1) / GT_K9_TILE)
-                       * (double) ((w + GT_K9_TILE - 1) / GT_K9_TILE);
+  const double tiles = (double) gt_ceil_div (m, GT_K9_TILE)
+                       * (double) gt_ceil_div (w, GT_K9_TILE);
   const double busy = tiles < sms ? tiles / sms : 1.0;
   const double seconds = complex_plan
                          ? 8.0 * m * n * k / (THREE_PIECES_RATE * busy)
