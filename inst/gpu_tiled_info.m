@@ -82,6 +82,17 @@
 ## emulated products (panels of a streamed product) that used the
 ## previous panel's scan of A, and also its slices of A; @code{last_moduli}:
 ## of the last emulated product.
+## @item result_heap
+## bytes: results of more than 32 MiB and up to this size come from
+## Octave's heap rather than fresh memory, and the heap keeps up to this
+## much freed memory, so that a loop's next result finds the pages of the
+## last one already there (fresh memory costs a page fault per 4 KiB page
+## at its first write).  0 where off.  The option
+## @env{GPU_TILED_RESULT_HEAP} (bytes; 0 turns it off) sets it; by default a
+## sixteenth of the host's memory, at most 4 GiB; off where malloc was
+## tuned already (@env{MALLOC_MMAP_THRESHOLD_} and the like, or
+## @env{GLIBC_TUNABLES}) and on C libraries other than glibc.  Read at the
+## first product and after @code{gpu_tiled_reset}.
 ## @end table
 ##
 ## Example:
@@ -154,7 +165,7 @@ endfunction
 %!          "side_products", "piece_products", "driver_version", ...
 %!          "runtime_version", "build_archs", ...
 %!          "device_count", "devices", "devices_used", "crossover", ...
-%!          "emulation"}
+%!          "emulation", "result_heap"}
 %!   assert (isfield (s, f{1}), true, f{1});
 %! endfor
 %! assert (islogical (s.usable));
@@ -164,6 +175,7 @@ endfunction
 %!                                "kept_scans", "kept_slices", ...
 %!                                "last_moduli"}), true (1, 7));
 %! assert (any (strcmp (s.emulation.mode, {"cost", "off", "always"})));
+%! assert (isscalar (s.result_heap) && s.result_heap >= 0);
 %! assert ({s.crossover.class}, {"single", "double", "complex single", ...
 %!                              "complex double"});
 %! if (s.usable)

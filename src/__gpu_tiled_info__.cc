@@ -131,5 +131,6 @@ Private: use @code{gpu_tiled_info}.\n\
   s.assign ("devices", all_devices (info.usable ? info.device_count : 0));
   s.assign ("crossover", crossovers ());
   s.assign ("emulation", emulation ());
+  s.assign ("result_heap", static_cast<double> (gt_result_heap_budget ()));
   return ovl (s);
 }

@@ -121,6 +121,21 @@ gt_status gt_mtimes_host (gt_type c, gt_operand A, gt_operand B, void *C,
                           size_t m, size_t n, size_t k, int tile,
                           int device, gt_interrupt_fn interrupted);
 
+/* Result memory.  The caller allocates each result that gt_mtimes_host
+   fills between these two calls, with the allocator that will free it.
+   On glibc, a result of more than 32 MiB and at most the budget then
+   comes from the process heap instead of a fresh mapping, and the heap
+   keeps up to the budget of freed memory: a loop's freed result is the
+   next one's memory, its pages already there, and the copies out need no
+   page faults.  The budget: GPU_TILED_RESULT_HEAP (bytes; 0 off), by
+   default a sixteenth of the host's memory, at most 4 GiB; off where the
+   user tuned malloc (MALLOC_*_ or GLIBC_TUNABLES) or on other C
+   libraries.  Read again after gt_reset.  gt_result_heap_begin returns
+   what gt_result_heap_end takes.  Not thread-safe: one caller thread.  */
+int gt_result_heap_begin (size_t bytes);
+void gt_result_heap_end (int began);
+size_t gt_result_heap_budget (void);   /* bytes; 0 where off */
+
 /* C = A * B for matrices of one type already in memory of device
    (GT_DEVICE_DEFAULT or an ordinal), queued on stream (a cudaStream_t of
    that device, 0 for its legacy default stream).  The call is

@@ -44,13 +44,31 @@ template <> struct octave_array<Complex>
 // (octave_value's constructors call maybe_mutate already; the call here
 // says so, and costs a scan only up to the first nonzero imaginary part).
 #if OCTAVE_MAJOR_VERSION >= 7
+// Large results come from the heap, where a loop's freed result is the
+// next one's memory (gt_result_heap_begin); the bracket closes on a throw.
+struct heap_bracket
+{
+  int began;
+  explicit heap_bracket (size_t bytes) : began (gt_result_heap_begin (bytes))
+  { }
+  ~heap_bracket () { gt_result_heap_end (began); }
+};
+
+template <typename T>
+static T *
+allocate (octave_idx_type count)
+{
+  heap_bracket h (static_cast<size_t> (count) * sizeof (T));
+  return std::allocator<T> ().allocate (count);
+}
+
 template <typename T>
 struct result
 {
   T *data;
   octave_idx_type m, n;
   result (octave_idx_type m_, octave_idx_type n_)
-    : data (std::allocator<T> ().allocate (m_ * n_)), m (m_), n (n_) { }
+    : data (allocate<T> (m_ * n_)), m (m_), n (n_) { }
   ~result () { if (data) std::allocator<T> ().deallocate (data, m * n); }
   octave_value release ()
   {
@@ -1747,6 +1765,43 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   setenv ("GPU_TILED_CROSSOVER", "off");
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
+## ---- results in memory a freed result left (the result heap) ----
+%!testif ; gpu
+%! ## Results of over 32 MiB come from the heap, and a freed one's memory is
+%! ## the next one's.  An array of Octave's own of the same size, filled
+%! ## with NaN and freed in between, leaves NaN there (it takes the memory
+%! ## the heap keeps), so an element a product leaves unwritten shows.
+%! ## Each class, and a product in blocks of C (a device limit).
+%! setenv ("GPU_TILED_RESULT_HEAP", "2147483648");
+%! unwind_protect
+%!   for limit = {"", "40000000"}
+%!     setenv ("GPU_TILED_DEVICE_LIMIT", limit{1});
+%!     gpu_tiled_reset ();
+%!     assert (gpu_tiled_info ().result_heap, 2^31);
+%!     for p = {"single", 3001, 700, 3003; "double", 2101, 500, 2103;
+%!              "csingle", 2101, 300, 2103; "cdouble", 1501, 300, 1503}'
+%!       [cls, m, k, n] = p{:};
+%!       for round = 1:2
+%!         C = gpu_tiled_mtimes (make_operand (cls, m, k), make_operand (cls, k, n));
+%!         cl = class (C);
+%!         clear C;
+%!         X = NaN (m, n, cl) * (1 + (cls(1) == "c") * i);
+%!         clear X;
+%!         A = make_operand (cls, m, k);  B = make_operand (cls, k, n);
+%!         C = gpu_tiled_mtimes (A, B);
+%!         what = sprintf ("%s %dx%dx%d, limit '%s'", cls, m, k, n, limit{1});
+%!         assert (! any (isnan (C(:))), "%s: unwritten elements", what);
+%!         check_default (A, B, what);
+%!         clear C;
+%!       endfor
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_RESULT_HEAP");
+%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
 ## ---- Kernel 11: single products on the INT8 tensor cores ----
 %!## An operand of one of the accuracy table's input classes; the scaled
 %!## class scales rows (A) or columns (B, by_col) by up to 2^+-40.

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "gt_context.h"
 #include "gt_copy.h"
+#include "gt_heap.h"
 #include "gt_plan.h"
 #include "gt_product.h"
 
@@ -422,6 +423,7 @@ gt_reset (void)
   gt_crossover_forget ();
   gt_multi_forget ();
   gt_emulation_forget ();
+  gt_heap_forget ();
   if (have_current)
     cudaSetDevice (current);
   cudaGetLastError ();

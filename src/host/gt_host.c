@@ -466,17 +466,17 @@ prefault_output (gt_context *ctx, const gt_call *c, gt_stager *sg,
 }
 
 /* Copy threads and prefault helpers of a streamed call: the options'
-   (12 + 4 on 16 cores), or where C is 60% or more of the bytes moved,
-   two of the copy threads' cores given to the prefault: its faults, not
-   the copies, then bound the call; squares lost with that split, so they
-   keep the options' (bench/RESULTS.md, "Thread splits").  */
+   (12 + 4 on 16 cores), or where C is new memory and 60% or more of the
+   bytes moved, two of the copy threads' cores given to the prefault: its
+   faults, not the copies, then bound the call; squares lost with that
+   split, so they keep the options' (bench/RESULTS.md, "Thread splits").  */
 static void
 call_threads (const gt_context *ctx, const gt_call *c, int *copy, int *fault)
 {
   *copy = ctx->opt.copy_threads;
   *fault = ctx->opt.prefault_threads;
   if (ctx->opt.threads_given || c->share > 1 || *copy <= 4
-      || 5 * c->m * c->n * c->es < 3 * c->total)
+      || !c->fault_bytes || 5 * c->m * c->n * c->es < 3 * c->total)
     return;
   *copy -= 2;
   *fault += 2;

@@ -3,6 +3,7 @@
    (gt_product.h names the drivers below it).  */
 
 #include <string.h>
+#include "gt_heap.h"
 #include "gt_plan.h"
 #include "gt_product.h"
 
@@ -61,9 +62,11 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   gt_status st = call_trivial (type, A.type, B.type, C, m, n, k, tile, &done);
   if (done)
     return st;
-  /* C is new memory (the glue allocates it for the result) */
+  /* The glue allocates C for the result: new memory to fault in, or a
+     freed result's that the heap kept (gt_result_heap_begin) */
+  const size_t bytes = m * n * gt_type_size (type);
   gt_product p = { type, A, B, C, m, n, k, m, k, m, tile, 1, (char *) C,
-                   m * n * gt_type_size (type), NULL, 0 };
+                   gt_memory_resident (C, bytes) ? 0 : bytes, NULL, 0 };
   return device == GT_DEVICES_ALL ? gt_multi_product (&p, interrupted)
                                   : gt_device_product (device, &p,
                                                        interrupted);

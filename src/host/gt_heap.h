@@ -1,0 +1,17 @@
+/* gt_heap.h -- the host layer's side of result memory (gt_heap.c; the
+   glue's side is gt_result_heap_begin in gpu_tiled.h).  */
+
+#ifndef GT_HEAP_H
+#define GT_HEAP_H
+
+#include <stddef.h>
+
+/* Nonzero where every one of a sample of the pages of [p, p + bytes) is
+   in memory: a result the heap had freed before, whose first touch costs
+   no page faults (so nothing is faulted in ahead of the copies out).  */
+int gt_memory_resident (const void *p, size_t bytes);
+
+/* gt_reset: GPU_TILED_RESULT_HEAP is read again at the next result.  */
+void gt_heap_forget (void);
+
+#endif

@@ -1,0 +1,128 @@
+/* test_heap.c -- tests of result memory (src/host/gt_heap.c): large
+   results from the heap, a freed one kept for the next, the option and
+   its defaults; they need no GPU.  Prints "N passed, N failed".  */
+
+#define _GNU_SOURCE
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "gpu_tiled.h"
+#include "gt_heap.h"
+#include "test_check.h"
+
+#define MIB ((size_t) 1 << 20)
+
+/* A result as the glue allocates it: between the two calls.  */
+static char *
+result (size_t bytes, int *began)
+{
+  *began = gt_result_heap_begin (bytes);
+  char *p = malloc (bytes);
+  gt_result_heap_end (*began);
+  return p;
+}
+
+/* bytes glibc has handed out as mappings of their own */
+static size_t
+mapped (void)
+{
+  return mallinfo2 ().hblkhd;
+}
+
+static void
+set_option (const char *value)
+{
+  if (value)
+    setenv ("GPU_TILED_RESULT_HEAP", value, 1);
+  else
+    unsetenv ("GPU_TILED_RESULT_HEAP");
+  gt_heap_forget ();
+}
+
+static void
+test_on (void)
+{
+  set_option ("1073741824");
+  check (gt_result_heap_budget () == ((size_t) 1 << 30),
+         "the option sets the budget");
+  int began;
+  size_t before = mapped ();
+  char *p = result (64 * MIB, &began);
+  check (began && p && mapped () == before, "64 MiB from the heap");
+  memset (p, 0x5a, 64 * MIB);
+  check (gt_memory_resident (p, 64 * MIB), "written: resident");
+  free (p);
+  char *q = result (64 * MIB, &began);
+  check (q == p, "the next result has the freed one's memory");
+  check (q && gt_memory_resident (q, 64 * MIB),
+         "and its pages are still there");
+  check (q && q[0] == 0x5a && q[64 * MIB - 1] == 0x5a,
+         "(the last result's bytes: the library writes all of C)");
+  free (q);
+  check (!gt_result_heap_begin (16 * MIB),
+         "16 MiB: glibc's own threshold decides");
+  gt_result_heap_end (0);
+  check (!gt_result_heap_begin ((size_t) 2 << 30), "over the budget: not");
+  gt_result_heap_end (0);
+  /* after the bracket, Octave's own large arrays are mappings again,
+     unless the heap holds that much free (the freed result: 64 MiB) */
+  before = mapped ();
+  char *o = malloc (256 * MIB);
+  check (o && mapped () >= before + 256 * MIB,
+         "outside the bracket 256 MiB is a mapping");
+  check (o && !gt_memory_resident (o, 256 * MIB),
+         "new memory: not resident");
+  free (o);
+}
+
+static void
+test_off (void)
+{
+  set_option ("0");
+  check (gt_result_heap_budget () == 0, "0 turns it off");
+  int began;
+  const size_t before = mapped ();
+  char *p = result (256 * MIB, &began);
+  check (!began && p && mapped () >= before + 256 * MIB,
+         "off: 256 MiB is a mapping");
+  free (p);
+  set_option ("1000");
+  check (gt_result_heap_budget () == 0, "a budget under 32 MiB is off");
+}
+
+static void
+test_defaults (void)
+{
+  set_option (NULL);
+  const long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  size_t want = (size_t) pages / 16 * (size_t) page;
+  if (want > ((size_t) 4 << 30))
+    want = (size_t) 4 << 30;
+  if (want <= 32 * MIB)
+    want = 0;
+  check (gt_result_heap_budget () == want,
+         "default: a sixteenth of memory, at most 4 GiB");
+  setenv ("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=1", 1);
+  gt_heap_forget ();
+  check (gt_result_heap_budget () == 0, "malloc tuned by the user: off");
+  unsetenv ("GLIBC_TUNABLES");
+  setenv ("MALLOC_MMAP_THRESHOLD_", "100000", 1);
+  gt_heap_forget ();
+  check (gt_result_heap_budget () == 0, "... or by MALLOC_MMAP_THRESHOLD_");
+  unsetenv ("MALLOC_MMAP_THRESHOLD_");
+  gt_heap_forget ();
+  check (gt_result_heap_budget () == want, "and on again when untuned");
+}
+
+int
+main (void)
+{
+  unsetenv ("GLIBC_TUNABLES");
+  test_on ();
+  test_off ();
+  test_defaults ();
+  check (!gt_memory_resident (NULL, 1 << 20), "an unmapped range");
+  printf ("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
