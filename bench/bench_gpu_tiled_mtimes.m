@@ -38,9 +38,10 @@
 ## after its call (method "default": a warm-up,
 ## then the median of at least 5 calls, up to 20 or about 2 s) and with every
 ## result kept in a cell array until the series is done (method
-## "default_kept": no call gets memory a previous result gave back; right
-## after "default", which warms it up; past the first 5 calls at most
-## 16 GiB of results are kept).  The table also prints the best call and
+## "default_kept": no call gets memory a previous result of its series gave
+## back, though the first may take what "default" left in the heap (see
+## gpu_tiled_info's result_heap); right after "default", which warms it
+## up; past the first 5 calls at most 16 GiB of results are kept).  The table also prints the best call and
 ## median/best; the CSV has the median.  Where gpu_tiled_devices reports
 ## several devices in use, each shape is timed on the first of them alone
 ## (gpus 1) and on all (gpus = their count), and the list is restored at the
@@ -423,7 +424,7 @@ endfunction
 ## As time_calls ("default", ...) without the warm-up, each result kept
 ## in a cell array until the series is done: assigning the next result to
 ## C frees nothing while kept{} holds the last, so no call gets memory a
-## previous result gave back.  Past 5 calls, at most 16 GiB kept (16384^2
+## previous result of the series gave back.  Past 5 calls, at most 16 GiB kept (16384^2
 ## complex double: 4 GiB a result).  All are freed on return, untimed.
 function t = time_kept (A, B)
   kept = {};

@@ -87,7 +87,9 @@
 ## Octave's heap rather than fresh memory, and the heap keeps up to this
 ## much freed memory, so that a loop's next result finds the pages of the
 ## last one already there (fresh memory costs a page fault per 4 KiB page
-## at its first write).  0 where off.  The option
+## at its first write).  The heap grows by results only up to this size;
+## past it, results kept rather than freed are fresh memory as before.
+## 0 where off.  The option
 ## @env{GPU_TILED_RESULT_HEAP} (bytes; 0 turns it off) sets it; by default a
 ## sixteenth of the host's memory, at most 4 GiB; off where malloc was
 ## tuned already (@env{MALLOC_MMAP_THRESHOLD_} and the like, or

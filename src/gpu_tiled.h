@@ -127,7 +127,8 @@ gt_status gt_mtimes_host (gt_type c, gt_operand A, gt_operand B, void *C,
    comes from the process heap instead of a fresh mapping, and the heap
    keeps up to the budget of freed memory: a loop's freed result is the
    next one's memory, its pages already there, and the copies out need no
-   page faults.  The budget: GPU_TILED_RESULT_HEAP (bytes; 0 off), by
+   page faults.  The heap grows by results up to the budget; past it,
+   results kept (not freed) are fresh mappings as before.  The budget: GPU_TILED_RESULT_HEAP (bytes; 0 off), by
    default a sixteenth of the host's memory, at most 4 GiB; off where the
    user tuned malloc (MALLOC_*_ or GLIBC_TUNABLES) or on other C
    libraries.  Read again after gt_reset.  gt_result_heap_begin returns

@@ -76,6 +76,34 @@ test_on (void)
   free (o);
 }
 
+/* Results kept, not freed: the heap grows up to the budget, then they
+   are mappings.  */
+static void
+test_kept (void)
+{
+  set_option ("268435456");
+  char *kept[8];
+  int heap = 0, maps = 0;
+  for (int i = 0; i < 8; i++)
+    {
+      int began;
+      const size_t before = mapped ();
+      kept[i] = result (64 * MIB, &began);
+      heap += began;
+      maps += mapped () >= before + 64 * MIB;
+    }
+  check (heap >= 1 && heap + maps == 8 && maps >= 4,
+         "kept results: from the heap up to the budget, then mappings");
+  check (mallinfo2 ().arena <= 256 * MIB + 64 * MIB,
+         "the heap no larger than the budget and a result");
+  for (int i = 0; i < 8; i++)
+    free (kept[i]);
+  int began;
+  char *p = result (64 * MIB, &began);
+  check (began && p, "freed, one comes from the heap again");
+  free (p);
+}
+
 static void
 test_off (void)
 {
@@ -120,6 +148,7 @@ main (void)
 {
   unsetenv ("GLIBC_TUNABLES");
   test_on ();
+  test_kept ();
   test_off ();
   test_defaults ();
   check (!gt_memory_resident (NULL, 1 << 20), "an unmapped range");

@@ -23,8 +23,8 @@
 #include "gpu_tiled.h"
 #include "gt_heap.h"
 
-#if defined __GLIBC__
-#include <malloc.h>
+#if defined __GLIBC__ && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+#include <malloc.h>   /* mallopt; mallinfo2 from glibc 2.33 */
 #define HAVE_MALLOPT 1
 #else
 #define HAVE_MALLOPT 0
@@ -88,11 +88,29 @@ settle (void)
   state = budget ? 1 : -1;
 }
 
+/* The heap grows by a result only up to the budget; beyond, a result
+   comes from it only where it holds that much free (a freed result's).
+   So results kept, not freed, do not grow it without bound: past the
+   budget they are mappings, as without it.  */
+static int
+heap_takes (size_t bytes)
+{
+#if HAVE_MALLOPT
+  const struct mallinfo2 mi = mallinfo2 ();
+  return mi.arena + bytes <= budget
+         || (mi.fordblks >= bytes && mi.arena <= budget);
+#else
+  (void) bytes;
+  return 0;
+#endif
+}
+
 int
 gt_result_heap_begin (size_t bytes)
 {
   settle ();
-  if (state < 0 || bytes <= GLIBC_THRESHOLD_MAX || bytes > budget)
+  if (state < 0 || bytes <= GLIBC_THRESHOLD_MAX || bytes > budget
+      || !heap_takes (bytes))
     return 0;
 #if HAVE_MALLOPT
   mallopt (M_MMAP_MAX, 0);
