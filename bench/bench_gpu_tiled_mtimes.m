@@ -32,21 +32,21 @@
 ## and the shapes (m x k x n) 10000x1000x10000, 2000x20000x2000,
 ## 100000x256x256, 256x100000x256, 3000x700x5000, 1x1000000x64 and
 ## 64x1000000x1.  At each: the built-in * where 2 m n k flops (times 4 for
-## complex) are at most BUILTIN_CAP (default 2e10: this Octave may use a slow
-## reference BLAS; above it no builtin row, speedup NaN), timed after the
-## default path (see suite_shape); the default path with each result freed
-## after its call (method "default": a warm-up,
-## then the median of at least 5 calls, up to 20 or about 2 s) and with every
-## result kept in a cell array until the series is done (method
-## "default_kept": no call gets memory a previous result of its series gave
-## back, though the first may take what "default" left in the heap (see
-## gpu_tiled_info's result_heap); right after "default", which warms it
-## up; past the first 5 calls at most 16 GiB of results are kept).  The table also prints the best call and
+## complex) are at most BUILTIN_CAP (default 2e10: this Octave may use a
+## slow reference BLAS; above it no builtin row, speedup NaN), timed after
+## the default path (see suite_shape); the default path with each result
+## freed after its call (method "default": a warm-up, then the median of at
+## least 5 calls, up to 20 or about 2 s) and with every result kept in a
+## cell array until the series is done (method "default_kept": no call gets
+## memory a previous result of its series gave back, though the first may
+## take what "default" left in the heap (see gpu_tiled_info's result_heap);
+## right after "default", which warms it up; past the first 5 calls at most
+## 16 GiB of results are kept).  The table also prints the best call and
 ## median/best; the CSV has the median.  Where gpu_tiled_devices reports
 ## several devices in use, each shape is timed on the first of them alone
 ## (gpus 1) and on all (gpus = their count), and the list is restored at the
-## end.  CLASS_SIZES, a cell array of class names
-## there, runs the suite for those classes only.
+## end.  CLASS_SIZES, a cell array of class names there, runs the suite for
+## those classes only.
 ##
 ## With PNG (default: CSV with .png), plots GFLOP/s against n on log axes,
 ## one line per method, through plot_e2e.py (python3 with matplotlib); and
@@ -421,11 +421,12 @@ function t = time_calls (method, A, B, min_calls, once_if_slow)
   endwhile
 endfunction
 
-## As time_calls ("default", ...) without the warm-up, each result kept
-## in a cell array until the series is done: assigning the next result to
-## C frees nothing while kept{} holds the last, so no call gets memory a
-## previous result of the series gave back.  Past 5 calls, at most 16 GiB kept (16384^2
-## complex double: 4 GiB a result).  All are freed on return, untimed.
+## As time_calls ("default", ...) without the warm-up, each result kept in a
+## cell array until the series is done: assigning the next result to C frees
+## nothing while kept{} holds the last, so no call gets memory a previous
+## result of the series gave back.  Past 5 calls, at most 16 GiB kept
+## (16384^2 complex double: 4 GiB a result).  All are freed on return,
+## untimed.
 function t = time_kept (A, B)
   kept = {};
   bytes = 0;

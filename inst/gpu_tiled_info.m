@@ -83,18 +83,21 @@
 ## previous panel's scan of A, and also its slices of A; @code{last_moduli}:
 ## of the last emulated product.
 ## @item result_heap
-## bytes: results of more than 32 MiB and up to this size come from
-## Octave's heap rather than fresh memory, and the heap keeps up to this
-## much freed memory, so that a loop's next result finds the pages of the
-## last one already there (fresh memory costs a page fault per 4 KiB page
-## at its first write).  The heap grows by results only up to this size;
-## past it, results kept rather than freed are fresh memory as before.
-## 0 where off.  The option
-## @env{GPU_TILED_RESULT_HEAP} (bytes; 0 turns it off) sets it; by default a
-## sixteenth of the host's memory, at most 4 GiB; off where malloc was
-## tuned already (@env{MALLOC_MMAP_THRESHOLD_} and the like, or
-## @env{GLIBC_TUNABLES}) and on C libraries other than glibc.  Read at the
-## first product and after @code{gpu_tiled_reset}.
+## bytes: from Octave 7 and glibc 2.33, results of more than 32 MiB and up
+## to this size come from Octave's heap rather than fresh memory, and the
+## heap keeps up to a quarter more than this of freed memory, so that a
+## loop's next result finds the pages of the last one already there (fresh
+## memory costs a page fault per 4 KiB page at its first write).  The
+## heap grows by results only while it holds less than this; past it,
+## results kept rather than freed are fresh memory as before.  0 where
+## off.  The option @env{GPU_TILED_RESULT_HEAP} (bytes, at most 1.5 GiB; 0
+## turns it off) sets it; by default a sixteenth of the host's memory, at
+## most 1.5 GiB; off where malloc was tuned already
+## (@env{MALLOC_MMAP_THRESHOLD_} and the like, or @env{GLIBC_TUNABLES}).
+## Read at the first product and after @code{gpu_tiled_reset}.
+## @item result_heap_reused
+## results of 4 MiB or more whose memory was there already (a freed
+## result's), since @code{gpu_tiled_reset}.
 ## @end table
 ##
 ## Example:
@@ -167,7 +170,7 @@ endfunction
 %!          "side_products", "piece_products", "driver_version", ...
 %!          "runtime_version", "build_archs", ...
 %!          "device_count", "devices", "devices_used", "crossover", ...
-%!          "emulation", "result_heap"}
+%!          "emulation", "result_heap", "result_heap_reused"}
 %!   assert (isfield (s, f{1}), true, f{1});
 %! endfor
 %! assert (islogical (s.usable));
@@ -178,6 +181,7 @@ endfunction
 %!                                "last_moduli"}), true (1, 7));
 %! assert (any (strcmp (s.emulation.mode, {"cost", "off", "always"})));
 %! assert (isscalar (s.result_heap) && s.result_heap >= 0);
+%! assert (isscalar (s.result_heap_reused) && s.result_heap_reused >= 0);
 %! assert ({s.crossover.class}, {"single", "double", "complex single", ...
 %!                              "complex double"});
 %! if (s.usable)

@@ -5,6 +5,7 @@
 
 #include <octave/oct.h>
 #include <octave/oct-map.h>
+#include <octave/version.h>
 #include "gpu_tiled.h"
 
 // What gt_device_info says of one device, as the fields of s.
@@ -131,6 +132,13 @@ Private: use @code{gpu_tiled_info}.\n\
   s.assign ("devices", all_devices (info.usable ? info.device_count : 0));
   s.assign ("crossover", crossovers ());
   s.assign ("emulation", emulation ());
+#if OCTAVE_MAJOR_VERSION >= 7
+  // only from Octave 7 does the glue allocate results through the heap
   s.assign ("result_heap", static_cast<double> (gt_result_heap_budget ()));
+#else
+  s.assign ("result_heap", 0.0);
+#endif
+  s.assign ("result_heap_reused",
+            static_cast<double> (gt_result_heap_reused ()));
   return ovl (s);
 }

@@ -123,19 +123,25 @@ gt_status gt_mtimes_host (gt_type c, gt_operand A, gt_operand B, void *C,
 
 /* Result memory.  The caller allocates each result that gt_mtimes_host
    fills between these two calls, with the allocator that will free it.
-   On glibc, a result of more than 32 MiB and at most the budget then
-   comes from the process heap instead of a fresh mapping, and the heap
-   keeps up to the budget of freed memory: a loop's freed result is the
-   next one's memory, its pages already there, and the copies out need no
-   page faults.  The heap grows by results up to the budget; past it,
-   results kept (not freed) are fresh mappings as before.  The budget: GPU_TILED_RESULT_HEAP (bytes; 0 off), by
-   default a sixteenth of the host's memory, at most 4 GiB; off where the
-   user tuned malloc (MALLOC_*_ or GLIBC_TUNABLES) or on other C
-   libraries.  Read again after gt_reset.  gt_result_heap_begin returns
-   what gt_result_heap_end takes.  Not thread-safe: one caller thread.  */
+   On glibc (2.33 or later), a result of more than 32 MiB and at most the
+   budget then comes from the heap of the process's main thread instead
+   of a fresh mapping, and the heap keeps free memory at its top up to a
+   quarter more than the budget: a loop's freed result is the next one's
+   memory, its pages already there, and the copies out need no page
+   faults.  The heap grows by results only while it holds less than the
+   budget (Octave's arrays of 32 MiB and less count); past it, results
+   kept (not freed) are fresh mappings as before.  The budget:
+   GPU_TILED_RESULT_HEAP (bytes, at most 1.5 GiB; 0 off), by default a
+   sixteenth of the host's memory, at most 1.5 GiB; off where the user
+   tuned malloc (MALLOC_*_ or GLIBC_TUNABLES) and on other C libraries.
+   Read again after gt_reset.  gt_result_heap_begin returns what
+   gt_result_heap_end takes.  One caller thread.  */
 int gt_result_heap_begin (size_t bytes);
 void gt_result_heap_end (int began);
 size_t gt_result_heap_budget (void);   /* bytes; 0 where off */
+/* Results of 4 MiB or more whose memory was there already (a freed
+   result's), since gt_reset.  */
+unsigned long gt_result_heap_reused (void);
 
 /* C = A * B for matrices of one type already in memory of device
    (GT_DEVICE_DEFAULT or an ordinal), queued on stream (a cudaStream_t of

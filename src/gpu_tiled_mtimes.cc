@@ -36,13 +36,6 @@ template <> struct octave_array<FloatComplex>
 template <> struct octave_array<Complex>
 { typedef ComplexNDArray nd; typedef ComplexMatrix matrix; };
 
-// The result array.  FloatMatrix (m, n) zero-fills on one thread, which at
-// n = 4096 costs more than the whole product on the GPU; from Octave 7 on an
-// Array can adopt a buffer, which the library then writes in full.
-// release () narrows it as Octave's own operators do: a complex result
-// whose imaginary parts are all zero becomes real, a 1x1 one a scalar
-// (octave_value's constructors call maybe_mutate already; the call here
-// says so, and costs a scan only up to the first nonzero imaginary part).
 #if OCTAVE_MAJOR_VERSION >= 7
 // Large results come from the heap, where a loop's freed result is the
 // next one's memory (gt_result_heap_begin); the bracket closes on a throw.
@@ -62,6 +55,13 @@ allocate (octave_idx_type count)
   return std::allocator<T> ().allocate (count);
 }
 
+// The result array.  FloatMatrix (m, n) zero-fills on one thread, which at
+// n = 4096 costs more than the whole product on the GPU; from Octave 7 on an
+// Array can adopt a buffer, which the library then writes in full.
+// release () narrows it as Octave's own operators do: a complex result
+// whose imaginary parts are all zero becomes real, a 1x1 one a scalar
+// (octave_value's constructors call maybe_mutate already; the call here
+// says so, and costs a scan only up to the first nonzero imaginary part).
 template <typename T>
 struct result
 {
@@ -804,7 +804,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!  endif
 %!endfunction
 
-%!shared gpu, emu
+%!shared gpu, emu, heap
 %! ## unwritten elements come back NaN (options are read when the device is
 %! ## set up: at the first call, and the first after gpu_tiled_reset)
 %! setenv ("GPU_TILED_POISON", "1");
@@ -815,6 +815,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! gpu = gpu_tiled_info ().usable;
 %! ## kernel 11, the INT8 tensor cores: Hopper built for sm_90a
 %! emu = gpu && gpu_tiled_info ().emulation.usable;
+%! ## results from the heap: glibc 2.33 or later, Octave 7 or later, malloc
+%! ## not tuned by the user
+%! heap = gpu && gpu_tiled_info ().result_heap > 0;
 
 %!testif ; gpu
 %! for tile = [8, 16, 32, 0]
@@ -1766,34 +1769,45 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
 ## ---- results in memory a freed result left (the result heap) ----
-%!testif ; gpu
+%!testif ; heap
 %! ## Results of over 32 MiB come from the heap, and a freed one's memory is
-%! ## the next one's.  An array of Octave's own of the same size, filled
-%! ## with NaN and freed in between, leaves NaN there (it takes the memory
-%! ## the heap keeps), so an element a product leaves unwritten shows.
-%! ## Each class, and a product in blocks of C (a device limit).
-%! setenv ("GPU_TILED_RESULT_HEAP", "2147483648");
+%! ## the next one's.  A real array of Octave's own of the same bytes,
+%! ## filled with NaN and freed in between, leaves NaN there (it takes the
+%! ## memory the heap keeps), so an element a product leaves unwritten
+%! ## shows; the sampled rows of C itself against a double product.  Each
+%! ## class, and in blocks of C (a device limit).
+%! setenv ("GPU_TILED_RESULT_HEAP", "1073741824");
 %! unwind_protect
 %!   for limit = {"", "40000000"}
 %!     setenv ("GPU_TILED_DEVICE_LIMIT", limit{1});
 %!     gpu_tiled_reset ();
-%!     assert (gpu_tiled_info ().result_heap, 2^31);
+%!     assert (gpu_tiled_info ().result_heap, 2^30);
 %!     for p = {"single", 3001, 700, 3003; "double", 2101, 500, 2103;
 %!              "csingle", 2101, 300, 2103; "cdouble", 1501, 300, 1503}'
 %!       [cls, m, k, n] = p{:};
+%!       what = sprintf ("%s %dx%dx%d, limit '%s'", cls, m, k, n, limit{1});
+%!       reused = gpu_tiled_info ().result_heap_reused;
 %!       for round = 1:2
-%!         C = gpu_tiled_mtimes (make_operand (cls, m, k), make_operand (cls, k, n));
+%!         C = gpu_tiled_mtimes (make_operand (cls, m, k),
+%!                               make_operand (cls, k, n));
 %!         cl = class (C);
+%!         elems = numel (C) * (1 + iscomplex (C));
 %!         clear C;
-%!         X = NaN (m, n, cl) * (1 + (cls(1) == "c") * i);
+%!         X = NaN (elems, 1, cl);
 %!         clear X;
 %!         A = make_operand (cls, m, k);  B = make_operand (cls, k, n);
 %!         C = gpu_tiled_mtimes (A, B);
-%!         what = sprintf ("%s %dx%dx%d, limit '%s'", cls, m, k, n, limit{1});
 %!         assert (! any (isnan (C(:))), "%s: unwritten elements", what);
-%!         check_default (A, B, what);
+%!         i = rows_to_check (m, k, n);
+%!         R = double (A(i, :)) * double (B);
+%!         bound = 4 * k * eps (cl) * norm (double (A(i, :)), "fro") ...
+%!                 * norm (double (B), "fro");
+%!         err = norm (double (C(i, :)) - R, "fro");
+%!         assert (err <= bound, "%s: error %g above %g", what, err, bound);
 %!         clear C;
 %!       endfor
+%!       assert (gpu_tiled_info ().result_heap_reused > reused,
+%!               "%s: no result found its memory there", what);
 %!     endfor
 %!   endfor
 %! unwind_protect_cleanup

@@ -7,11 +7,12 @@
    fault per page, the kernel zeroing each (a copy out into new memory ran
    at a third of the rate into memory already there; bench/RESULTS.md).
    Between gt_result_heap_begin and gt_result_heap_end mappings are off,
-   so the result comes from the heap; the heap keeps up to the budget of
-   free memory at its top (the trim threshold), so a freed result stays
-   there for the next.  Octave's own allocations keep their mappings: the
-   threshold is left at glibc's own ceiling, where a session that has
-   freed one large array has it anyway.  */
+   so the result comes from the heap; the heap keeps free memory at its
+   top up to a little more than the budget (the trim threshold; above it
+   glibc gives back all of it), so a freed result stays there for the
+   next.  Octave's own larger arrays stay mappings, unless the heap has
+   that much free: the threshold is left at glibc's own ceiling, which a
+   session that has freed one large array has reached anyway.  */
 
 #define _GNU_SOURCE
 #include <limits.h>
@@ -34,13 +35,18 @@
    default number of mappings (DEFAULT_MMAP_THRESHOLD_MAX, DEFAULT_MMAP_MAX) */
 #define GLIBC_THRESHOLD_MAX ((size_t) 32 << 20)
 #define GLIBC_MMAP_MAX 65536
-/* the default budget: a sixteenth of the host's memory, at most 4 GiB */
+/* The default budget: a sixteenth of the host's memory; at most 1.5 GiB
+   (a complex double 10000x10000 result), so that the trim threshold, a
+   quarter above it, is an int for mallopt (whose -1, never trim, would
+   keep every freed array of the heap for good).  */
 #define BUDGET_SHARE 16
-#define BUDGET_MAX ((size_t) 4 << 30)
+#define BUDGET_MAX ((size_t) 3 << 29)
 
 static int state;        /* 0 not read since gt_reset, 1 on, -1 off */
-static int applied;      /* the trim threshold was set */
+static int applied;      /* the settings: 0 glibc's own, 1 made for this
+                            reading, 2 made for one before gt_reset */
 static size_t budget;    /* bytes; 0 where off */
+static unsigned long reused;   /* results found in memory already */
 
 /* The user tuned malloc already (environment or tunables): leave it.  */
 static int
@@ -62,36 +68,61 @@ default_budget (void)
   return b < BUDGET_MAX ? b : BUDGET_MAX;
 }
 
+/* GPU_TILED_RESULT_HEAP: bytes in digits, at most BUDGET_MAX; anything
+   else turns it off.  */
+static size_t
+option_budget (const char *v)
+{
+  char *end = NULL;
+  const unsigned long long b = v[0] >= '0' && v[0] <= '9'
+                               ? strtoull (v, &end, 10) : 0;
+  if (!end || *end)
+    return 0;
+  return b < BUDGET_MAX ? (size_t) b : BUDGET_MAX;
+}
+
+/* The option read (no malloc setting changes here: gt_result_heap_budget
+   only reports).  */
 static void
 settle (void)
 {
   if (state)
     return;
   const char *v = getenv ("GPU_TILED_RESULT_HEAP");
-  budget = v && *v ? (size_t) strtoull (v, NULL, 10) : default_budget ();
+  budget = v && *v ? option_budget (v) : default_budget ();
   if (!HAVE_MALLOPT || malloc_tuned () || budget <= GLIBC_THRESHOLD_MAX)
     budget = 0;
+  state = budget ? 1 : -1;
+}
+
+/* The settings the first result bracket needs, once per reading; turned
+   off after a reset, the trim threshold as glibc's own ceiling would set
+   it (the mmap threshold stays at that ceiling: glibc has no way back to
+   its moving one).  */
+static void
+apply (void)
+{
 #if HAVE_MALLOPT
-  if (budget)
+  if (state > 0 && applied != 1)
     {
-      /* mallopt takes an int; -1 is "never trim" */
       mallopt (M_MMAP_THRESHOLD, (int) GLIBC_THRESHOLD_MAX);
-      mallopt (M_TRIM_THRESHOLD, budget <= INT_MAX ? (int) budget : -1);
+      mallopt (M_TRIM_THRESHOLD, (int) (budget + budget / 4));
       applied = 1;
     }
-  else if (applied)   /* turned off after gt_reset: trim as glibc would */
+  else if (state < 0 && applied == 2)
     {
       mallopt (M_TRIM_THRESHOLD, (int) (2 * GLIBC_THRESHOLD_MAX));
       applied = 0;
     }
 #endif
-  state = budget ? 1 : -1;
 }
 
-/* The heap grows by a result only up to the budget; beyond, a result
-   comes from it only where it holds that much free (a freed result's).
-   So results kept, not freed, do not grow it without bound: past the
-   budget they are mappings, as without it.  */
+/* The heap grows by a result only while it is under the budget; beyond,
+   a result comes from it only where it holds that much free (a freed
+   result's).  So results kept, not freed, do not grow it without bound:
+   past the budget they are mappings, as without it.  The budget counts
+   the whole heap, Octave's own arrays of 32 MiB and less included: where
+   they fill it, results are mappings too.  */
 static int
 heap_takes (size_t bytes)
 {
@@ -109,6 +140,7 @@ int
 gt_result_heap_begin (size_t bytes)
 {
   settle ();
+  apply ();
   if (state < 0 || bytes <= GLIBC_THRESHOLD_MAX || bytes > budget
       || !heap_takes (bytes))
     return 0;
@@ -136,17 +168,26 @@ gt_result_heap_budget (void)
   return budget;
 }
 
+unsigned long
+gt_result_heap_reused (void)
+{
+  return __atomic_load_n (&reused, __ATOMIC_RELAXED);
+}
+
 void
 gt_heap_forget (void)
 {
   state = 0;
+  if (applied)
+    applied = 2;   /* to be made again, or undone, at the next result */
+  __atomic_store_n (&reused, 0, __ATOMIC_RELAXED);
 }
 
 /* Pages of a result looked at to tell memory already there from new.  */
 #define SAMPLE_PAGES 16
 
 int
-gt_memory_resident (const void *p, size_t bytes)
+gt_result_resident (const void *p, size_t bytes)
 {
   const long ps = sysconf (_SC_PAGESIZE);
   const size_t page = ps > 0 ? (size_t) ps : 4096;
@@ -160,5 +201,6 @@ gt_memory_resident (const void *p, size_t bytes)
       if (mincore ((void *) a, page, &in) != 0 || !(in & 1))
         return 0;
     }
+  __atomic_fetch_add (&reused, 1, __ATOMIC_RELAXED);
   return 1;
 }

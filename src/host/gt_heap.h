@@ -6,10 +6,11 @@
 
 #include <stddef.h>
 
-/* Nonzero where every one of a sample of the pages of [p, p + bytes) is
-   in memory: a result the heap had freed before, whose first touch costs
-   no page faults (so nothing is faulted in ahead of the copies out).  */
-int gt_memory_resident (const void *p, size_t bytes);
+/* Nonzero where every one of a sample of the pages of a result's
+   [p, p + bytes) is in memory: a result the heap had freed before, whose
+   first touch costs no page faults (so nothing is faulted in ahead of the
+   copies out); such results are counted (gt_result_heap_reused).  */
+int gt_result_resident (const void *p, size_t bytes);
 
 /* gt_reset: GPU_TILED_RESULT_HEAP is read again at the next result.  */
 void gt_heap_forget (void);

@@ -43,6 +43,7 @@ typedef struct
   size_t a_got[GT_MAX_DEVICES]; /* each part's bytes of A here so far */
   uint64_t a_host;              /* bit i: the rest of part i comes through
                                    the host */
+  size_t a_own_end;             /* this band's own part staged up to here */
   size_t lda, ldb;              /* on the device */
   size_t w, panels;             /* panel width, panels */
   size_t full_panels, tail_w;   /* panels of w columns, then of tail_w
@@ -453,7 +454,7 @@ prefault_output (gt_context *ctx, const gt_call *c, gt_stager *sg,
                  int threads)
 {
   const size_t bytes = c->fault_bytes;
-  if (sg->threads <= 1 || bytes < ((size_t) 4 << 20))
+  if (sg->threads <= 1 || bytes < GT_PREFAULT_MIN_BYTES)
     return;
   /* a band of a split: gt_multi_product advised all of C before the bands
      began (the advice changes the mapping, and so waits for every fault
@@ -539,9 +540,9 @@ a_part_in (gt_context *ctx, gt_call *c, gt_stager *sg, int i, size_t e,
 }
 
 /* A's columns [k0, k1) queued on ctx->up: through the host, or where A is
-   shared between devices, this band's own part being there already and
-   the others' progress set up (own_a_in first), the others' parts from
-   their devices (a_part_in).  */
+   shared between devices, this band's own columns among them being there
+   already (own_a_upto) and the others' progress set up (own_a_begin), the
+   others' parts from their devices (a_part_in).  */
 static gt_status
 a_columns_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0,
               size_t k1, gt_interrupt_fn interrupted)
@@ -566,11 +567,9 @@ a_columns_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0,
    lock and an event record a piece.  */
 #define GT_SHARE_CHUNKS 4
 
-/* A band's own part of a shared A, first of all: through the host, the
-   other bands told after each chunk.  */
-static gt_status
-own_a_in (gt_context *ctx, gt_call *c, gt_stager *sg,
-          gt_interrupt_fn interrupted)
+/* Where each part of a shared A stands before this band stages any.  */
+static void
+own_a_begin (gt_call *c)
 {
   size_t p0, p1;
   for (int i = 0; i < gt_shared_a_parts (c->shared_a); i++)
@@ -579,23 +578,46 @@ own_a_in (gt_context *ctx, gt_call *c, gt_stager *sg,
       c->a_got[i] = a_bytes_upto (c, p0);
     }
   gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
+  c->a_own_end = p0;
+}
+
+/* This band's own part of a shared A up to column k1 through the host,
+   the other bands told that it is there.  */
+static gt_status
+own_a_upto (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k1,
+            gt_interrupt_fn interrupted)
+{
+  size_t p0, p1;
+  gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
+  if (k1 > p1)
+    k1 = p1;
+  if (k1 <= c->a_own_end)
+    return GT_OK;
+  gt_status st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
+                                  c->hla, c->m, c->a_own_end, k1,
+                                  interrupted);
+  if (st != GT_OK)
+    return st;
+  c->a_own_end = k1;
+  cudaError_t err = gt_shared_a_advance (c->shared_a, c->a_part, ctx->device,
+                                         c->dA, a_bytes_upto (c, k1),
+                                         k1 == p1, ctx->a_done, ctx->up);
+  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "handing A on");
+}
+
+/* A band's own part of a shared A, all of it: through the host, the
+   other bands told after each chunk.  */
+static gt_status
+own_a_in (gt_context *ctx, gt_call *c, gt_stager *sg,
+          gt_interrupt_fn interrupted)
+{
+  size_t p0, p1;
+  gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
   const size_t step = (p1 - p0 + GT_SHARE_CHUNKS - 1) / GT_SHARE_CHUNKS;
-  for (size_t k0 = p0; k0 < p1; k0 += step)
-    {
-      const size_t k1 = k0 + step < p1 ? k0 + step : p1;
-      gt_status st = gt_stage_upload (sg, c->dA, c->lda, c->es_a, c->A,
-                                      c->hs_a, c->hla, c->m, k0, k1,
-                                      interrupted);
-      if (st != GT_OK)
-        return st;
-      cudaError_t err = gt_shared_a_advance (c->shared_a, c->a_part,
-                                             ctx->device, c->dA,
-                                             a_bytes_upto (c, k1), k1 == p1,
-                                             ctx->a_done, ctx->up);
-      if (err != cudaSuccess)
-        return gt_fail_cuda (err, "handing A on");
-    }
-  return GT_OK;
+  gt_status st = GT_OK;
+  for (size_t k0 = p0; st == GT_OK && k0 < p1; k0 += step)
+    st = own_a_upto (ctx, c, sg, k0 + step, interrupted);
+  return st;
 }
 
 /* All of A queued on ctx->up (see a_columns_in).  */
@@ -626,19 +648,66 @@ piece_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0, size_t k1,
          : st;
 }
 
+/* The pieces of panel 0 that lie inside this band's own part of a shared
+   A: [*j0, *j1) of piece numbers (none where A is not shared).  */
+static void
+own_pieces (const gt_call *c, size_t *j0, size_t *j1)
+{
+  *j0 = *j1 = 0;
+  if (!c->shared_a)
+    return;
+  size_t p0, p1;
+  gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
+  const size_t first = (p0 + c->kc - 1) / c->kc;
+  size_t last = p1 / c->kc;              /* pieces ending by p1 */
+  if (p1 == c->k)
+    last = (c->k + c->kc - 1) / c->kc;   /* the shorter last one too */
+  if (last > first)
+    {
+      *j0 = first;
+      *j1 = last;
+    }
+}
+
+/* Piece number of the i-th piece run: in a band sharing A, the pieces in
+   its own part first (own_pieces), so that the GPU starts as the first
+   of them arrives instead of after all of the part; then the others in
+   order of k, whose columns the other bands stage meanwhile.  */
+static size_t
+piece_number (size_t i, size_t j0, size_t j1)
+{
+  const size_t own = j1 - j0;
+  if (i < own)
+    return j0 + i;
+  i -= own;
+  return i < j0 ? i : i + own;
+}
+
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
    where A is complex, each piece on the planes of its own columns of A
    (made in A's planes' place; A's planes for the other panels are made
-   after the last piece).  Events are reused: a wait takes the event as it
-   is when queued.  */
+   after the last piece).  The pieces carry their sums in whatever order
+   they run: the first run starts them, the last writes C.  Events are
+   reused: a wait takes the event as it is when queued.  */
 static gt_status
 first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
                        gt_interrupt_fn interrupted)
 {
-  for (size_t k0 = 0, i = 0; k0 < c->k; k0 += c->kc, i++)
+  const size_t count = (c->k + c->kc - 1) / c->kc;
+  size_t j0, j1;
+  own_pieces (c, &j0, &j1);
+  gt_status st = c->shared_a && j1 == j0 ? own_a_in (ctx, c, sg, interrupted)
+                                          : GT_OK;
+  for (size_t i = 0; st == GT_OK && i < count; i++)
     {
+      const size_t k0 = piece_number (i, j0, j1) * c->kc;
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
-      gt_status st = piece_in (ctx, c, sg, k0, k1, interrupted);
+      if (i + 1 == j1 - j0)   /* the last own piece: the rest of the part */
+        st = own_a_upto (ctx, c, sg, c->k, interrupted);
+      else if (i < j1 - j0)
+        st = own_a_upto (ctx, c, sg, k1, interrupted);
+      if (st == GT_OK)
+        st = piece_in (ctx, c, sg, k0, k1, interrupted);
       if (st != GT_OK)
         return st;
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
@@ -650,11 +719,13 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
                                  c->dP, c->m, k1 - k0, ctx->comp);
       const int mk = gt_mark_begin (sg, 'K', 0, ctx->comp);
       if (err == cudaSuccess)
-        err = gt_gemm_piece (pp, k0 == 0, k1 == c->k, &g, ctx->comp);
+        err = gt_gemm_piece (pp, i == 0, i + 1 == count, &g, ctx->comp);
       gt_mark_end (sg, mk, ctx->comp);
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "running the kernel");
     }
+  if (st != GT_OK)
+    return st;
   cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
@@ -1026,7 +1097,12 @@ static gt_status
 streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
                   gt_interrupt_fn interrupted)
 {
-  gt_status st = c->shared_a ? own_a_in (ctx, c, sg, interrupted) : GT_OK;
+  if (c->shared_a)
+    own_a_begin (c);
+  /* a band's own part of a shared A first, but where panel 0 goes in
+     pieces of k, which stage it piece by piece */
+  gt_status st = c->shared_a && !c->kc ? own_a_in (ctx, c, sg, interrupted)
+                                       : GT_OK;
   size_t p_first = 0;
   if (st == GT_OK && c->kc)
     {

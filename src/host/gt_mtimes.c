@@ -63,10 +63,13 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   if (done)
     return st;
   /* The glue allocates C for the result: new memory to fault in, or a
-     freed result's that the heap kept (gt_result_heap_begin) */
+     freed result's that the heap kept (gt_result_heap_begin); results
+     under GT_PREFAULT_MIN_BYTES are not faulted in ahead either way */
   const size_t bytes = m * n * gt_type_size (type);
+  const int there = bytes >= GT_PREFAULT_MIN_BYTES
+                    && gt_result_resident (C, bytes);
   gt_product p = { type, A, B, C, m, n, k, m, k, m, tile, 1, (char *) C,
-                   gt_memory_resident (C, bytes) ? 0 : bytes, NULL, 0 };
+                   there ? 0 : bytes, NULL, 0 };
   return device == GT_DEVICES_ALL ? gt_multi_product (&p, interrupted)
                                   : gt_device_product (device, &p,
                                                        interrupted);

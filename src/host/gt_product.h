@@ -12,6 +12,10 @@
 
 #include "gt_context.h"
 
+/* Results from this size up, where new memory, are faulted in by helper
+   threads ahead of the copies out (smaller ones: by the copies).  */
+#define GT_PREFAULT_MIN_BYTES ((size_t) 4 << 20)
+
 /* A handed from one device to the others of a split by columns
    (gt_multi.c).  */
 typedef struct gt_shared_a gt_shared_a;
