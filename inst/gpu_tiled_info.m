@@ -84,15 +84,16 @@
 ## of the last emulated product.
 ## @item result_heap
 ## bytes: from Octave 7 and glibc 2.33, results of more than 32 MiB and up
-## to this size come from Octave's heap rather than fresh memory, and the
-## heap keeps up to a quarter more than this of freed memory, so that a
+## to this size (at most 1.5 GiB) come from Octave's heap rather than
+## fresh memory, and the heap keeps up to a quarter more than this (at
+## most 2 GiB) of freed memory, so that a
 ## loop's next result finds the pages of the last one already there (fresh
 ## memory costs a page fault per 4 KiB page at its first write).  The
 ## heap grows by results only while it holds less than this; past it,
 ## results kept rather than freed are fresh memory as before.  0 where
-## off.  The option @env{GPU_TILED_RESULT_HEAP} (bytes, at most 1.5 GiB; 0
-## turns it off) sets it; by default a sixteenth of the host's memory, at
-## most 1.5 GiB; off where malloc was tuned already
+## off.  The option @env{GPU_TILED_RESULT_HEAP} (bytes; 0 turns it off)
+## sets it; by default a sixteenth of the host's memory, at most 4 GiB;
+## off where malloc was tuned already
 ## (@env{MALLOC_MMAP_THRESHOLD_} and the like, or @env{GLIBC_TUNABLES}).
 ## Read at the first product and after @code{gpu_tiled_reset}.
 ## @item result_heap_reused

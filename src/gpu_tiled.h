@@ -123,16 +123,16 @@ gt_status gt_mtimes_host (gt_type c, gt_operand A, gt_operand B, void *C,
 
 /* Result memory.  The caller allocates each result that gt_mtimes_host
    fills between these two calls, with the allocator that will free it.
-   On glibc (2.33 or later), a result of more than 32 MiB and at most the
-   budget then comes from the heap of the process's main thread instead
+   On glibc (2.33 or later), a result of more than 32 MiB and at most
+   1.5 GiB then comes from the heap of the process's main thread instead
    of a fresh mapping, and the heap keeps free memory at its top up to a
-   quarter more than the budget: a loop's freed result is the next one's
-   memory, its pages already there, and the copies out need no page
-   faults.  The heap grows by results only while it holds less than the
-   budget (Octave's arrays of 32 MiB and less count); past it, results
-   kept (not freed) are fresh mappings as before.  The budget:
-   GPU_TILED_RESULT_HEAP (bytes, at most 1.5 GiB; 0 off), by default a
-   sixteenth of the host's memory, at most 1.5 GiB; off where the user
+   quarter more than the budget (at most 2 GiB): a loop's freed result is
+   the next one's memory, its pages already there, and the copies out
+   need no page faults.  The heap grows by results only while it holds
+   less than the budget (Octave's arrays of 32 MiB and less count); past
+   it, results kept (not freed) are fresh mappings as before.  The
+   budget: GPU_TILED_RESULT_HEAP (bytes; 0 off), by default a sixteenth
+   of the host's memory, at most 4 GiB; off where the user
    tuned malloc (MALLOC_*_ or GLIBC_TUNABLES) and on other C libraries.
    Read again after gt_reset.  gt_result_heap_begin returns what
    gt_result_heap_end takes.  One caller thread.  */

@@ -126,8 +126,14 @@ test_off (void)
   set_option ("4G");
   check (gt_result_heap_budget () == 0, "4G is off, not 4 bytes or 4 GiB");
   set_option ("99999999999");
-  check (gt_result_heap_budget () == ((size_t) 3 << 29),
-         "a larger budget is 1.5 GiB (its trim threshold an int)");
+  check (gt_result_heap_budget () == (size_t) 99999999999ull,
+         "a budget over 2 GiB as given (the trim threshold held to an int)");
+  check (gt_result_heap_begin ((size_t) 3 << 29),
+         "a result of 1.5 GiB from the heap");
+  gt_result_heap_end (1);
+  check (!gt_result_heap_begin (((size_t) 3 << 29) + 4096),
+         "a larger one not (a freed one would be trimmed)");
+  gt_result_heap_end (0);
 }
 
 static void
@@ -136,12 +142,12 @@ test_defaults (void)
   set_option (NULL);
   const long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
   size_t want = (size_t) pages / 16 * (size_t) page;
-  if (want > ((size_t) 3 << 29))
-    want = (size_t) 3 << 29;
+  if (want > ((size_t) 4 << 30))
+    want = (size_t) 4 << 30;
   if (want <= 32 * MIB)
     want = 0;
   check (gt_result_heap_budget () == want,
-         "default: a sixteenth of memory, at most 1.5 GiB");
+         "default: a sixteenth of memory, at most 4 GiB");
   setenv ("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=1", 1);
   gt_heap_forget ();
   check (gt_result_heap_budget () == 0, "malloc tuned by the user: off");

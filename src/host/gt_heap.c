@@ -16,7 +16,7 @@
 
 #define _GNU_SOURCE
 #include <limits.h>
-#include <stdint.h>
+#include <stdint.h>   /* SIZE_MAX, uintptr_t */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,12 +35,16 @@
    default number of mappings (DEFAULT_MMAP_THRESHOLD_MAX, DEFAULT_MMAP_MAX) */
 #define GLIBC_THRESHOLD_MAX ((size_t) 32 << 20)
 #define GLIBC_MMAP_MAX 65536
-/* The default budget: a sixteenth of the host's memory; at most 1.5 GiB
-   (a complex double 10000x10000 result), so that the trim threshold, a
-   quarter above it, is an int for mallopt (whose -1, never trim, would
-   keep every freed array of the heap for good).  */
+/* The budget bounds the heap's growth by results: by default a sixteenth
+   of the host's memory, at most 4 GiB.  The trim threshold, a quarter
+   above it, is an int for mallopt (whose -1, never trim, would keep every
+   freed array of the heap for good): at most 2 GiB less 2 MiB.  Results
+   up to 1.5 GiB (a complex double 10000x10000) come from the heap, so
+   that a freed one at the heap's top stays under that threshold.  */
 #define BUDGET_SHARE 16
-#define BUDGET_MAX ((size_t) 3 << 29)
+#define BUDGET_DEFAULT_MAX ((size_t) 4 << 30)
+#define RESULT_MAX ((size_t) 3 << 29)
+#define TRIM_MAX (((size_t) 1 << 31) - ((size_t) 2 << 20))
 
 static int state;        /* 0 not read since gt_reset, 1 on, -1 off */
 static int applied;      /* the settings: 0 glibc's own, 1 made for this
@@ -65,20 +69,19 @@ default_budget (void)
   const long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
   const size_t b = pages > 0 && page > 0
                    ? (size_t) pages / BUDGET_SHARE * (size_t) page : 0;
-  return b < BUDGET_MAX ? b : BUDGET_MAX;
+  return b < BUDGET_DEFAULT_MAX ? b : BUDGET_DEFAULT_MAX;
 }
 
-/* GPU_TILED_RESULT_HEAP: bytes in digits, at most BUDGET_MAX; anything
-   else turns it off.  */
+/* GPU_TILED_RESULT_HEAP: bytes in digits; anything else turns it off.  */
 static size_t
 option_budget (const char *v)
 {
   char *end = NULL;
   const unsigned long long b = v[0] >= '0' && v[0] <= '9'
                                ? strtoull (v, &end, 10) : 0;
-  if (!end || *end)
+  if (!end || *end || b > SIZE_MAX / 2)
     return 0;
-  return b < BUDGET_MAX ? (size_t) b : BUDGET_MAX;
+  return (size_t) b;
 }
 
 /* The option read (no malloc setting changes here: gt_result_heap_budget
@@ -106,7 +109,8 @@ apply (void)
   if (state > 0 && applied != 1)
     {
       mallopt (M_MMAP_THRESHOLD, (int) GLIBC_THRESHOLD_MAX);
-      mallopt (M_TRIM_THRESHOLD, (int) (budget + budget / 4));
+      const size_t trim = budget + budget / 4;   /* budget <= SIZE_MAX / 2 */
+      mallopt (M_TRIM_THRESHOLD, (int) (trim < TRIM_MAX ? trim : TRIM_MAX));
       applied = 1;
     }
   else if (state < 0 && applied == 2)
@@ -142,7 +146,7 @@ gt_result_heap_begin (size_t bytes)
   settle ();
   apply ();
   if (state < 0 || bytes <= GLIBC_THRESHOLD_MAX || bytes > budget
-      || !heap_takes (bytes))
+      || bytes > RESULT_MAX || !heap_takes (bytes))
     return 0;
 #if HAVE_MALLOPT
   mallopt (M_MMAP_MAX, 0);
