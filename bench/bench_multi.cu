@@ -21,6 +21,7 @@
 #include <time.h>
 #include <cuda_runtime.h>
 #include "gpu_tiled.h"
+#include "host_bench.h"
 
 #define CK(call)                                                        \
   do {                                                                  \
@@ -77,14 +78,6 @@ operand (gt_type t, size_t n, unsigned seed)
   return p;
 }
 
-static double
-now (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
 typedef struct
 {
   int dev;
@@ -92,13 +85,6 @@ typedef struct
   void *A, *B, *C;
   size_t j0, n;
 } band;
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
 
 /* Median wall seconds of running every band at once.  */
 static double
@@ -126,8 +112,7 @@ time_bands (gt_type t, band *b, int g, size_t m, size_t k, int reps)
       if (r >= 0)
         ts[r] = now () - t0;
     }
-  qsort (ts, reps, sizeof *ts, cmp_double);
-  return ts[reps / 2];
+  return median (ts, reps);
 }
 
 /* Relative Frobenius difference of the reals x and y (n of them).  */

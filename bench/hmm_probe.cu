@@ -16,10 +16,8 @@
      nvcc -O2 -arch=sm_90 -o hmm_probe hmm_probe.cu && ./hmm_probe  */
 
 #include <cuda_runtime.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "host_bench.h"
 
 #define CK(x)                                                              \
   do {                                                                     \
@@ -50,28 +48,6 @@ write_fill (float4 *p, size_t n, float v)
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
        i += (size_t) gridDim.x * blockDim.x)
     p[i] = make_float4 (v, v, v, v);
-}
-
-static double
-now (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
-}
-
-static double
-median5 (double *t)
-{
-  qsort (t, 5, sizeof *t, cmp);
-  return t[2];
 }
 
 /* one kernel's time by events, ms */
@@ -147,7 +123,7 @@ run_policy (int advise, size_t bytes, float *dout)
       free (p);
       free (q);
     }
-  const double mr = median5 (r), mw = median5 (w), mh = median5 (h);
+  const double mr = median (r, 5), mw = median (w, 5), mh = median (h, 5);
   printf ("%-8s read: first %.2f ms, again %.2f ms (%.1f GB/s); write: "
           "first %.2f ms, again %.2f ms (%.1f GB/s); host touch after "
           "%.2f ms\n", advise ? "advised" : "default", first_r, mr,
@@ -188,14 +164,14 @@ main (int argc, char **argv)
       CK (cudaMemcpy (dbuf, pageable, bytes, cudaMemcpyHostToDevice));
       t[rep] = now () - t0;
     }
-  printf ("cudaMemcpy from pageable: %.1f GB/s\n", bytes / median5 (t) / 1e9);
+  printf ("cudaMemcpy from pageable: %.1f GB/s\n", bytes / median (t, 5) / 1e9);
   for (int rep = 0; rep < 5; rep++)
     {
       const double t0 = now ();
       CK (cudaMemcpy (dbuf, pinned, bytes, cudaMemcpyHostToDevice));
       t[rep] = now () - t0;
     }
-  printf ("cudaMemcpy from pinned: %.1f GB/s\n", bytes / median5 (t) / 1e9);
+  printf ("cudaMemcpy from pinned: %.1f GB/s\n", bytes / median (t, 5) / 1e9);
   if (!pma)
     {
       printf ("no pageable memory access on this system: nothing more\n");

@@ -1,6 +1,6 @@
 /* host_bench.h -- what the host-side benchmarks (host_copy, host_duplex,
-   host_register) share: a CUDA call checked, a monotonic clock, a
-   median.  */
+   host_register), bench_multi and hmm_probe share: a CUDA call checked, a
+   monotonic clock, a median.  */
 
 #ifndef HOST_BENCH_H
 #define HOST_BENCH_H

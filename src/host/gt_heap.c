@@ -15,7 +15,6 @@
    session that has freed one large array has reached anyway.  */
 
 #define _GNU_SOURCE
-#include <limits.h>
 #include <stdint.h>   /* SIZE_MAX, uintptr_t */
 #include <stdlib.h>
 #include <string.h>

@@ -696,16 +696,15 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   const size_t count = (c->k + c->kc - 1) / c->kc;
   size_t j0, j1;
   own_pieces (c, &j0, &j1);
-  gt_status st = c->shared_a && j1 == j0 ? own_a_in (ctx, c, sg, interrupted)
-                                          : GT_OK;
+  const size_t own = j1 - j0;
+  gt_status st = c->shared_a && !own ? own_a_in (ctx, c, sg, interrupted)
+                                      : GT_OK;
   for (size_t i = 0; st == GT_OK && i < count; i++)
     {
       const size_t k0 = piece_number (i, j0, j1) * c->kc;
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
-      if (i + 1 == j1 - j0)   /* the last own piece: the rest of the part */
-        st = own_a_upto (ctx, c, sg, c->k, interrupted);
-      else if (i < j1 - j0)
-        st = own_a_upto (ctx, c, sg, k1, interrupted);
+      if (i < own)   /* its columns; with the last own piece, the rest */
+        st = own_a_upto (ctx, c, sg, i + 1 == own ? c->k : k1, interrupted);
       if (st == GT_OK)
         st = piece_in (ctx, c, sg, k0, k1, interrupted);
       if (st != GT_OK)
