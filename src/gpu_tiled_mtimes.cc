@@ -1621,6 +1621,26 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! unsetenv ("GPU_TILED_SPLIT");
 %! gpu_tiled_reset ();
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
+%! ## split by columns, the bands' first panels in pieces of k on Hopper,
+%! ## each band taking its own pieces and the other's (whose columns that
+%! ## band hands on) in whatever order they come: k of 7777 in parts of
+%! ## 3888 and 3889 columns puts a piece across the parts' boundary, and
+%! ## the last piece is short; single and double
+%! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");
+%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
+%! setenv ("GPU_TILED_SPLIT", "always");
+%! unwind_protect
+%!   for cls = {"single", "double"}
+%!     gpu_tiled_reset ();
+%!     check_default (randn (3001, 7777, cls{1}), randn (7777, 4097, cls{1}),
+%!                    ["bands in pieces, " cls{1}]);
+%!     assert (pieces () > 0 || ! hopper, "%s: no band in pieces", cls{1});
+%!   endfor
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## one of two devices fails in the middle of a split call: an error that
 %! ## names it, every device's buffers freed, and the next call works
 %! devs = gpu_tiled_devices ();

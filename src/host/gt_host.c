@@ -171,6 +171,11 @@ first_panel_piece (const gt_context *ctx, const gt_call *c)
      time to spare for their own passes.  A product of one panel takes
      pieces where they run its own kernel, or where the GPU has that time
      to spare.  */
+  const double a_seconds = (double) c->m * c->k * c->hs_a / PIECES_HOST_RATE;
+  if (c->panels >= 2
+      && !gt_plan_head_pieces_pay (&c->plan_full, c->m, c->w, c->k,
+                                   a_seconds))
+    return 0;
   if ((c->planes_bytes && (!defers_checks (c) || !pays))
       || (c->panels < 2
           && (c->total < GT_PIECES_ONE_PANEL_MIN || c->shared_a
@@ -669,10 +674,9 @@ own_pieces (const gt_call *c, size_t *j0, size_t *j1)
     }
 }
 
-/* Piece number of the i-th piece run: in a band sharing A, the pieces in
-   its own part first (own_pieces), so that the GPU starts as the first
-   of them arrives instead of after all of the part; then the others in
-   order of k, whose columns the other bands stage meanwhile.  */
+/* Piece number of the i-th piece in order: in a band sharing A, the
+   pieces in its own part first (own_pieces), then the others in order of
+   k (next_piece takes them in its own order).  */
 static size_t
 piece_number (size_t i, size_t j0, size_t j1)
 {
@@ -681,6 +685,57 @@ piece_number (size_t i, size_t j0, size_t j1)
     return j0 + i;
   i -= own;
   return i < j0 ? i : i + own;
+}
+
+/* Whether every column of panel 0's piece p is here or on its way: in
+   this band's own part, staged already (a piece across the part's end);
+   in the others', here or handed on by their bands, so that the peer
+   copy goes in without a wait.  */
+static int
+piece_handed (const gt_call *c, size_t p)
+{
+  const size_t k0 = p * c->kc, k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
+  for (int i = 0; i < gt_shared_a_parts (c->shared_a); i++)
+    {
+      size_t p0, p1;
+      gt_shared_a_columns (c->shared_a, i, &p0, &p1);
+      if (p0 >= k1 || p1 <= k0)
+        continue;
+      if (i == c->a_part)
+        {
+          if (c->a_own_end < (k1 < p1 ? k1 : p1))
+            return 0;
+          continue;
+        }
+      const size_t need = a_bytes_upto (c, k1 < p1 ? k1 : p1);
+      if (need > c->a_got[i]
+          && (((c->a_host >> i) & 1u)
+              || gt_shared_a_handed (c->shared_a, i) < need))
+        return 0;
+    }
+  return 1;
+}
+
+/* Which piece of panel 0 runs next, of own pieces and others run so far:
+   in a band sharing A, one of the others' whose columns their bands have
+   handed on already, else the next of its own (staged now and handed
+   on), else the next of the others' in order of k (waiting for it).  So
+   the GPU takes the pieces that the other bands stage beside this one's
+   as they come, instead of after all of this band's (at 16384^3 on two
+   GPUs its own were half the panel's GPU time: bench/RESULTS.md).  */
+static size_t
+next_piece (const gt_call *c, size_t j0, size_t j1, size_t *own_run,
+            size_t *other_run, int *own)
+{
+  const size_t own_count = j1 - j0;
+  const size_t others = (c->k + c->kc - 1) / c->kc - own_count;
+  const size_t other = piece_number (own_count + *other_run, j0, j1);
+  *own = *own_run < own_count
+         && !(*other_run < others && piece_handed (c, other));
+  if (*own)
+    return piece_number ((*own_run)++, j0, j1);
+  ++*other_run;
+  return other;
 }
 
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
@@ -699,12 +754,16 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   const size_t own = j1 - j0;
   gt_status st = c->shared_a && !own ? own_a_in (ctx, c, sg, interrupted)
                                       : GT_OK;
+  size_t own_run = 0, other_run = 0;
   for (size_t i = 0; st == GT_OK && i < count; i++)
     {
-      const size_t k0 = piece_number (i, j0, j1) * c->kc;
+      int is_own;
+      const size_t k0 = next_piece (c, j0, j1, &own_run, &other_run, &is_own)
+                        * c->kc;
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
-      if (i < own)   /* its columns; with the last own piece, the rest */
-        st = own_a_upto (ctx, c, sg, i + 1 == own ? c->k : k1, interrupted);
+      if (is_own)   /* its columns; with the last own piece, the rest */
+        st = own_a_upto (ctx, c, sg, own_run == own ? c->k : k1,
+                         interrupted);
       if (st == GT_OK)
         st = piece_in (ctx, c, sg, k0, k1, interrupted);
       if (st != GT_OK)

@@ -267,6 +267,17 @@ size_t gt_plan_piece_min_k (const gt_plan *whole, size_t k);
    bench/RESULTS.md).  0 for other plans.  */
 int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                         size_t k, double copy_seconds);
+/* Whether panel 0 of a product streamed in panels (m x w, depth k), whose
+   A takes a_seconds to come in, gains by going in pieces: always where
+   the plan is complex (gt_plan_pieces_pay judges those) or on any kernel
+   but kernel 11.  Kernel 11's real products run their pieces on plain
+   kernel 9, several times slower than a run of kernel 11: the pieces end
+   when the later of A and their own GPU time does, the panel whole at A
+   and its kernel 11 run after it, so pieces only where their GPU time is
+   no more than those two (bench/RESULTS.md, "A band's pieces as they
+   come").  */
+int gt_plan_head_pieces_pay (const gt_plan *whole, size_t m, size_t w,
+                             size_t k, double a_seconds);
 /* Nonzero where its pieces run the whole plan's own kernel and form
    (kernel 9 or kernel 4 with k not split: no cluster, small tiles or
    repacking; kernel 11's pieces run on kernel 9, kernel 5's and 8's on

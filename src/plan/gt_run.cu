@@ -307,6 +307,17 @@ gt_plan_has_pieces (const gt_plan *whole)
 #define THREE_PIECES_RATE 75e12
 #define K9_PIECES_RATE 50e12
 
+/* The share of SMs that plain kernel 9's tiles of an m x w panel fill.  */
+static double
+pieces_busy (size_t m, size_t w)
+{
+  const gt_device_props *d = gt_device_props_current ();
+  const double sms = d ? d->sms : 132;
+  const double tiles = (double) gt_ceil_div (m, GT_K9_TILE)
+                       * (double) gt_ceil_div (w, GT_K9_TILE);
+  return tiles < sms ? tiles / sms : 1.0;
+}
+
 extern "C" int
 gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                     size_t k, double copy_seconds)
@@ -316,15 +327,29 @@ gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                    : whole->kernel != GT_K9_DMMA
                      && whole->kernel != GT_K11_OZAKI)
     return 0;
-  const gt_device_props *d = gt_device_props_current ();
-  const double sms = d ? d->sms : 132;
-  const double tiles = (double) gt_ceil_div (m, GT_K9_TILE)
-                       * (double) gt_ceil_div (w, GT_K9_TILE);
-  const double busy = tiles < sms ? tiles / sms : 1.0;
+  const double busy = pieces_busy (m, w);
   const double seconds = complex_plan
                          ? 8.0 * m * n * k / (THREE_PIECES_RATE * busy)
                          : 2.0 * m * n * k / (K9_PIECES_RATE * busy);
   return seconds < 0.5 * copy_seconds;
+}
+
+/* Plain kernel 9's pieces of a real single panel (singles widened, 512
+   of k a piece, the sums in doubles through device memory): 32 TFLOP/s of
+   2 m w k on an H200, where kernel 11 ran the same panel whole at 168
+   (16384 x 2048 x 16384: bench/RESULTS.md, "A band's pieces as they
+   come").  */
+#define K9_SINGLE_PIECES_RATE 32e12
+
+extern "C" int
+gt_plan_head_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t k,
+                         double a_seconds)
+{
+  if (whole->complex_a || whole->complex_b || whole->kernel != GT_K11_OZAKI)
+    return 1;
+  const double seconds = 2.0 * m * w * k
+                         / (K9_SINGLE_PIECES_RATE * pieces_busy (m, w));
+  return seconds <= a_seconds + gt_k11_seconds (m, w, k);
 }
 
 extern "C" size_t
