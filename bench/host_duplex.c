@@ -116,25 +116,15 @@ direction_init (direction *d, int up, int dev)
   memset (d, 0, sizeof *d);
   d->up = up;
   d->gpu = dev;
-  CHECK (cudaSetDevice (dev));
+  lane_stream (dev, &d->s, d->ev, SLOTS);
   d->w = gt_workers_new ();
-  CHECK (cudaStreamCreateWithFlags (&d->s, cudaStreamNonBlocking));
-  for (int i = 0; i < SLOTS; i++)
-    CHECK (cudaEventCreateWithFlags (&d->ev[i], cudaEventDisableTiming));
   CHECK (cudaHostAlloc ((void **) &d->slots, SLOTS * SLOT_BYTES,
                         cudaHostAllocPortable));
-  CHECK (cudaMalloc ((void **) &d->dev, BYTES));
-  CHECK (cudaMemset (d->dev, 1, BYTES));
+  d->dev = device_filled (BYTES, 1);
   if (up)
-    {
-      d->cold = malloc (COLD);
-      memset (d->cold, 2, COLD);
-    }
+    d->cold = filled (COLD, 2);
   else
-    {
-      d->host = malloc (BYTES);
-      memset (d->host, 3, BYTES);
-    }
+    d->host = filled (BYTES, 3);
 }
 
 /* GB/s of each direction and of both (bytes moved / time until the later
@@ -185,13 +175,8 @@ measure_two (direction *dirs, int threads, int fresh, int prefault)
     }
   for (int rep = 0; rep < 5; rep++)
     {
-      pthread_t th[4];
-      const double t0 = now ();
-      for (int i = 0; i < 4; i++)
-        pthread_create (&th[i], NULL, run, &dirs[i]);
-      for (int i = 0; i < 4; i++)
-        pthread_join (th[i], NULL);
-      const double t = now () - t0;
+      void *args[4] = { &dirs[0], &dirs[1], &dirs[2], &dirs[3] };
+      const double t = run_together (run, args, 4);
       double up = 0, slowest_up = 0, slowest_down = 0;
       for (int i = 0; i < 4; i++)
         {

@@ -118,14 +118,11 @@ lane_init (lane *l, int gpu, int lock, int huge)
   l->bytes = lock ? LOCKED : STAGED;
   l->chunk = 32 * MB;
   l->flags = cudaHostRegisterPortable;
-  CHECK (cudaSetDevice (gpu));
+  lane_stream (gpu, &l->s, l->ev, MAX_CHUNKS);
   l->w = gt_workers_new ();
-  CHECK (cudaStreamCreateWithFlags (&l->s, cudaStreamNonBlocking));
-  for (int i = 0; i < MAX_CHUNKS; i++)
-    CHECK (cudaEventCreateWithFlags (&l->ev[i], cudaEventDisableTiming));
   CHECK (cudaHostAlloc ((void **) &l->slots, SLOTS * SLOT_BYTES,
                         cudaHostAllocPortable));
-  CHECK (cudaMalloc ((void **) &l->dev, STAGED));
+  l->dev = device_filled (STAGED, 1);
   const size_t cold = (size_t) WINDOWS * STAGED;
   if (posix_memalign ((void **) &l->cold, 2 * MB, cold))
     exit (1);
@@ -141,13 +138,7 @@ measure (const char *what, lane **ls, int n)
   double all[5], st[5], lk[5], lock_s[5], unlock_s[5];
   for (int rep = 0; rep < 5; rep++)
     {
-      pthread_t th[8];
-      const double t0 = now ();
-      for (int i = 0; i < n; i++)
-        pthread_create (&th[i], NULL, run, ls[i]);
-      for (int i = 0; i < n; i++)
-        pthread_join (th[i], NULL);
-      const double t = now () - t0;
+      const double t = run_together (run, (void **) ls, n);
       double bytes = 0, sb = 0, lb = 0, ss = 0, ltime = 0;
       lock_s[rep] = unlock_s[rep] = 0;
       for (int i = 0; i < n; i++)

@@ -99,24 +99,14 @@ lane_init (lane *l, int gpu, int up)
   memset (l, 0, sizeof *l);
   l->gpu = gpu;
   l->up = up;
-  CHECK (cudaSetDevice (gpu));
+  lane_stream (gpu, &l->s, l->ev, MAX_SLOTS);
   l->w = gt_workers_new ();
-  CHECK (cudaStreamCreateWithFlags (&l->s, cudaStreamNonBlocking));
-  for (int i = 0; i < MAX_SLOTS; i++)
-    CHECK (cudaEventCreateWithFlags (&l->ev[i], cudaEventDisableTiming));
   CHECK (cudaHostAlloc ((void **) &l->ring, 64 * MB, cudaHostAllocPortable));
-  CHECK (cudaMalloc ((void **) &l->dev, BYTES));
-  CHECK (cudaMemset (l->dev, 1, BYTES));
+  l->dev = device_filled (BYTES, 1);
   if (up)
-    {
-      l->cold = malloc ((size_t) WINDOWS * BYTES);
-      memset (l->cold, 2, (size_t) WINDOWS * BYTES);
-    }
+    l->cold = filled ((size_t) WINDOWS * BYTES, 2);
   else
-    {
-      l->host = malloc (BYTES);
-      memset (l->host, 3, BYTES);
-    }
+    l->host = filled (BYTES, 3);
 }
 
 /* GB/s in all of the lanes given at once (bytes / time until the last
@@ -126,15 +116,7 @@ measure (lane **ls, int n)
 {
   double all[5];
   for (int rep = 0; rep < 5; rep++)
-    {
-      pthread_t th[4];
-      const double t0 = now ();
-      for (int i = 0; i < n; i++)
-        pthread_create (&th[i], NULL, run, ls[i]);
-      for (int i = 0; i < n; i++)
-        pthread_join (th[i], NULL);
-      all[rep] = (double) n * BYTES / (now () - t0) / 1e9;
-    }
+    all[rep] = (double) n * BYTES / run_together (run, (void **) ls, n) / 1e9;
   return median (all, 5);
 }
 
