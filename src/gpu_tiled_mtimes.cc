@@ -1623,18 +1623,24 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## split by columns, the bands' first panels in pieces of k on Hopper,
 %! ## each band taking its own pieces and the other's (whose columns that
-%! ## band hands on) in whatever order they come: k of 7777 in parts of
-%! ## 3888 and 3889 columns puts a piece across the parts' boundary, and
-%! ## the last piece is short; single and double
+%! ## band hands on) in turn: k of 7777 in parts of 3888 and 3889 columns
+%! ## puts a piece across the parts' boundary, and the last piece is
+%! ## short; single and double; the same bits call after call (bands
+%! ## alike: each call after a reset, so no speeds measured)
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");
 %! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
 %! setenv ("GPU_TILED_SPLIT", "always");
 %! unwind_protect
 %!   for cls = {"single", "double"}
 %!     gpu_tiled_reset ();
-%!     check_default (randn (3001, 7777, cls{1}), randn (7777, 4097, cls{1}),
-%!                    ["bands in pieces, " cls{1}]);
+%!     A = randn (3001, 7777, cls{1});  B = randn (7777, 4097, cls{1});
+%!     check_default (A, B, ["bands in pieces, " cls{1}]);
 %!     assert (pieces () > 0 || ! hopper, "%s: no band in pieces", cls{1});
+%!     gpu_tiled_reset ();
+%!     C = gpu_tiled_mtimes (A, B);
+%!     gpu_tiled_reset ();
+%!     assert (isequal (C, gpu_tiled_mtimes (A, B)),
+%!             "%s: other bits on another call", cls{1});
 %!   endfor
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_SPLIT");

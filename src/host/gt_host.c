@@ -157,12 +157,22 @@ shared_threads (int want, int share)
    one pass over k, or its accuracy: gt_plan.h).  Returns the piece (a
    multiple of GT_PIECE_K, at least 4 pieces, each piece of A a slot or the
    plan's least piece, whichever is more), or 0 where pieces would not
-   pay.  */
+   pay.  The piece, where not 0, follows from k and A's leading dimension
+   alone (the least piece of Gauss's three from k), so every band of a
+   split that takes pieces takes the same (next_piece relies on it).  */
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
   if (c->side || (ctx && ctx->opt.no_ksplit)
       || !gt_plan_has_pieces (&c->plan_full))
+    return 0;
+  /* Panels whose pieces cost the GPU more than waiting for all of A
+     (kernel 11's real products; A's copy at the host's rate, the host
+     shared by every band of a split) */
+  const double a_seconds = (double) c->m * c->k * c->hs_a / PIECES_HOST_RATE;
+  if (c->panels >= 2
+      && !gt_plan_head_pieces_pay (&c->plan_full, c->m, c->w, c->k,
+                                   a_seconds))
     return 0;
   const int pays = gt_plan_pieces_pay (&c->plan_full, c->m, c->w, c->n, c->k,
                                        c->total / PIECES_HOST_RATE);
@@ -171,11 +181,6 @@ first_panel_piece (const gt_context *ctx, const gt_call *c)
      time to spare for their own passes.  A product of one panel takes
      pieces where they run its own kernel, or where the GPU has that time
      to spare.  */
-  const double a_seconds = (double) c->m * c->k * c->hs_a / PIECES_HOST_RATE;
-  if (c->panels >= 2
-      && !gt_plan_head_pieces_pay (&c->plan_full, c->m, c->w, c->k,
-                                   a_seconds))
-    return 0;
   if ((c->planes_bytes && (!defers_checks (c) || !pays))
       || (c->panels < 2
           && (c->total < GT_PIECES_ONE_PANEL_MIN || c->shared_a
@@ -653,16 +658,17 @@ piece_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0, size_t k1,
          : st;
 }
 
-/* The pieces of panel 0 that lie inside this band's own part of a shared
-   A: [*j0, *j1) of piece numbers (none where A is not shared).  */
+/* The pieces of panel 0 that lie inside part i of a shared A (the band
+   of that part stages them, each its own piece): [*j0, *j1) of piece
+   numbers (none where A is not shared).  */
 static void
-own_pieces (const gt_call *c, size_t *j0, size_t *j1)
+part_pieces (const gt_call *c, int i, size_t *j0, size_t *j1)
 {
   *j0 = *j1 = 0;
   if (!c->shared_a)
     return;
   size_t p0, p1;
-  gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
+  gt_shared_a_columns (c->shared_a, i, &p0, &p1);
   const size_t first = (p0 + c->kc - 1) / c->kc;
   size_t last = p1 / c->kc;              /* pieces ending by p1 */
   if (p1 == c->k)
@@ -674,68 +680,110 @@ own_pieces (const gt_call *c, size_t *j0, size_t *j1)
     }
 }
 
-/* Piece number of the i-th piece in order: in a band sharing A, the
-   pieces in its own part first (own_pieces), then the others in order of
-   k (next_piece takes them in its own order).  */
-static size_t
-piece_number (size_t i, size_t j0, size_t j1)
+static void
+own_pieces (const gt_call *c, size_t *j0, size_t *j1)
 {
-  const size_t own = j1 - j0;
-  if (i < own)
-    return j0 + i;
-  i -= own;
-  return i < j0 ? i : i + own;
+  part_pieces (c, c->a_part, j0, j1);
 }
 
-/* Whether every column of panel 0's piece p is here or on its way: in
-   this band's own part, staged already (a piece across the part's end);
-   in the others', here or handed on by their bands, so that the peer
-   copy goes in without a wait.  */
-static int
-piece_handed (const gt_call *c, size_t p)
+/* The step at which the band of part i hands column col on: the own
+   piece that stages it, counted from 1 in that band's order (its first
+   piece stages the part's columns before it too, its last the columns
+   after it); 0 where that band stages all of its part before any piece
+   (own_a_in).  */
+static size_t
+handed_at (const gt_call *c, int i, size_t col)
+{
+  size_t j0, j1;
+  part_pieces (c, i, &j0, &j1);
+  if (j1 == j0)
+    return 0;
+  size_t q = col / c->kc;
+  q = q < j0 ? j0 : q >= j1 ? j1 - 1 : q;
+  return q - j0 + 1;
+}
+
+/* The step by which every column of panel 0's piece p is handed on: the
+   latest, over the parts it lies in, of handed_at its last column there.
+   The same for every band.  */
+static size_t
+piece_reach (const gt_call *c, size_t p)
 {
   const size_t k0 = p * c->kc, k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
+  size_t reach = 0;
   for (int i = 0; i < gt_shared_a_parts (c->shared_a); i++)
     {
       size_t p0, p1;
       gt_shared_a_columns (c->shared_a, i, &p0, &p1);
-      if (p0 >= k1 || p1 <= k0)
-        continue;
-      if (i == c->a_part)
-        {
-          if (c->a_own_end < (k1 < p1 ? k1 : p1))
-            return 0;
-          continue;
-        }
-      const size_t need = a_bytes_upto (c, k1 < p1 ? k1 : p1);
-      if (need > c->a_got[i]
-          && (((c->a_host >> i) & 1u)
-              || gt_shared_a_handed (c->shared_a, i) < need))
-        return 0;
+      if (p0 < k1 && p1 > k0)
+        reach = larger (reach, handed_at (c, i, (k1 < p1 ? k1 : p1) - 1));
     }
-  return 1;
+  return reach;
 }
 
-/* Which piece of panel 0 runs next, of own pieces and others run so far:
-   in a band sharing A, one of the others' whose columns their bands have
-   handed on already, else the next of its own (staged now and handed
-   on), else the next of the others' in order of k (waiting for it).  So
-   the GPU takes the pieces that the other bands stage beside this one's
-   as they come, instead of after all of this band's (at 16384^3 on two
-   GPUs its own were half the panel's GPU time: bench/RESULTS.md).  */
-static size_t
-next_piece (const gt_call *c, size_t j0, size_t j1, size_t *own_run,
-            size_t *other_run, int *own)
+/* A band's order of its first panel's pieces (next_piece): each piece's
+   step (piece_reach) worked out once, for at most GT_ORDER_MAX pieces
+   (more: its own first, then the others' in order of k, as before).  */
+#define GT_ORDER_MAX 512
+typedef struct
 {
-  const size_t own_count = j1 - j0;
-  const size_t others = (c->k + c->kc - 1) / c->kc - own_count;
-  const size_t other = piece_number (own_count + *other_run, j0, j1);
-  *own = *own_run < own_count
-         && !(*other_run < others && piece_handed (c, other));
-  if (*own)
-    return piece_number ((*own_run)++, j0, j1);
-  ++*other_run;
-  return other;
+  size_t count, j0, j1;   /* pieces; the own ones [j0, j1) */
+  int by_step;
+  size_t step[GT_ORDER_MAX];
+} piece_order;
+
+static void
+piece_order_make (const gt_call *c, piece_order *o)
+{
+  o->count = (c->k + c->kc - 1) / c->kc;
+  own_pieces (c, &o->j0, &o->j1);
+  o->by_step = c->shared_a && o->count <= GT_ORDER_MAX;
+  for (size_t p = 0; o->by_step && p < o->count; p++)
+    o->step[p] = piece_reach (c, p);
+}
+
+/* Whether piece p runs before piece q: by step, a piece of the band's own
+   before another's of the same step, then by k.  */
+static int
+piece_before (const piece_order *o, size_t p, size_t q)
+{
+  if (o->step[p] != o->step[q])
+    return o->step[p] < o->step[q];
+  const int own_p = p >= o->j0 && p < o->j1, own_q = q >= o->j0 && q < o->j1;
+  return own_p != own_q ? own_p : p < q;
+}
+
+/* The i-th piece of panel 0 to run, piece `last` run before it (i = 0:
+   none).  Without a shared A, in order of k.  In a band sharing it, by
+   the step at which the bands hand its columns on (piece_before): the
+   band's own first piece, the others' first pieces, which their bands
+   stage meanwhile, its own second, and so on, instead of all of its own
+   first (at 16384^3 on two GPUs the others' had then taken 8 ms on the
+   GPU after the own part: bench/RESULTS.md).  The order is the same call
+   after call, and so are the sums' bits.  A band waits for another's
+   piece only after running its own pieces of no later step, so bands
+   never wait for each other in a circle: one waiting at step s waits for
+   a band still before s, which cannot be waiting for it.  That needs the
+   same pieces in every band that takes pieces (first_panel_piece: k and
+   A's leading dimension alone set them); a band without pieces hands on
+   all of its part before it waits.  */
+static size_t
+next_piece (const piece_order *o, size_t i, size_t last)
+{
+  if (!o->by_step)
+    {
+      const size_t own = o->j1 - o->j0;   /* own first, then in order of k */
+      if (i < own)
+        return o->j0 + i;
+      i -= own;
+      return i < o->j0 ? i : i + own;
+    }
+  size_t best = SIZE_MAX;
+  for (size_t p = 0; p < o->count; p++)
+    if ((i == 0 || piece_before (o, last, p))
+        && (best == SIZE_MAX || piece_before (o, p, best)))
+      best = p;
+  return best;
 }
 
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
@@ -748,21 +796,19 @@ static gt_status
 first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
                        gt_interrupt_fn interrupted)
 {
-  const size_t count = (c->k + c->kc - 1) / c->kc;
-  size_t j0, j1;
-  own_pieces (c, &j0, &j1);
-  const size_t own = j1 - j0;
-  gt_status st = c->shared_a && !own ? own_a_in (ctx, c, sg, interrupted)
-                                      : GT_OK;
-  size_t own_run = 0, other_run = 0;
+  piece_order o;
+  piece_order_make (c, &o);
+  const size_t count = o.count, j0 = o.j0, j1 = o.j1;
+  gt_status st = c->shared_a && j1 == j0 ? own_a_in (ctx, c, sg, interrupted)
+                                         : GT_OK;
+  size_t piece = 0;
   for (size_t i = 0; st == GT_OK && i < count; i++)
     {
-      int is_own;
-      const size_t k0 = next_piece (c, j0, j1, &own_run, &other_run, &is_own)
-                        * c->kc;
+      piece = next_piece (&o, i, piece);
+      const size_t k0 = piece * c->kc;
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
-      if (is_own)   /* its columns; with the last own piece, the rest */
-        st = own_a_upto (ctx, c, sg, own_run == own ? c->k : k1,
+      if (piece >= j0 && piece < j1)   /* its columns; the last: the rest */
+        st = own_a_upto (ctx, c, sg, piece + 1 == j1 ? c->k : k1,
                          interrupted);
       if (st == GT_OK)
         st = piece_in (ctx, c, sg, k0, k1, interrupted);

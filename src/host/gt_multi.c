@@ -226,15 +226,6 @@ gt_shared_a_abandon (gt_shared_a *s, int i, int failed)
   pthread_mutex_unlock (&s->lock);
 }
 
-size_t
-gt_shared_a_handed (gt_shared_a *s, int i)
-{
-  pthread_mutex_lock (&s->lock);
-  const size_t ready = s->part[i].state == 2 ? 0 : s->part[i].ready;
-  pthread_mutex_unlock (&s->lock);
-  return ready;
-}
-
 cudaError_t
 gt_shared_a_fetch (gt_shared_a *s, int i, int device, void *dA, size_t need,
                    size_t *copied, cudaStream_t stream, int *fetched)

@@ -84,11 +84,6 @@ cudaError_t gt_shared_a_advance (gt_shared_a *s, int i, int device,
    band is to copy from that device again.  */
 void gt_shared_a_abandon (gt_shared_a *s, int i, int failed);
 
-/* A's bytes (from A's first) of part i handed on so far, without a wait:
-   a fetch of no more than that queues its copy at once.  0 where the part
-   is handed on no further.  */
-size_t gt_shared_a_handed (gt_shared_a *s, int i);
-
 /* Another band: part i of A up to byte `need` into dA, up to *copied
    already there; waits on the host until the part's band has queued that
    much, then queues on stream a peer copy of all it has (*copied moves
