@@ -70,6 +70,9 @@ src_dir="$here/../src"
 c_test test_copy -pthread -I"$src_dir/host" "$src_dir/host/gt_copy.c"
 # result memory: large results from the heap, kept for the next
 c_test test_heap -I"$src_dir" -I"$src_dir/host" "$src_dir/host/gt_heap.c"
+# the order of a split band's first-panel pieces: whole, and no circle of
+# bands waiting for each other
+c_test test_order -I"$src_dir" -I"$src_dir/host" "$src_dir/host/gt_order.c"
 # the crossover's lines against modelled sides (the library's headers
 # need the CUDA runtime's, CUDA_INC)
 c_test test_crossover -I"$src_dir" -I"$src_dir/host" -I"$src_dir/plan" \

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "gt_plan.h"
 #include "gt_product.h"
+#include "gt_order.h"
 #include "gt_stage.h"
 
 /* What one call works with.  Lengths in elements, sizes in bytes.  */
@@ -159,7 +160,7 @@ shared_threads (int want, int share)
    plan's least piece, whichever is more), or 0 where pieces would not
    pay.  The piece, where not 0, follows from k and A's leading dimension
    alone (the least piece of Gauss's three from k), so every band of a
-   split that takes pieces takes the same (next_piece relies on it).  */
+   split that takes pieces takes the same (gt_piece_next relies on it).  */
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {
@@ -658,132 +659,20 @@ piece_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0, size_t k1,
          : st;
 }
 
-/* The pieces of panel 0 that lie inside part i of a shared A (the band
-   of that part stages them, each its own piece): [*j0, *j1) of piece
-   numbers (none where A is not shared).  */
-static void
-part_pieces (const gt_call *c, int i, size_t *j0, size_t *j1)
+/* Where this band's first panel's pieces lie in a shared A
+   (gt_order.h).  */
+static gt_piece_layout
+piece_layout (const gt_call *c)
 {
-  *j0 = *j1 = 0;
-  if (!c->shared_a)
-    return;
-  size_t p0, p1;
-  gt_shared_a_columns (c->shared_a, i, &p0, &p1);
-  const size_t first = (p0 + c->kc - 1) / c->kc;
-  size_t last = p1 / c->kc;              /* pieces ending by p1 */
-  if (p1 == c->k)
-    last = (c->k + c->kc - 1) / c->kc;   /* the shorter last one too */
-  if (last > first)
+  gt_piece_layout l = { c->k, c->kc, 0, { 0 }, 0 };
+  if (c->shared_a)
     {
-      *j0 = first;
-      *j1 = last;
+      l.parts = gt_shared_a_parts (c->shared_a);
+      l.own = c->a_part;
+      for (int i = 0; i < l.parts; i++)
+        gt_shared_a_columns (c->shared_a, i, &l.bounds[i], &l.bounds[i + 1]);
     }
-}
-
-static void
-own_pieces (const gt_call *c, size_t *j0, size_t *j1)
-{
-  part_pieces (c, c->a_part, j0, j1);
-}
-
-/* The step at which the band of part i hands column col on: the own
-   piece that stages it, counted from 1 in that band's order (its first
-   piece stages the part's columns before it too, its last the columns
-   after it); 0 where that band stages all of its part before any piece
-   (own_a_in).  */
-static size_t
-handed_at (const gt_call *c, int i, size_t col)
-{
-  size_t j0, j1;
-  part_pieces (c, i, &j0, &j1);
-  if (j1 == j0)
-    return 0;
-  size_t q = col / c->kc;
-  q = q < j0 ? j0 : q >= j1 ? j1 - 1 : q;
-  return q - j0 + 1;
-}
-
-/* The step by which every column of panel 0's piece p is handed on: the
-   latest, over the parts it lies in, of handed_at its last column there.
-   The same for every band.  */
-static size_t
-piece_reach (const gt_call *c, size_t p)
-{
-  const size_t k0 = p * c->kc, k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
-  size_t reach = 0;
-  for (int i = 0; i < gt_shared_a_parts (c->shared_a); i++)
-    {
-      size_t p0, p1;
-      gt_shared_a_columns (c->shared_a, i, &p0, &p1);
-      if (p0 < k1 && p1 > k0)
-        reach = larger (reach, handed_at (c, i, (k1 < p1 ? k1 : p1) - 1));
-    }
-  return reach;
-}
-
-/* A band's order of its first panel's pieces (next_piece): each piece's
-   step (piece_reach) worked out once, for at most GT_ORDER_MAX pieces
-   (more: its own first, then the others' in order of k, as before).  */
-#define GT_ORDER_MAX 512
-typedef struct
-{
-  size_t count, j0, j1;   /* pieces; the own ones [j0, j1) */
-  int by_step;
-  size_t step[GT_ORDER_MAX];
-} piece_order;
-
-static void
-piece_order_make (const gt_call *c, piece_order *o)
-{
-  o->count = (c->k + c->kc - 1) / c->kc;
-  own_pieces (c, &o->j0, &o->j1);
-  o->by_step = c->shared_a && o->count <= GT_ORDER_MAX;
-  for (size_t p = 0; o->by_step && p < o->count; p++)
-    o->step[p] = piece_reach (c, p);
-}
-
-/* Whether piece p runs before piece q: by step, a piece of the band's own
-   before another's of the same step, then by k.  */
-static int
-piece_before (const piece_order *o, size_t p, size_t q)
-{
-  if (o->step[p] != o->step[q])
-    return o->step[p] < o->step[q];
-  const int own_p = p >= o->j0 && p < o->j1, own_q = q >= o->j0 && q < o->j1;
-  return own_p != own_q ? own_p : p < q;
-}
-
-/* The i-th piece of panel 0 to run, piece `last` run before it (i = 0:
-   none).  Without a shared A, in order of k.  In a band sharing it, by
-   the step at which the bands hand its columns on (piece_before): the
-   band's own first piece, the others' first pieces, which their bands
-   stage meanwhile, its own second, and so on, instead of all of its own
-   first (at 16384^3 on two GPUs the others' had then taken 8 ms on the
-   GPU after the own part: bench/RESULTS.md).  The order is the same call
-   after call, and so are the sums' bits.  A band waits for another's
-   piece only after running its own pieces of no later step, so bands
-   never wait for each other in a circle: one waiting at step s waits for
-   a band still before s, which cannot be waiting for it.  That needs the
-   same pieces in every band that takes pieces (first_panel_piece: k and
-   A's leading dimension alone set them); a band without pieces hands on
-   all of its part before it waits.  */
-static size_t
-next_piece (const piece_order *o, size_t i, size_t last)
-{
-  if (!o->by_step)
-    {
-      const size_t own = o->j1 - o->j0;   /* own first, then in order of k */
-      if (i < own)
-        return o->j0 + i;
-      i -= own;
-      return i < o->j0 ? i : i + own;
-    }
-  size_t best = SIZE_MAX;
-  for (size_t p = 0; p < o->count; p++)
-    if ((i == 0 || piece_before (o, last, p))
-        && (best == SIZE_MAX || piece_before (o, p, best)))
-      best = p;
-  return best;
+  return l;
 }
 
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
@@ -796,15 +685,16 @@ static gt_status
 first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
                        gt_interrupt_fn interrupted)
 {
-  piece_order o;
-  piece_order_make (c, &o);
+  const gt_piece_layout l = piece_layout (c);
+  gt_piece_order o;
+  gt_piece_order_make (&l, &o);
   const size_t count = o.count, j0 = o.j0, j1 = o.j1;
   gt_status st = c->shared_a && j1 == j0 ? own_a_in (ctx, c, sg, interrupted)
                                          : GT_OK;
   size_t piece = 0;
   for (size_t i = 0; st == GT_OK && i < count; i++)
     {
-      piece = next_piece (&o, i, piece);
+      piece = gt_piece_next (&o, i, piece);
       const size_t k0 = piece * c->kc;
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
       if (piece >= j0 && piece < j1)   /* its columns; the last: the rest */

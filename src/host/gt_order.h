@@ -1,0 +1,47 @@
+/* gt_order.h -- the order in which a band of a product split over several
+   devices runs its first panel's pieces of k (internal to the host
+   layer; plain C, so tests/test_order.c runs it without a GPU).
+
+   A is cut by columns into one part per band (gt_multi.c); each band
+   stages its own part from its first column on and hands it on to the
+   others piece by piece (gt_host.c), and takes the others' parts from
+   their devices.  A piece is kc columns of A (the last may be shorter);
+   piece p is columns [p kc, min ((p + 1) kc, k)).  */
+
+#ifndef GT_ORDER_H
+#define GT_ORDER_H
+
+#include <stddef.h>
+#include "gpu_tiled.h"
+
+/* Pieces ordered by their step, at most; more: the band's own first, then
+   the others' in order of k.  */
+#define GT_ORDER_MAX 512
+
+typedef struct
+{
+  size_t k, kc;                       /* A's columns; a piece's */
+  int parts;                          /* bands sharing A; 0: not shared */
+  size_t bounds[GT_MAX_DEVICES + 1];  /* part i: [bounds[i], bounds[i + 1]) */
+  int own;                            /* this band's part */
+} gt_piece_layout;
+
+typedef struct
+{
+  gt_piece_layout l;
+  size_t count, j0, j1;   /* pieces; this band's own ones [j0, j1) */
+  int by_step;
+  size_t step[GT_ORDER_MAX];
+} gt_piece_order;
+
+/* The pieces that lie inside part i, which the band of that part stages,
+   each its own piece: [*j0, *j1) (none where A is not shared).  */
+void gt_part_pieces (const gt_piece_layout *l, int i, size_t *j0,
+                     size_t *j1);
+
+void gt_piece_order_make (const gt_piece_layout *l, gt_piece_order *o);
+
+/* The i-th piece to run, piece `last` run before it (i = 0: none).  */
+size_t gt_piece_next (const gt_piece_order *o, size_t i, size_t last);
+
+#endif

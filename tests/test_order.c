@@ -1,0 +1,208 @@
+/* test_order.c -- tests of the order of a split band's first-panel pieces
+   (src/host/gt_order.c); they need no GPU.  Every band of a layout runs
+   its order against a model of the others: a band's own piece stages and
+   hands on its columns (its first, the part's columns before it too; its
+   last, the rest of the part); another's piece waits until every band
+   whose part it lies in has handed its columns on; a band without pieces
+   hands all of its part on, then waits for each other part whole.  The
+   bands take turns, each going on while it can.  Checked over many
+   layouts: each order runs every piece once, no piece runs before the
+   band's own columns in it are staged, the bands never all wait, and the
+   order of two bands at 16384 of k interleaves as designed.  Prints "N
+   passed, N failed".  */
+
+#include <stdlib.h>
+#include <string.h>
+#include "gt_order.h"
+#include "test_check.h"
+
+#define MAX_PIECES 4096
+
+typedef struct
+{
+  gt_piece_order o;
+  int pieces;           /* 0: this band takes no pieces */
+  size_t at;            /* next step of its order */
+  size_t last;          /* the piece run last */
+  size_t staged;        /* its own part staged (and handed on) up to */
+} band;
+
+static gt_piece_layout
+layout (size_t k, size_t kc, int parts, int own)
+{
+  gt_piece_layout l;
+  memset (&l, 0, sizeof l);
+  l.k = k;
+  l.kc = kc;
+  l.parts = parts;
+  l.own = own;
+  for (int i = 0; parts > 0 && i <= parts; i++)
+    l.bounds[i] = k * i / parts;   /* as gt_shared_a_columns cuts A */
+  return l;
+}
+
+/* Band b's next step, if it can go on now: 1 went on, 0 waits.  *bad set
+   where a piece would run before the band's own columns in it.  */
+static int
+step (band *bs, int parts, int b, size_t k, size_t kc, int *bad)
+{
+  band *x = &bs[b];
+  const gt_piece_layout *l = &x->o.l;
+  if (!x->pieces)   /* all of its part first, then each other part whole */
+    {
+      if (x->at >= (size_t) parts)
+        return 0;
+      const int i = (int) x->at;
+      if (i != b && bs[i].staged < l->bounds[i + 1])
+        return 0;
+      x->at++;
+      return 1;
+    }
+  if (x->at >= x->o.count)
+    return 0;
+  const size_t p = gt_piece_next (&x->o, x->at, x->last);
+  const size_t k0 = p * kc, k1 = k0 + kc < k ? k0 + kc : k;
+  if (p >= x->o.j0 && p < x->o.j1)
+    {
+      const size_t upto = p + 1 == x->o.j1 ? l->bounds[b + 1] : k1;
+      x->staged = upto > x->staged ? upto : x->staged;
+    }
+  else
+    for (int i = 0; i < parts; i++)
+      {
+        const size_t p0 = l->bounds[i], p1 = l->bounds[i + 1];
+        if (p0 >= k1 || p1 <= k0)
+          continue;
+        const size_t need = k1 < p1 ? k1 : p1;
+        if (i == b && x->staged < need)
+          *bad = 1;
+        else if (i != b && bs[i].staged < need)
+          return 0;
+      }
+  x->last = p;
+  x->at++;
+  return 1;
+}
+
+/* One layout: each band's order a permutation of the pieces; run
+   together, no piece before its own columns and no band left waiting.  */
+static int
+run_layout (size_t k, size_t kc, int parts, unsigned nopieces)
+{
+  static band bs[GT_MAX_DEVICES];
+  static unsigned char seen[MAX_PIECES];
+  for (int b = 0; b < parts; b++)
+    {
+      band *x = &bs[b];
+      memset (x, 0, sizeof *x);
+      const gt_piece_layout l = layout (k, kc, parts, b);
+      gt_piece_order_make (&l, &x->o);
+      x->pieces = !((nopieces >> b) & 1u);
+      x->staged = l.bounds[b];
+      if (!x->pieces || x->o.j1 == x->o.j0)   /* hands all of it on first */
+        x->staged = l.bounds[b + 1];
+      memset (seen, 0, x->o.count);
+      size_t last = 0;
+      for (size_t i = 0; i < x->o.count; i++)
+        {
+          last = gt_piece_next (&x->o, i, last);
+          if (last >= x->o.count || seen[last]++)
+            return 0;
+        }
+    }
+  int bad = 0;
+  for (;;)
+    {
+      int went = 0, left = 0;
+      for (int b = 0; b < parts; b++)
+        {
+          while (step (bs, parts, b, k, kc, &bad))
+            went = 1;
+          left |= bs[b].pieces ? bs[b].at < bs[b].o.count
+                               : bs[b].at < (size_t) parts;
+        }
+      if (bad)
+        return 0;
+      if (!left)
+        return 1;
+      if (!went)
+        return 0;   /* every band waits: a circle */
+    }
+}
+
+static void
+test_layouts (void)
+{
+  unsigned seed = 12345;
+  long layouts = 0, bad = 0;
+  for (int parts = 2; parts <= 8 && parts <= GT_MAX_DEVICES; parts++)
+    for (size_t k = 512; k <= 20000; k += k < 6000 ? 37 : 1999)
+      for (size_t kc = 128; kc <= k / 4; kc += 32)
+        {
+          if ((k + kc - 1) / kc > MAX_PIECES)
+            continue;
+          seed = seed * 1103515245u + 12345u;
+          const unsigned nopieces = (seed >> 8) & ((1u << parts) - 1)
+                                    & ((seed >> 16) | (seed >> 20));
+          layouts++;
+          bad += !run_layout (k, kc, parts, 0);
+          bad += !run_layout (k, kc, parts, nopieces);
+        }
+  char what[80];
+  snprintf (what, sizeof what, "%ld layouts: orders whole, no circle", layouts);
+  check (bad == 0 && layouts > 10000, what);
+}
+
+/* Two bands of 16384 in pieces of 512: own 0, other 16, own 1, other 17 */
+static void
+test_two_bands (void)
+{
+  const gt_piece_layout l0 = layout (16384, 512, 2, 0);
+  const gt_piece_layout l1 = layout (16384, 512, 2, 1);
+  gt_piece_order o0, o1;
+  gt_piece_order_make (&l0, &o0);
+  gt_piece_order_make (&l1, &o1);
+  int ok = o0.count == 32 && o0.by_step;
+  size_t a = 0, b = 0;
+  for (size_t i = 0; ok && i < 32; i++)
+    {
+      a = gt_piece_next (&o0, i, a);
+      b = gt_piece_next (&o1, i, b);
+      ok = a == (i % 2 ? 16 + i / 2 : i / 2)
+           && b == (i % 2 ? i / 2 : 16 + i / 2);
+    }
+  check (ok, "two bands take their own and the other's in turn");
+}
+
+/* Not shared: in order of k; more pieces than GT_ORDER_MAX: own first.  */
+static void
+test_plain_orders (void)
+{
+  const gt_piece_layout l = layout (10000, 512, 0, 0);
+  gt_piece_order o;
+  gt_piece_order_make (&l, &o);
+  int ok = o.count == 20;
+  size_t p = 0;
+  for (size_t i = 0; ok && i < o.count; i++)
+    ok = (p = gt_piece_next (&o, i, p)) == i;
+  check (ok, "A not shared: in order of k");
+  const size_t k = 128 * (GT_ORDER_MAX + 64);
+  const gt_piece_layout m = layout (k, 128, 2, 1);
+  gt_piece_order_make (&m, &o);
+  ok = !o.by_step && o.j0 == o.count / 2;
+  for (size_t i = 0; ok && i < o.count; i++)
+    ok = (p = gt_piece_next (&o, i, p))
+         == (i < o.count - o.j0 ? o.j0 + i : i - (o.count - o.j0));
+  check (ok, "past GT_ORDER_MAX pieces: its own first, then in order");
+  check (run_layout (k, 128, 2, 0), "and no circle");
+}
+
+int
+main (void)
+{
+  test_two_bands ();
+  test_plain_orders ();
+  test_layouts ();
+  printf ("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
