@@ -158,9 +158,11 @@ shared_threads (int want, int share)
    one pass over k, or its accuracy: gt_plan.h).  Returns the piece (a
    multiple of GT_PIECE_K, at least 4 pieces, each piece of A a slot or the
    plan's least piece, whichever is more), or 0 where pieces would not
-   pay.  The piece, where not 0, follows from k and A's leading dimension
-   alone (the least piece of Gauss's three from k), so every band of a
-   split that takes pieces takes the same (gt_piece_next relies on it).  */
+   pay.  In a split by columns the piece, where not 0, follows from k, m
+   and A's element size alone, which every band shares (the plan's least
+   piece is Gauss's three's, and bands sharing A take no complex pieces):
+   every band that takes pieces takes the same, which gt_piece_next's
+   order relies on to be free of waits in a circle.  */
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c)
 {

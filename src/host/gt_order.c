@@ -25,7 +25,9 @@ gt_part_pieces (const gt_piece_layout *l, int i, size_t *j0, size_t *j1)
 /* The step at which the band of part i hands column col on: the own piece
    that stages it, counted from 1 in that band's order (its first piece
    stages the part's columns before it too, its last the columns after
-   it); 0 where that band stages all of its part before any piece.  */
+   it); 0 where its part holds no whole piece, so that its band stages all
+   of it before any piece.  (A band that takes no pieces hands all of its
+   part on first: earlier than this says, which is safe.)  */
 static size_t
 handed_at (const gt_piece_layout *l, int i, size_t col)
 {
@@ -91,8 +93,9 @@ before (const gt_piece_order *o, size_t p, size_t q)
    later step, so bands never wait for each other in a circle: one
    waiting at step s waits for a band still before s, which cannot be
    waiting for it.  That needs the same pieces in every band that takes
-   pieces (k and A's leading dimension alone set them: gt_host.c); a band
-   without pieces hands on all of its part before it waits.  */
+   pieces (first_panel_piece in gt_host.c: k, m and A's element size set
+   them in a split); a band without pieces hands on all of its part
+   before it waits.  */
 size_t
 gt_piece_next (const gt_piece_order *o, size_t i, size_t last)
 {

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include "gpu_tiled.h"
 
-/* Pieces ordered by their step, at most; more: the band's own first, then
-   the others' in order of k.  */
+/* Up to this many pieces are ordered by step; with more, the band's own
+   first, then the others' in order of k.  */
 #define GT_ORDER_MAX 512
 
 typedef struct
