@@ -20,6 +20,7 @@
 
 typedef struct
 {
+  gt_piece_layout l;
   gt_piece_order o;
   int pieces;           /* 0: this band takes no pieces */
   size_t at;            /* next step of its order */
@@ -47,7 +48,7 @@ static int
 step (band *bs, int parts, int b, size_t k, size_t kc, int *bad)
 {
   band *x = &bs[b];
-  const gt_piece_layout *l = &x->o.l;
+  const gt_piece_layout *l = &x->l;
   if (!x->pieces)   /* all of its part first, then each other part whole */
     {
       if (x->at >= (size_t) parts)
@@ -95,12 +96,12 @@ run_layout (size_t k, size_t kc, int parts, unsigned nopieces)
     {
       band *x = &bs[b];
       memset (x, 0, sizeof *x);
-      const gt_piece_layout l = layout (k, kc, parts, b);
-      gt_piece_order_make (&l, &x->o);
+      x->l = layout (k, kc, parts, b);
+      gt_piece_order_make (&x->l, &x->o);
       x->pieces = !((nopieces >> b) & 1u);
-      x->staged = l.bounds[b];
+      x->staged = x->l.bounds[b];
       if (!x->pieces || x->o.j1 == x->o.j0)   /* hands all of it on first */
-        x->staged = l.bounds[b + 1];
+        x->staged = x->l.bounds[b + 1];
       memset (seen, 0, x->o.count);
       size_t last = 0;
       for (size_t i = 0; i < x->o.count; i++)

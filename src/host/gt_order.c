@@ -63,7 +63,6 @@ piece_step (const gt_piece_layout *l, size_t p)
 void
 gt_piece_order_make (const gt_piece_layout *l, gt_piece_order *o)
 {
-  o->l = *l;
   o->count = (l->k + l->kc - 1) / l->kc;
   gt_part_pieces (l, l->own, &o->j0, &o->j1);
   o->by_step = l->parts > 0 && o->count <= GT_ORDER_MAX;

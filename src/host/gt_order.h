@@ -28,7 +28,6 @@ typedef struct
 
 typedef struct
 {
-  gt_piece_layout l;
   size_t count, j0, j1;   /* pieces; this band's own ones [j0, j1) */
   int by_step;
   size_t step[GT_ORDER_MAX];
