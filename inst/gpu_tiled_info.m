@@ -80,7 +80,10 @@
 ## scan found that no affordable number of moduli keeps single precision
 ## (they ran on kernel 9); @code{kept_scans}, @code{kept_slices}:
 ## emulated products (panels of a streamed product) that used the
-## previous panel's scan of A, and also its slices of A; @code{last_moduli}:
+## previous panel's scan of A, and also its slices of A; @code{pieces}:
+## pieces of k run on kernel 11 (the first panel of a large single
+## product, as A arrives, each piece scanned on its own; counted also in
+## @code{products} or @code{declined}); @code{last_moduli}:
 ## of the last emulated product.
 ## @item result_heap
 ## bytes: from Octave 7 and glibc 2.33, results of more than 32 MiB and up
@@ -179,7 +182,7 @@ endfunction
 %! assert (size (s.crossover), [1, 4]);
 %! assert (isfield (s.emulation, {"usable", "mode", "products", "declined", ...
 %!                                "kept_scans", "kept_slices", ...
-%!                                "last_moduli"}), true (1, 7));
+%!                                "pieces", "last_moduli"}), true (1, 8));
 %! assert (any (strcmp (s.emulation.mode, {"cost", "off", "always"})));
 %! assert (isscalar (s.result_heap) && s.result_heap >= 0);
 %! assert (isscalar (s.result_heap_reused) && s.result_heap_reused >= 0);

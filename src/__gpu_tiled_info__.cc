@@ -65,6 +65,7 @@ emulation ()
   s.assign ("declined", static_cast<double> (e.declined));
   s.assign ("kept_scans", static_cast<double> (e.kept_scans));
   s.assign ("kept_slices", static_cast<double> (e.kept_slices));
+  s.assign ("pieces", static_cast<double> (e.pieces));
   s.assign ("last_moduli", e.last_moduli);
   return s;
 }

@@ -213,6 +213,9 @@ typedef struct
                                       the previous panel's scan of A */
   unsigned long long kept_slices;  /* and its slices of A (the same number
                                       of moduli) */
+  unsigned long long pieces;    /* pieces of k run on kernel 11 (a first
+                                   panel's, each scanned on its own;
+                                   emulated or declined) */
   int last_moduli;              /* of the last emulated product */
   int mode;                     /* GT_EMULATE_* */
   int usable;                   /* the current device runs kernel 11 */

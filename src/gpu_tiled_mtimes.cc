@@ -1964,6 +1964,41 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! end_unwind_protect
 
 %!testif ; emu
+%! ## The first panel of a real single product whose plain kernel 9 pieces
+%! ## would not keep up with A's arrival goes in kernel 11's own pieces of
+%! ## k (gt_plan_head_pieces), each scanned, sliced and multiplied on its
+%! ## own, their sums carried in doubles: 2000 x 12000 x 5000 under
+%! ## GPU_TILED_EMULATE=always, panels of 2048 columns on a 132-SM
+%! ## Hopper, 5 pieces of 2048 of k and a last of 1760.  Rows of A scaled
+%! ## by up to 2^+-40 (each piece has scales of its own); each element of
+%! ## sampled rows within its own bound.  Then an Inf in A's third piece
+%! ## and a NaN in B's fifth: those pieces' scans decline, and they run on
+%! ## kernel 9 with the same sums.  One device.
+%! devs = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_EMULATE", "always");
+%! unwind_protect
+%!   gpu_tiled_devices (devs(1));
+%!   gpu_tiled_reset ();
+%!   A = emulation_operand ("scaled", 2000, 12000, false);
+%!   B = emulation_operand ("randn", 12000, 5000, true);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   e1 = gpu_tiled_info ().emulation;
+%!   i = [7, randi(2000, 1, 8)];
+%!   check_parts (A, B, C, i, "kernel 11's pieces");
+%!   assert (e1.pieces, 6);
+%!   A(7, 4500) = Inf;  B(8500, 3) = NaN;
+%!   C = gpu_tiled_mtimes (A, B);
+%!   e2 = gpu_tiled_info ().emulation;
+%!   check_parts (A, B, C, i, "kernel 11's pieces, Inf and NaN");
+%!   assert (e2.pieces - e1.pieces, 6);
+%!   assert (e2.declined - e1.declined >= 2);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+
+%!testif ; emu
 %! ## a product streamed in panels keeps what kernel 11 made of A from one
 %! ## panel to the next: A's scan always, its slices where the next panel
 %! ## chooses as many moduli (both counted).  Column 1 of A is scaled up,

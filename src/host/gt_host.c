@@ -155,27 +155,58 @@ shared_threads (int want, int share)
    the GPU can start.  So it is computed in pieces of k instead: piece i
    needs only columns of A and rows of B in that piece, and the pieces
    carry their sums from one to the next (gt_gemm_piece: the same bits as
-   one pass over k, or its accuracy: gt_plan.h).  Returns the piece (a
-   multiple of GT_PIECE_K, at least 4 pieces, each piece of A a slot or the
-   plan's least piece, whichever is more), or 0 where pieces would not
-   pay.  In a split by columns the piece, where not 0, follows from k, m
-   and A's element size alone, which every band shares (the plan's least
-   piece is Gauss's three's, and bands sharing A take no complex pieces):
-   every band that takes pieces takes the same, which gt_piece_next's
-   order relies on to be free of waits in a circle.  */
+   one pass over k, or its accuracy: gt_plan.h).  The piece of kc columns
+   (a multiple of GT_PIECE_K, at least 4 pieces, each piece of A a slot
+   or `least` columns, whichever is more), or 0 where there are not 4.  */
 static size_t
-first_panel_piece (const gt_context *ctx, const gt_call *c)
+piece_of (const gt_call *c, size_t least)
 {
+  least = round_up (least, GT_PIECE_K);
+  size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
+  if (kc < least)
+    kc = least;
+  if (kc > c->k / 4)
+    kc = c->k / 4;
+  if (kc < least)
+    return 0;
+  kc = kc / GT_PIECE_K * GT_PIECE_K;
+  return kc < 4 * GT_PIECE_K ? 0 : kc;
+}
+
+/* Panel 0's pieces (see piece_of), or 0 where pieces would not pay;
+   *k11: kernel 11's own pieces (gt_plan_head_pieces).  In a split by
+   columns the bands' pieces may differ only where their plans do (the
+   plan's least piece); gt_shared_a_kc_agree tells each band whether they
+   do.  */
+static size_t
+first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
+{
+  *k11 = 0;
   if (c->side || (ctx && ctx->opt.no_ksplit)
       || !gt_plan_has_pieces (&c->plan_full))
     return 0;
-  /* Panels whose pieces cost the GPU more than waiting for all of A
-     (kernel 11's real products; A's copy at the host's rate, the host
-     shared by every band of a split) */
-  const double a_seconds = (double) c->m * c->k * c->hs_a / PIECES_HOST_RATE;
-  if (c->panels >= 2
-      && !gt_plan_head_pieces_pay (&c->plan_full, c->m, c->w, c->k,
-                                   a_seconds))
+  const size_t plan_least = gt_plan_piece_min_k (&c->plan_full, c->k);
+  const size_t kc = piece_of (c, larger (GT_FIRST_PIECE_MIN_K, plan_least));
+  /* Kernel 11's real products: the panel whole, plain kernel 9's pieces
+     or kernel 11's own, whichever is predicted to end first (A's copy at
+     the host's rate, the host shared by every band of a split) */
+  if (c->panels >= 2)
+    {
+      const size_t kc11 = c->plan_full.kernel == GT_K11_OZAKI
+                          ? piece_of (c, GT_K11_PIECE_MIN_K) : 0;
+      const double a_seconds = (double) c->m * c->k * c->hs_a
+                               / PIECES_HOST_RATE;
+      const int head = gt_plan_head_pieces (&c->plan_full, c->m, c->w, c->k,
+                                            kc, kc11, a_seconds);
+      if (head == GT_HEAD_WHOLE)
+        return 0;
+      if (head == GT_HEAD_K11_PIECES)
+        {
+          *k11 = 1;
+          return kc11;
+        }
+    }
+  if (!kc)
     return 0;
   const int pays = gt_plan_pieces_pay (&c->plan_full, c->m, c->w, c->n, c->k,
                                        c->total / PIECES_HOST_RATE);
@@ -189,18 +220,7 @@ first_panel_piece (const gt_context *ctx, const gt_call *c)
           && (c->total < GT_PIECES_ONE_PANEL_MIN || c->shared_a
               || !(gt_plan_pieces_alike (&c->plan_full) || pays))))
     return 0;
-  const size_t plan_least = gt_plan_piece_min_k (&c->plan_full, c->k);
-  const size_t least = round_up (larger (GT_FIRST_PIECE_MIN_K, plan_least),
-                                 GT_PIECE_K);
-  size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
-  if (kc < least)
-    kc = least;
-  if (kc > c->k / 4)
-    kc = c->k / 4;
-  if (kc < plan_least)
-    return 0;
-  kc = kc / GT_PIECE_K * GT_PIECE_K;
-  return kc < 4 * GT_PIECE_K ? 0 : kc;
+  return kc;
 }
 
 /* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
@@ -305,14 +325,17 @@ call_layout (const gt_context *ctx, gt_call *c)
     }
   c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
   c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
-  c->kc = first_panel_piece (ctx, c);
+  int k11;
+  c->kc = first_panel_piece (ctx, c, &k11);
   if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
     c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
   if (c->kc)
     {
       const size_t last = last_part (c->k, c->kc);
-      c->piece_plan = gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
-      c->piece_last = gt_plan_piece (&c->plan_full, c->m, c->w, last);
+      c->piece_plan = k11 ? gt_plan_piece_k11 (c->m, c->w, c->kc)
+                          : gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
+      c->piece_last = k11 ? gt_plan_piece_k11 (c->m, c->w, last)
+                          : gt_plan_piece (&c->plan_full, c->m, c->w, last);
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
                                          c->piece_last.work_bytes));
     }
@@ -666,15 +689,60 @@ piece_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0, size_t k1,
 static gt_piece_layout
 piece_layout (const gt_call *c)
 {
-  gt_piece_layout l = { c->k, c->kc, 0, { 0 }, 0 };
+  gt_piece_layout l = { c->k, c->kc, 0, { 0 }, 0, 0 };
   if (c->shared_a)
     {
       l.parts = gt_shared_a_parts (c->shared_a);
       l.own = c->a_part;
       for (int i = 0; i < l.parts; i++)
         gt_shared_a_columns (c->shared_a, i, &l.bounds[i], &l.bounds[i + 1]);
+      l.kc_differ = !gt_shared_a_kc_agree (c->shared_a, c->kc);
     }
   return l;
+}
+
+/* Piece `piece` of panel 0 in: where it is one of this band's own, A's
+   columns of its part up to the piece's end first (the last own piece:
+   all the rest of the part), handed on to the other bands.  */
+static gt_status
+piece_stage (gt_context *ctx, gt_call *c, gt_stager *sg,
+             const gt_piece_order *o, size_t piece,
+             gt_interrupt_fn interrupted)
+{
+  const size_t k0 = piece * c->kc;
+  const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
+  gt_status st = GT_OK;
+  if (piece >= o->j0 && piece < o->j1)
+    st = own_a_upto (ctx, c, sg, piece + 1 == o->j1 ? c->k : k1,
+                     interrupted);
+  return st == GT_OK ? piece_in (ctx, c, sg, k0, k1, interrupted) : st;
+}
+
+/* The next piece in, as host work while kernel 11's piece waits for its
+   scan's choice (gt_gemm_args.idle; as upload_while_waiting).  */
+typedef struct
+{
+  gt_context *ctx;
+  gt_call *c;
+  gt_stager *sg;
+  const gt_piece_order *o;
+  size_t piece;
+  gt_interrupt_fn interrupted;
+  int done, reset_after;
+  gt_status st;
+} piece_ahead;
+
+static void
+stage_ahead (void *arg)
+{
+  piece_ahead *a = (piece_ahead *) arg;
+  if (a->done)
+    return;
+  const int was = gt_ctx_defer_resets (1);
+  a->done = 1;
+  a->st = piece_stage (a->ctx, a->c, a->sg, a->o, a->piece, a->interrupted);
+  gt_ctx_defer_resets (was);
+  a->reset_after = !was;
 }
 
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
@@ -690,24 +758,33 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   const gt_piece_layout l = piece_layout (c);
   gt_piece_order o;
   gt_piece_order_make (&l, &o);
-  const size_t count = o.count, j0 = o.j0, j1 = o.j1;
-  gt_status st = c->shared_a && j1 == j0 ? own_a_in (ctx, c, sg, interrupted)
-                                         : GT_OK;
+  const size_t count = o.count;
+  gt_status st = c->shared_a && o.j1 == o.j0
+                 ? own_a_in (ctx, c, sg, interrupted) : GT_OK;
+  const int waits = gt_plan_waits (&c->piece_plan);
+  piece_ahead ahead = { ctx, c, sg, &o, 0, interrupted, 0, 0, GT_OK };
   size_t piece = 0;
   for (size_t i = 0; st == GT_OK && i < count; i++)
     {
       piece = gt_piece_next (&o, i, piece);
-      const size_t k0 = piece * c->kc;
-      const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
-      if (piece >= j0 && piece < j1)   /* its columns; the last: the rest */
-        st = own_a_upto (ctx, c, sg, piece + 1 == j1 ? c->k : k1,
-                         interrupted);
-      if (st == GT_OK)
-        st = piece_in (ctx, c, sg, k0, k1, interrupted);
+      if (!(i > 0 && ahead.done))   /* not staged during the last wait */
+        st = piece_stage (ctx, c, sg, &o, piece, interrupted);
       if (st != GT_OK)
         return st;
+      const size_t k0 = piece * c->kc;
+      const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
-      const gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
+      gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
+      const piece_ahead next = { ctx, c, sg, &o,
+                                 i + 1 < count ? gt_piece_next (&o, i + 1,
+                                                                piece) : 0,
+                                 interrupted, 0, 0, GT_OK };
+      ahead = next;
+      if (waits && i + 1 < count)
+        {
+          g.idle = stage_ahead;
+          g.idle_arg = &ahead;
+        }
       cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
       if (err == cudaSuccess && c->planes_bytes)
         err = gt_plan_prepare_a (&c->plan_full,
@@ -717,8 +794,11 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       if (err == cudaSuccess)
         err = gt_gemm_piece (pp, i == 0, i + 1 == count, &g, ctx->comp);
       gt_mark_end (sg, mk, ctx->comp);
+      if (ahead.reset_after && (err != cudaSuccess || ahead.st != GT_OK))
+        gt_ctx_reset_lost ();
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "running the kernel");
+      st = ahead.st;
     }
   if (st != GT_OK)
     return st;
@@ -1212,8 +1292,10 @@ product_run (gt_context *ctx, const gt_product *p,
   call_init (&c, p);
   c.wait = wait;
   gt_status st;
-  if ((st = call_layout (ctx, &c)) != GT_OK
-      || (st = call_buffers (ctx, &c)) != GT_OK)
+  st = call_layout (ctx, &c);
+  if (c.shared_a)   /* before any wait for another band */
+    gt_shared_a_say_kc (c.shared_a, c.a_part, st == GT_OK ? c.kc : 0);
+  if (st != GT_OK || (st = call_buffers (ctx, &c)) != GT_OK)
     return st;
   const double t_buffers = gt_now ();
   gt_stager sg;

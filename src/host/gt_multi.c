@@ -10,6 +10,7 @@
    call to return), so a slower or busier device gets less.  */
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "gt_copy.h"
@@ -170,6 +171,8 @@ struct gt_shared_a
   int parts;
   size_t k;                /* A's columns */
   a_part part[GT_MAX_DEVICES];
+  size_t kc[GT_MAX_DEVICES];   /* each band's pieces of panel 0 */
+  uint64_t kc_said;            /* bit i: band i's kc is known */
 };
 
 void
@@ -214,10 +217,47 @@ gt_shared_a_advance (gt_shared_a *s, int i, int device, const void *dA,
   return err;
 }
 
+/* Band i's kc (lock held).  */
+static void
+say_kc (gt_shared_a *s, int i, size_t kc)
+{
+  const uint64_t bit = (uint64_t) 1 << i;
+  if (!(s->kc_said & bit))
+    {
+      s->kc[i] = kc;
+      s->kc_said |= bit;
+      pthread_cond_broadcast (&s->said);
+    }
+}
+
+void
+gt_shared_a_say_kc (gt_shared_a *s, int i, size_t kc)
+{
+  pthread_mutex_lock (&s->lock);
+  say_kc (s, i, kc);
+  pthread_mutex_unlock (&s->lock);
+}
+
+int
+gt_shared_a_kc_agree (gt_shared_a *s, size_t kc)
+{
+  const uint64_t all = s->parts >= 64 ? ~(uint64_t) 0
+                                      : ((uint64_t) 1 << s->parts) - 1;
+  pthread_mutex_lock (&s->lock);
+  while ((s->kc_said & all) != all)
+    pthread_cond_wait (&s->said, &s->lock);
+  int same = 1;
+  for (int i = 0; i < s->parts; i++)
+    same &= s->kc[i] == 0 || s->kc[i] == kc;
+  pthread_mutex_unlock (&s->lock);
+  return same;
+}
+
 void
 gt_shared_a_abandon (gt_shared_a *s, int i, int failed)
 {
   pthread_mutex_lock (&s->lock);
+  say_kc (s, i, 0);
   if (s->part[i].state == 0 || (failed && s->part[i].state == 1))
     {
       s->part[i].state = 2;

@@ -65,7 +65,7 @@ gt_piece_order_make (const gt_piece_layout *l, gt_piece_order *o)
 {
   o->count = (l->k + l->kc - 1) / l->kc;
   gt_part_pieces (l, l->own, &o->j0, &o->j1);
-  o->by_step = l->parts > 0 && o->count <= GT_ORDER_MAX;
+  o->by_step = l->parts > 0 && !l->kc_differ && o->count <= GT_ORDER_MAX;
   for (size_t p = 0; o->by_step && p < o->count; p++)
     o->step[p] = piece_step (l, p);
 }
@@ -92,9 +92,11 @@ before (const gt_piece_order *o, size_t p, size_t q)
    later step, so bands never wait for each other in a circle: one
    waiting at step s waits for a band still before s, which cannot be
    waiting for it.  That needs the same pieces in every band that takes
-   pieces (first_panel_piece in gt_host.c: k, m and A's element size set
-   them in a split); a band without pieces hands on all of its part
-   before it waits.  */
+   pieces, which the bands check before their first piece
+   (gt_shared_a_kc_agree); where they differ, the band's own pieces
+   first, as with too many pieces: each band then hands on all of its
+   part before it waits for another's.  A band without pieces hands on
+   all of its part before it waits.  */
 size_t
 gt_piece_next (const gt_piece_order *o, size_t i, size_t last)
 {

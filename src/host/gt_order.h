@@ -24,6 +24,9 @@ typedef struct
   int parts;                          /* bands sharing A; 0: not shared */
   size_t bounds[GT_MAX_DEVICES + 1];  /* part i: [bounds[i], bounds[i + 1]) */
   int own;                            /* this band's part */
+  int kc_differ;                      /* some band takes other pieces
+                                         (gt_shared_a_kc_agree): the own
+                                         first order */
 } gt_piece_layout;
 
 typedef struct

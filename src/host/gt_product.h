@@ -84,6 +84,15 @@ cudaError_t gt_shared_a_advance (gt_shared_a *s, int i, int device,
    band is to copy from that device again.  */
 void gt_shared_a_abandon (gt_shared_a *s, int i, int failed);
 
+/* The band of part i takes panel 0 in pieces of kc columns of A (0: no
+   pieces), said once its layout is known, before it waits for any
+   other band (again: ignored).  gt_shared_a_abandon says 0 for a band
+   that had not said.  */
+void gt_shared_a_say_kc (gt_shared_a *s, int i, size_t kc);
+/* Whether every band that takes pieces takes pieces of kc (the order of
+   gt_piece_next needs it), once every band has said.  */
+int gt_shared_a_kc_agree (gt_shared_a *s, size_t kc);
+
 /* Another band: part i of A up to byte `need` into dA, up to *copied
    already there; waits on the host until the part's band has queued that
    much, then queues on stream a peer copy of all it has (*copied moves

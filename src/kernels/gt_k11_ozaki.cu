@@ -594,9 +594,13 @@ oz_byte (unsigned char b)
 }
 
 /* Four neighbouring rows of one column per thread (ldr is a multiple of
-   16, so their residues are one 4-byte word per plane).  */
+   16, so their residues are one 4-byte word per plane).  A piece of k
+   (sums_in, sums_out: m x n doubles, leading dimension m, perhaps the
+   same) adds the sums so far before the one rounding to single, or
+   leaves its sums there instead of writing C.  */
 __global__ void __launch_bounds__ (256)
-oz_combine (gt_oz_work w, oz_crt_consts c, float *C, size_t ldc)
+oz_combine (gt_oz_work w, oz_crt_consts c, float *C, size_t ldc,
+            const double *sums_in, double *sums_out)
 {
   const size_t plane = w.ldr * w.n;
   const size_t i = 4 * (blockIdx.x * (size_t) blockDim.x + threadIdx.x);
@@ -624,13 +628,20 @@ oz_combine (gt_oz_work w, oz_crt_consts c, float *C, size_t ldc)
       for (int q = 0; q < rows; q++)
         {
           const double v = fma (-c.M, rint (acc[q] * c.inv_M), acc[q]);
-          C[i + q + j * ldc] = (float) (v * ea[q] * eb);
+          const size_t e = i + q + j * w.m;
+          const double t = sums_in ? fma (v * ea[q], eb, sums_in[e])
+                                   : v * ea[q] * eb;
+          if (sums_out)
+            sums_out[e] = t;
+          else
+            C[i + q + j * ldc] = (float) t;
         }
     }
 }
 
 extern "C" cudaError_t
-gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc, cudaStream_t s)
+gt_oz_combine_sums (const gt_oz_work *w, const double *sums_in,
+                    double *sums_out, float *C, size_t ldc, cudaStream_t s)
 {
   typedef unsigned __int128 u128;
   oz_crt_consts c;
@@ -652,8 +663,14 @@ gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc, cudaStream_t s)
   c.inv_M = 1.0 / c.M;
   const dim3 grid ((unsigned) ((w->m + 1023) / 1024),
                    (unsigned) (w->n < 8192 ? w->n : 8192));
-  oz_combine<<<grid, 256, 0, s>>> (*w, c, C, ldc);
+  oz_combine<<<grid, 256, 0, s>>> (*w, c, C, ldc, sums_in, sums_out);
   return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc, cudaStream_t s)
+{
+  return gt_oz_combine_sums (w, NULL, NULL, C, ldc, s);
 }
 
 /* ---- products: INT8 wgmma, TMA, one producer and two consumers -------- */

@@ -118,6 +118,13 @@ cudaError_t gt_oz_slice_chosen (const gt_oz_work *w, const float *A,
 cudaError_t gt_oz_products (const gt_oz_work *w, cudaStream_t s);
 cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
                            cudaStream_t s);
+/* The combine of a piece of k: the sums so far (sums_in, NULL: none)
+   added, and the total left in sums_out (m x n doubles, leading
+   dimension m; may be sums_in), or, where sums_out is NULL, rounded once
+   into C (the last piece).  */
+cudaError_t gt_oz_combine_sums (const gt_oz_work *w, const double *sums_in,
+                                double *sums_out, float *C, size_t ldc,
+                                cudaStream_t s);
 
 /* Shared memory the products ask for per block; gt_oz_forget: after a
    device reset (the kernel's attribute is set again).  */

@@ -252,6 +252,13 @@ cudaError_t gt_k11_row_launch (const gt_plan *p, const gt_gemm_args *a,
    g[i].a_slots), with one wait of the host for all their scans */
 cudaError_t gt_k11_launch_many (const gt_gemm_args *g, int count,
                                 cudaStream_t s);
+/* a piece of k of a single product on kernel 11 alone, its double sums
+   first in a->work (m x n, as gt_k9_row_piece's: from the second piece
+   on, to all but the last; the last writes C), kernel 11's scratch for
+   the piece after them: gt_k11_piece_work bytes in all */
+size_t gt_k11_piece_work (size_t m, size_t n, size_t kc);
+cudaError_t gt_k11_piece (int first, int last, const gt_gemm_args *a,
+                          cudaStream_t s);
 void gt_k11_forget (void);
 /* kernel 10: any real type, any shape and alignment.  On a vector side
    a lane reads GT_K10_LANE_ELEMS elements of es bytes at once (16 bytes);

@@ -30,6 +30,8 @@ double gt_cost_k11 (gt_plan *p, size_t m, size_t n, size_t k, int repack);
 /* Kernel 11's predicted seconds with 8 moduli, and the seconds of one
    unit of the costs (for bench/plan_dump --costs).  */
 double gt_k11_seconds (size_t m, size_t n, size_t k);
+/* A piece of k of kernel 11 (gt_k11_piece), its sums' trips included.  */
+double gt_k11_piece_seconds (size_t m, size_t n, size_t kc);
 double gt_cost_seconds (int repack);
 
 /* The ints at src[0] .. src[count - 1] (device memory, count <= 4) in

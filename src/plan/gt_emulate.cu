@@ -12,7 +12,8 @@
 #include "gt_k11_ozaki.h"
 
 static int emulation = GT_EMULATE_COST;
-static unsigned long long emulated, declined, kept_scans, kept_slices;
+static unsigned long long emulated, declined, kept_scans, kept_slices,
+  pieces;
 static int last_moduli;
 
 /* Measured on an H100 (bench/RESULTS.md, kernel 11): kernel 9's rate at
@@ -68,6 +69,14 @@ gt_k11_seconds (size_t m, size_t n, size_t k)
                        + moduli * (double) (w.mp + w.np) * w.kp
                        + 2.0 * moduli * w.ldr * n + 4.0 * m * n;
   return rounds * round_s + bytes / PASS_BYTES + FIXED_S;
+}
+
+/* A piece of k on kernel 11 (gt_k11_piece): its run, and its m x n double
+   sums read and written.  */
+extern "C" double
+gt_k11_piece_seconds (size_t m, size_t n, size_t kc)
+{
+  return gt_k11_seconds (m, n, kc) + 16.0 * m * n / PASS_BYTES;
 }
 
 /* Kernel 9's plan for the shape: what runs where the scan declines, and
@@ -382,10 +391,11 @@ scan_all (const gt_gemm_args *g, k11_product *o, int count, cudaStream_t s)
 }
 
 /* Product i, whose scan chose moduli, queued: its slices (queued already
-   where i is 0), products and combine; counted once queued.  */
+   where i is 0), products and combine (with a piece's sums: sums_in,
+   sums_out, as gt_oz_combine_sums); counted once queued.  */
 static cudaError_t
 finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
-                 cudaStream_t s)
+                 const double *sums_in, double *sums_out, cudaStream_t s)
 {
   cudaError_t err = cudaSuccess;
   if (i > 0)
@@ -395,7 +405,8 @@ finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
   if (err == cudaSuccess)
     err = gt_oz_products (&o->w, s);
   if (err == cudaSuccess)
-    err = gt_oz_combine (&o->w, (float *) a->C, a->ldc, s);
+    err = gt_oz_combine_sums (&o->w, sums_in, sums_out, (float *) a->C,
+                              a->ldc, s);
   if (err != cudaSuccess)
     return err;
   __atomic_fetch_add (&emulated, 1, __ATOMIC_RELAXED);
@@ -445,7 +456,7 @@ gt_k11_launch_many (const gt_gemm_args *g, int count, cudaStream_t s)
   cudaError_t err = scan_all (g, o, count, s);
   for (int i = 0; i < count && err == cudaSuccess; i++)
     if (o[i].moduli)
-      err = finish_emulated (&g[i], &o[i], i, s);
+      err = finish_emulated (&g[i], &o[i], i, NULL, NULL, s);
   if (err != cudaSuccess)   /* records of slices perhaps never queued */
     gt_k11_drop_kept ();
   for (int i = 0; i < count && err == cudaSuccess; i++)
@@ -458,6 +469,56 @@ gt_k11_launch_many (const gt_gemm_args *g, int count, cudaStream_t s)
                                   g[i].ldb));
         err = gt_gemm_run (&p9, &g[i], s);
       }
+  return err;
+}
+
+/* A piece's sums (m x n doubles, as kernel 9's pieces carry theirs)
+   first in its scratch, then kernel 11's for the piece.  */
+static size_t
+piece_sums_bytes (size_t m, size_t n)
+{
+  return (m * n * sizeof (double) + 255) / 256 * 256;
+}
+
+extern "C" size_t
+gt_k11_piece_work (size_t m, size_t n, size_t kc)
+{
+  gt_oz_work w;
+  gt_oz_layout (&w, GT_OZ_MAX_USED, m, n, kc, NULL);
+  return piece_sums_bytes (m, n) + w.bytes;
+}
+
+/* Scanned, sliced and multiplied on its own (its own scales over its
+   columns of A and rows of B), its sums carried in doubles from piece to
+   piece; a piece whose scan declines runs on plain kernel 9 with the
+   same sums.  Nothing of A is kept for a later run: a piece's A is not
+   the panels' (the records of the scratch are dropped).  */
+extern "C" cudaError_t
+gt_k11_piece (int first, int last, const gt_gemm_args *a, cudaStream_t s)
+{
+  if (a->a_kept || a->a_slots > 1 || !a->work)
+    return cudaErrorInvalidValue;
+  if (a->m == 0 || a->n == 0)
+    return cudaSuccess;
+  __atomic_fetch_add (&pieces, 1, __ATOMIC_RELAXED);
+  double *sums = (double *) a->work;
+  const double *in = first ? NULL : sums;
+  double *out = last ? NULL : sums;
+  gt_gemm_args g = *a;
+  g.work = (char *) a->work + piece_sums_bytes (a->m, a->n);
+  gt_k11_drop_kept ();
+  k11_product o;
+  launch_layout (&o.w, &g);
+  cudaError_t err = scan_all (&g, &o, 1, s);
+  if (err == cudaSuccess && o.moduli)
+    err = finish_emulated (&g, &o, 0, in, out, s);
+  gt_k11_drop_kept ();
+  if (err == cudaSuccess && !o.moduli)
+    {
+      __atomic_fetch_add (&declined, 1, __ATOMIC_RELAXED);
+      const gt_plan p9 = gt_plan_make (GT_SINGLE, GT_K9_DMMA);
+      err = gt_k9_row_piece (&p9, a, in, out, s);
+    }
   return err;
 }
 
@@ -490,6 +551,7 @@ gt_emulation_forget (void)
   __atomic_store_n (&declined, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&kept_scans, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&kept_slices, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&pieces, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&last_moduli, 0, __ATOMIC_RELAXED);
   int current;
   const int have_current = cudaGetDevice (&current) == cudaSuccess;
@@ -514,6 +576,7 @@ gt_emulation_get (gt_emulation_info *info)
   info->declined = __atomic_load_n (&declined, __ATOMIC_RELAXED);
   info->kept_scans = __atomic_load_n (&kept_scans, __ATOMIC_RELAXED);
   info->kept_slices = __atomic_load_n (&kept_slices, __ATOMIC_RELAXED);
+  info->pieces = __atomic_load_n (&pieces, __ATOMIC_RELAXED);
   info->last_moduli = __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
   info->mode = __atomic_load_n (&emulation, __ATOMIC_RELAXED);
   info->usable = gt_k11_usable ();

@@ -236,7 +236,9 @@ cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
    (kernels 4 without splits, 8 and 9 sum each element in one chain over
    k).  Kernel 9's pieces carry their double sums in the scratch; the
    others add each piece to C.  Kernel 11's pieces of a real product are
-   kernel 9's: not its bits, its accuracy.  Gauss's three products on
+   kernel 9's (not its bits, its accuracy), or kernel 11's own
+   (gt_plan_piece_k11, where gt_plan_head_pieces says), each scanned on
+   its own and carrying double sums as kernel 9's do.  Gauss's three products on
    kernel 9 run their pieces on plain kernel 9, each of the three
    carrying its double sums (the whole plan's accuracy; its bits where it
    is plain kernel 9 too).  Their runs need gt_gemm_args.checks, and A's
@@ -267,17 +269,27 @@ size_t gt_plan_piece_min_k (const gt_plan *whole, size_t k);
    bench/RESULTS.md).  0 for other plans.  */
 int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                         size_t k, double copy_seconds);
-/* Whether panel 0 of a product streamed in panels (m x w, depth k), whose
-   A takes a_seconds to come in, gains by going in pieces: always where
-   the plan is complex (gt_plan_pieces_pay judges those) or on any kernel
-   but kernel 11.  Kernel 11's real products run their pieces on plain
-   kernel 9, several times slower than a run of kernel 11: the pieces end
-   when the later of A and their own GPU time does, the panel whole at A
-   and its kernel 11 run after it, so pieces only where their GPU time is
-   no more than those two (bench/RESULTS.md, "A band's pieces as they
-   come").  */
-int gt_plan_head_pieces_pay (const gt_plan *whole, size_t m, size_t w,
-                             size_t k, double a_seconds);
+/* How panel 0 of a product streamed in panels (m x w, depth k), whose A
+   takes a_seconds to come in, goes: GT_HEAD_PIECES (gt_plan_piece's
+   pieces of kc9) always where the plan is complex (gt_plan_pieces_pay
+   judges those) or on any kernel but kernel 11.  A real product on
+   kernel 11 takes, of the panel whole (at A's arrival and a run of
+   kernel 11 after it), plain kernel 9's pieces of kc9 (several times
+   slower than kernel 11, bench/RESULTS.md, "A band's pieces as they
+   come") and kernel 11's own pieces of kc11 (gt_plan_piece_k11: each
+   pays kernel 11's fixed costs and its sums' trips), the one predicted to
+   end first: pieces end a piece after the later of A and their own GPU
+   time.  0 for kc9 or kc11: not that kind.  */
+enum { GT_HEAD_WHOLE = 0, GT_HEAD_PIECES = 1, GT_HEAD_K11_PIECES = 2 };
+int gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
+                         size_t kc9, size_t kc11, double a_seconds);
+/* Kernel 11's pieces of a real single product: each scanned and sliced
+   on its own, its sums carried in doubles (gt_k11_piece); at least this
+   long, as each piece's fixed costs (its scans, the wait for their
+   choice, its residues of C and the sums' trips: m x n bytes, not k) are
+   paid once a piece.  */
+#define GT_K11_PIECE_MIN_K 2048
+gt_plan gt_plan_piece_k11 (size_t m, size_t n, size_t kc);
 /* Nonzero where its pieces run the whole plan's own kernel and form
    (kernel 9 or kernel 4 with k not split: no cluster, small tiles or
    repacking; kernel 11's pieces run on kernel 9, kernel 5's and 8's on

@@ -341,15 +341,34 @@ gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
    come").  */
 #define K9_SINGLE_PIECES_RATE 32e12
 
+/* The end of a head of `count` pieces of `each` seconds on the GPU,
+   after A's arrival at a_seconds: where the pieces keep up with A, its
+   last piece after A; else their own time.  */
+static double
+head_end (double count, double each, double a_seconds)
+{
+  const double all = count * each;
+  return (all > a_seconds ? all : a_seconds) + each;
+}
+
 extern "C" int
-gt_plan_head_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t k,
-                         double a_seconds)
+gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
+                     size_t kc9, size_t kc11, double a_seconds)
 {
   if (whole->complex_a || whole->complex_b || whole->kernel != GT_K11_OZAKI)
-    return 1;
-  const double seconds = 2.0 * m * w * k
+    return GT_HEAD_PIECES;
+  const double whole_end = a_seconds + gt_k11_seconds (m, w, k);
+  const double k9_each = 2.0 * m * w * kc9
                          / (K9_SINGLE_PIECES_RATE * pieces_busy (m, w));
-  return seconds <= a_seconds + gt_k11_seconds (m, w, k);
+  const double k9_end = kc9 ? head_end ((double) k / kc9, k9_each, a_seconds)
+                            : HUGE_VAL;
+  const double k11_end = kc11 ? head_end ((double) k / kc11,
+                                          gt_k11_piece_seconds (m, w, kc11),
+                                          a_seconds)
+                              : HUGE_VAL;
+  if (k11_end < k9_end && k11_end < whole_end)
+    return GT_HEAD_K11_PIECES;
+  return k9_end < whole_end ? GT_HEAD_PIECES : GT_HEAD_WHOLE;
 }
 
 extern "C" size_t
@@ -385,8 +404,9 @@ gt_plan_keeps_a (const gt_plan *p)
   return k11_alone (p);
 }
 
-/* Kernel 11's scan needs all of k: its pieces are kernel 9's (the first
-   panel then runs as A arrives, the others emulated).  */
+/* Kernel 11's scan of a panel needs all of k: here its pieces are kernel
+   9's (the first panel then runs as A arrives, the others emulated);
+   kernel 11's own pieces, each scanned apart, are gt_plan_piece_k11's.  */
 extern "C" gt_plan
 gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc)
 {
@@ -410,10 +430,20 @@ gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc)
   return gt_cost_choose_k4 (whole->type, m, n, kc, -1, 1, 0, NULL);
 }
 
+extern "C" gt_plan
+gt_plan_piece_k11 (size_t m, size_t n, size_t kc)
+{
+  gt_plan p = gt_plan_make (GT_SINGLE, GT_K11_OZAKI);
+  p.work_bytes = gt_k11_piece_work (m, n, kc);
+  return p;
+}
+
 extern "C" cudaError_t
 gt_gemm_piece (const gt_plan *p, int first, int last, const gt_gemm_args *a,
                cudaStream_t s)
 {
+  if (p->kernel == GT_K11_OZAKI && !p->complex_a && !p->complex_b)
+    return gt_k11_piece (first, last, a, s);
   if (three_pieces (p))
     return run_three_piece (p, first, last, a, s);
   if (p->kernel == GT_K9_DMMA)
