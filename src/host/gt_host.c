@@ -157,9 +157,10 @@ shared_threads (int want, int share)
    carry their sums from one to the next (gt_gemm_piece: the same bits as
    one pass over k, or its accuracy: gt_plan.h).  The piece of kc columns
    (a multiple of GT_PIECE_K, at least 4 pieces, each piece of A a slot
-   or `least` columns, whichever is more), or 0 where there are not 4.  */
+   or `least` columns, whichever is more; a quarter of k where that is
+   less, down to `floor`), or 0.  */
 static size_t
-piece_of (const gt_call *c, size_t least)
+piece_of (const gt_call *c, size_t least, size_t floor)
 {
   least = round_up (least, GT_PIECE_K);
   size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
@@ -167,7 +168,7 @@ piece_of (const gt_call *c, size_t least)
     kc = least;
   if (kc > c->k / 4)
     kc = c->k / 4;
-  if (kc < least)
+  if (kc < floor)
     return 0;
   kc = kc / GT_PIECE_K * GT_PIECE_K;
   return kc < 4 * GT_PIECE_K ? 0 : kc;
@@ -186,14 +187,17 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
       || !gt_plan_has_pieces (&c->plan_full))
     return 0;
   const size_t plan_least = gt_plan_piece_min_k (&c->plan_full, c->k);
-  const size_t kc = piece_of (c, larger (GT_FIRST_PIECE_MIN_K, plan_least));
+  const size_t kc = piece_of (c, larger (GT_FIRST_PIECE_MIN_K, plan_least),
+                              plan_least);
   /* Kernel 11's real products: the panel whole, plain kernel 9's pieces
      or kernel 11's own, whichever is predicted to end first (A's copy at
      the host's rate, the host shared by every band of a split) */
   if (c->panels >= 2)
     {
       const size_t kc11 = c->plan_full.kernel == GT_K11_OZAKI
-                          ? piece_of (c, GT_K11_PIECE_MIN_K) : 0;
+                          ? piece_of (c, GT_K11_PIECE_MIN_K,
+                                      GT_K11_PIECE_MIN_K)
+                          : 0;
       const double a_seconds = (double) c->m * c->k * c->hs_a
                                / PIECES_HOST_RATE;
       const int head = gt_plan_head_pieces (&c->plan_full, c->m, c->w, c->k,
