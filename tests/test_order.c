@@ -241,9 +241,81 @@ test_mixed_pieces (void)
   check (bad == 0 && circles > 0, what);
 }
 
+/* The answer a band gets, and when it asks.  */
+typedef struct
+{
+  int answer, asked;
+  size_t at;   /* the piece it was about to choose */
+  size_t i;
+} asking;
+
+static asking *now;
+
+static int
+answer (void *arg)
+{
+  asking *a = (asking *) arg;
+  a->asked++;
+  a->at = now->i;
+  return a->answer;
+}
+
+/* The lazy choice (gt_piece_orders): the order by steps where the bands
+   agree, the own-first order where not, piece for piece; asked once at
+   most, and for two bands of 16384 in pieces of 512 only at the second
+   piece (once the first is staged).  */
+static int
+lazy_matches (const gt_piece_layout *l, int agree, size_t *asked_at)
+{
+  gt_piece_layout x = *l;
+  x.kc_differ = !agree;
+  gt_piece_order want;
+  gt_piece_order_make (&x, &want);
+  gt_piece_orders po;
+  asking a = { agree, 0, 0, 0 };
+  now = &a;
+  gt_piece_orders_make (l, &po, answer, &a);
+  size_t p = 0, q = 0;
+  int ok = 1;
+  for (size_t i = 0; ok && i < want.count; i++)
+    {
+      a.i = i;
+      p = gt_piece_orders_next (&po, i, p);
+      q = gt_piece_next (&want, i, q);
+      ok = p == q;
+    }
+  *asked_at = a.asked ? a.at : (size_t) -1;
+  return ok && a.asked <= 1;
+}
+
+static void
+test_lazy_agree (void)
+{
+  size_t at;
+  const gt_piece_layout two = layout (16384, 512, 2, 1);
+  int ok = lazy_matches (&two, 1, &at) && at == 1;
+  ok = ok && lazy_matches (&two, 0, &at) && at == 1;
+  check (ok, "two bands ask whether their pieces agree at the second piece");
+  long bad = 0, layouts = 0;
+  for (int parts = 2; parts <= 6; parts++)
+    for (size_t k = 600; k <= 20000; k += 977)
+      for (size_t kc = 128; kc <= k / 4; kc += 160)
+        for (int own = 0; own < parts; own++)
+          {
+            const gt_piece_layout l = layout (k, kc, parts, own);
+            layouts++;
+            bad += !lazy_matches (&l, 1, &at) + !lazy_matches (&l, 0, &at);
+          }
+  char what[96];
+  snprintf (what, sizeof what, "%ld layouts: asked lazily, either order "
+            "as made", layouts);
+  check (bad == 0, what);
+}
+
 int
 main (void)
 {
+  test_lazy_agree ();
   test_two_bands ();
   test_plain_orders ();
   test_layouts ();

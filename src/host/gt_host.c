@@ -700,9 +700,17 @@ piece_layout (const gt_call *c)
       l.own = c->a_part;
       for (int i = 0; i < l.parts; i++)
         gt_shared_a_columns (c->shared_a, i, &l.bounds[i], &l.bounds[i + 1]);
-      l.kc_differ = !gt_shared_a_kc_agree (c->shared_a, c->kc);
     }
   return l;
+}
+
+/* Whether every band of the split takes this band's pieces
+   (gt_piece_orders).  */
+static int
+bands_agree (void *arg)
+{
+  const gt_call *c = (const gt_call *) arg;
+  return gt_shared_a_kc_agree (c->shared_a, c->kc);
 }
 
 /* Piece `piece` of panel 0 in: where it is one of this band's own, A's
@@ -760,28 +768,30 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
                        gt_interrupt_fn interrupted)
 {
   const gt_piece_layout l = piece_layout (c);
-  gt_piece_order o;
-  gt_piece_order_make (&l, &o);
-  const size_t count = o.count;
-  gt_status st = c->shared_a && o.j1 == o.j0
+  gt_piece_orders po;
+  gt_piece_orders_make (&l, &po, c->shared_a ? bands_agree : NULL, c);
+  const gt_piece_order *o = &po.step;   /* its own pieces: either order's */
+  const size_t count = o->count;
+  gt_status st = c->shared_a && o->j1 == o->j0
                  ? own_a_in (ctx, c, sg, interrupted) : GT_OK;
   const int waits = gt_plan_waits (&c->piece_plan);
-  piece_ahead ahead = { ctx, c, sg, &o, 0, interrupted, 0, 0, GT_OK };
+  piece_ahead ahead = { ctx, c, sg, o, 0, interrupted, 0, 0, GT_OK };
   size_t piece = 0;
   for (size_t i = 0; st == GT_OK && i < count; i++)
     {
-      piece = gt_piece_next (&o, i, piece);
+      piece = gt_piece_orders_next (&po, i, piece);
       if (!(i > 0 && ahead.done))   /* not staged during the last wait */
-        st = piece_stage (ctx, c, sg, &o, piece, interrupted);
+        st = piece_stage (ctx, c, sg, o, piece, interrupted);
       if (st != GT_OK)
         return st;
       const size_t k0 = piece * c->kc;
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
       gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
-      const piece_ahead next = { ctx, c, sg, &o,
-                                 i + 1 < count ? gt_piece_next (&o, i + 1,
-                                                                piece) : 0,
+      const piece_ahead next = { ctx, c, sg, o,
+                                 i + 1 < count
+                                 ? gt_piece_orders_next (&po, i + 1, piece)
+                                 : 0,
                                  interrupted, 0, 0, GT_OK };
       ahead = next;
       if (waits && i + 1 < count)

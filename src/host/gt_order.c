@@ -81,6 +81,33 @@ before (const gt_piece_order *o, size_t p, size_t q)
   return own_p != own_q ? own_p : p < q;
 }
 
+void
+gt_piece_orders_make (const gt_piece_layout *l, gt_piece_orders *po,
+                      int (*agree) (void *arg), void *arg)
+{
+  gt_piece_layout x = *l;
+  x.kc_differ = 0;
+  gt_piece_order_make (&x, &po->step);
+  x.kc_differ = 1;
+  gt_piece_order_make (&x, &po->own);
+  po->use = agree ? NULL : &po->step;
+  po->agree = agree;
+  po->arg = arg;
+}
+
+size_t
+gt_piece_orders_next (gt_piece_orders *po, size_t i, size_t last)
+{
+  if (!po->use)
+    {
+      const size_t a = gt_piece_next (&po->step, i, last);
+      if (a == gt_piece_next (&po->own, i, last))
+        return a;
+      po->use = po->agree (po->arg) ? &po->step : &po->own;
+    }
+  return gt_piece_next (po->use, i, last);
+}
+
 /* Without a shared A, in order of k.  In a band sharing it, by the step
    at which the bands hand a piece's columns on: the band's own first
    piece, the others' first pieces, which their bands stage meanwhile,

@@ -46,4 +46,23 @@ void gt_piece_order_make (const gt_piece_layout *l, gt_piece_order *o);
 /* The i-th piece to run, piece `last` run before it (i = 0: none).  */
 size_t gt_piece_next (const gt_piece_order *o, size_t i, size_t last);
 
+/* A band of a split learns whether every band takes the same pieces
+   (agree) only where its order by steps and its own-first order first
+   part (mostly at its second piece, once it has staged its first: every
+   band has said its pieces by then, so nothing waits for that answer);
+   until then both orders run the same pieces, after it the one agree
+   chose.  */
+typedef struct
+{
+  gt_piece_order step, own;
+  const gt_piece_order *use;   /* NULL: not yet decided */
+  int (*agree) (void *arg);
+  void *arg;
+} gt_piece_orders;
+
+/* l without kc_differ; agree NULL: the order by steps.  */
+void gt_piece_orders_make (const gt_piece_layout *l, gt_piece_orders *po,
+                           int (*agree) (void *arg), void *arg);
+size_t gt_piece_orders_next (gt_piece_orders *po, size_t i, size_t last);
+
 #endif

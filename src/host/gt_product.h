@@ -90,7 +90,8 @@ void gt_shared_a_abandon (gt_shared_a *s, int i, int failed);
    that had not said.  */
 void gt_shared_a_say_kc (gt_shared_a *s, int i, size_t kc);
 /* Whether every band that takes pieces takes pieces of kc (the order of
-   gt_piece_next needs it), once every band has said.  */
+   gt_piece_next needs it), once every band has said (asked only where
+   the answer changes the order: gt_piece_orders).  */
 int gt_shared_a_kc_agree (gt_shared_a *s, size_t kc);
 
 /* Another band: part i of A up to byte `need` into dA, up to *copied
