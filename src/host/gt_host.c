@@ -730,6 +730,19 @@ piece_stage (gt_context *ctx, gt_call *c, gt_stager *sg,
   return st == GT_OK ? piece_in (ctx, c, sg, k0, k1, interrupted) : st;
 }
 
+/* Host work inside a launch (gt_gemm_args.idle): a lost device is not
+   reset there (gt_fail_cuda), as the launch still holds its records and
+   handles and finds the error itself.  Returns whether the caller is to
+   reset it after the launch (resets were not deferred already).  */
+static int
+inside_launch (void (*work) (void *), void *arg)
+{
+  const int was = gt_ctx_defer_resets (1);
+  work (arg);
+  gt_ctx_defer_resets (was);
+  return !was;
+}
+
 /* The next piece in, as host work while kernel 11's piece waits for its
    scan's choice (gt_gemm_args.idle; as upload_while_waiting).  */
 typedef struct
@@ -745,16 +758,19 @@ typedef struct
 } piece_ahead;
 
 static void
+stage_piece_ahead (void *arg)
+{
+  piece_ahead *a = (piece_ahead *) arg;
+  a->done = 1;
+  a->st = piece_stage (a->ctx, a->c, a->sg, a->o, a->piece, a->interrupted);
+}
+
+static void
 stage_ahead (void *arg)
 {
   piece_ahead *a = (piece_ahead *) arg;
-  if (a->done)
-    return;
-  const int was = gt_ctx_defer_resets (1);
-  a->done = 1;
-  a->st = piece_stage (a->ctx, a->c, a->sg, a->o, a->piece, a->interrupted);
-  gt_ctx_defer_resets (was);
-  a->reset_after = !was;
+  if (!a->done)
+    a->reset_after = inside_launch (stage_piece_ahead, a);
 }
 
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
@@ -1015,17 +1031,12 @@ upload_next (void *arg)
     u->st = upload_panel (u->ctx, u->c, u->sg, u->p, u->interrupted);
 }
 
-/* Inside a launch a lost device is not reset (gt_fail_cuda): the launch
-   still holds its records and handles, and finds the error itself.  */
 static void
 upload_while_waiting (void *arg)
 {
   next_upload *u = (next_upload *) arg;
   const double t0 = gt_now ();
-  const int was = gt_ctx_defer_resets (1);
-  upload_next (u);
-  gt_ctx_defer_resets (was);
-  u->reset_after = !was;
+  u->reset_after = inside_launch (upload_next, u);
   u->seconds += gt_now () - t0;
 }
 
