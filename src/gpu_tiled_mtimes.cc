@@ -1970,31 +1970,40 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## The first panel of a real single product whose plain kernel 9 pieces
 %! ## would not keep up with A's arrival goes in kernel 11's own pieces of
 %! ## k (gt_plan_head_pieces), each scanned, sliced and multiplied on its
-%! ## own, their sums carried in doubles: 2000 x 12000 x 5000 under
+%! ## own, their sums carried in doubles: 1999 x 12000 x 5000 under
 %! ## GPU_TILED_EMULATE=always, panels of 2048 columns on a 132-SM
-%! ## Hopper, 5 pieces of 2048 of k and a last of 1760.  Rows of A scaled
-%! ## by up to 2^+-40 (each piece has scales of its own); each element of
-%! ## sampled rows within its own bound.  Then an Inf in A's third piece
-%! ## and a NaN in B's fifth: those pieces' scans decline, and they run on
-%! ## kernel 9 with the same sums.  One device.
+%! ## Hopper (the model's choice there; elsewhere it may take other
+%! ## pieces), 5 pieces of 2048 of k and a last of 1760; m odd, so the
+%! ## combine's last rows are a partial group.  Rows of A scaled by up to
+%! ## 2^+-40 (each piece has scales of its own); each element of sampled
+%! ## rows within its own bound.  Then an Inf in A's third piece and a NaN
+%! ## in B's fifth: exactly those two pieces decline and run on kernel 9
+%! ## with the same sums (the panels after them decline too: A's row 7).
+%! ## One device.
+%! sms = gpu_tiled_info ().multiprocessors;
 %! devs = gpu_tiled_devices ();
 %! setenv ("GPU_TILED_EMULATE", "always");
 %! unwind_protect
 %!   gpu_tiled_devices (devs(1));
 %!   gpu_tiled_reset ();
-%!   A = emulation_operand ("scaled", 2000, 12000, false);
+%!   A = emulation_operand ("scaled", 1999, 12000, false);
 %!   B = emulation_operand ("randn", 12000, 5000, true);
 %!   C = gpu_tiled_mtimes (A, B);
 %!   e1 = gpu_tiled_info ().emulation;
-%!   i = [7, randi(2000, 1, 8)];
+%!   i = [7, 1999, randi(1999, 1, 8)];
 %!   check_parts (A, B, C, i, "kernel 11's pieces");
-%!   assert (e1.pieces, 6);
+%!   if (sms == 132)
+%!     assert (e1.pieces, 6);
+%!   endif
 %!   A(7, 4500) = Inf;  B(8500, 3) = NaN;
 %!   C = gpu_tiled_mtimes (A, B);
 %!   e2 = gpu_tiled_info ().emulation;
 %!   check_parts (A, B, C, i, "kernel 11's pieces, Inf and NaN");
-%!   assert (e2.pieces - e1.pieces, 6);
-%!   assert (e2.declined - e1.declined >= 2);
+%!   pieces = e2.pieces - e1.pieces;
+%!   assert (pieces, e1.pieces);
+%!   if (pieces > 0)   # the emulated pieces: all but the two
+%!     assert (e2.products - e1.products, pieces - 2);
+%!   endif
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_EMULATE");
 %!   gpu_tiled_devices ([]);

@@ -218,7 +218,8 @@ test_plain_orders (void)
 }
 
 /* Bands whose pieces differ (their plans' least pieces: kernel 11's
-   pieces of 2048 beside kernel 9's of 512): told, each takes its own
+   pieces of 2048 beside kernel 9's of 512), some bands without pieces:
+   told (bands without pieces count as agreeing), each takes its own
    first and none waits in a circle; untold, some layouts would.  */
 static void
 test_mixed_pieces (void)
@@ -231,9 +232,13 @@ test_mixed_pieces (void)
         {
           for (int b = 0; b < parts; b++)
             kcs[b] = (pattern >> b) & 1u ? k / 4 / 32 * 32 : 512;
-          layouts++;
-          bad += !run_bands (k, kcs, parts, 0, 1);
-          circles += !run_bands (k, kcs, parts, 0, 0);
+          for (unsigned nopieces = 0; nopieces < 1u << parts;
+               nopieces += 1 + 2 * (parts > 2))
+            {
+              layouts++;
+              bad += !run_bands (k, kcs, parts, nopieces, 1);
+              circles += !run_bands (k, kcs, parts, nopieces, 0);
+            }
         }
   char what[128];
   snprintf (what, sizeof what, "%ld layouts of mixed pieces: no circle "

@@ -744,14 +744,18 @@ inside_launch (void (*work) (void *), void *arg)
 }
 
 /* The next piece in, as host work while kernel 11's piece waits for its
-   scan's choice (gt_gemm_args.idle; as upload_while_waiting).  */
+   scan's choice (gt_gemm_args.idle; as upload_while_waiting): only one of
+   the band's own pieces, or where A is not shared, as another band's
+   could keep the GPU waiting for that band's copies.  The piece is
+   chosen here, inside the launch, so that a band of a split asks the
+   others about their pieces (gt_piece_orders) no sooner than it must.  */
 typedef struct
 {
   gt_context *ctx;
   gt_call *c;
   gt_stager *sg;
-  const gt_piece_order *o;
-  size_t piece;
+  gt_piece_orders *po;
+  size_t i, last;               /* the i-th piece, after piece `last` */
   gt_interrupt_fn interrupted;
   int done, reset_after;
   gt_status st;
@@ -761,8 +765,12 @@ static void
 stage_piece_ahead (void *arg)
 {
   piece_ahead *a = (piece_ahead *) arg;
+  const gt_piece_order *o = &a->po->step;   /* own pieces: either order's */
+  const size_t piece = gt_piece_orders_next (a->po, a->i, a->last);
+  if (a->c->shared_a && !(piece >= o->j0 && piece < o->j1))
+    return;
   a->done = 1;
-  a->st = piece_stage (a->ctx, a->c, a->sg, a->o, a->piece, a->interrupted);
+  a->st = piece_stage (a->ctx, a->c, a->sg, o, piece, a->interrupted);
 }
 
 static void
@@ -791,7 +799,7 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   gt_status st = c->shared_a && o->j1 == o->j0
                  ? own_a_in (ctx, c, sg, interrupted) : GT_OK;
   const int waits = gt_plan_waits (&c->piece_plan);
-  piece_ahead ahead = { ctx, c, sg, o, 0, interrupted, 0, 0, GT_OK };
+  piece_ahead ahead = { ctx, c, sg, &po, 0, 0, interrupted, 0, 0, GT_OK };
   size_t piece = 0;
   for (size_t i = 0; st == GT_OK && i < count; i++)
     {
@@ -804,11 +812,8 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
       gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
-      const piece_ahead next = { ctx, c, sg, o,
-                                 i + 1 < count
-                                 ? gt_piece_orders_next (&po, i + 1, piece)
-                                 : 0,
-                                 interrupted, 0, 0, GT_OK };
+      const piece_ahead next = { ctx, c, sg, &po, i + 1, piece, interrupted,
+                                 0, 0, GT_OK };
       ahead = next;
       if (waits && i + 1 < count)
         {
@@ -824,11 +829,10 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       if (err == cudaSuccess)
         err = gt_gemm_piece (pp, i == 0, i + 1 == count, &g, ctx->comp);
       gt_mark_end (sg, mk, ctx->comp);
-      if (ahead.reset_after && (err != cudaSuccess || ahead.st != GT_OK))
+      st = err == cudaSuccess ? ahead.st
+                              : gt_fail_cuda (err, "running the kernel");
+      if (ahead.reset_after && st != GT_OK)
         gt_ctx_reset_lost ();
-      if (err != cudaSuccess)
-        return gt_fail_cuda (err, "running the kernel");
-      st = ahead.st;
     }
   if (st != GT_OK)
     return st;

@@ -496,11 +496,10 @@ gt_k11_piece_work (size_t m, size_t n, size_t kc)
 extern "C" cudaError_t
 gt_k11_piece (int first, int last, const gt_gemm_args *a, cudaStream_t s)
 {
-  if (a->a_kept || a->a_slots > 1 || !a->work)
+  if (a->a_kept || a->a_slots > 1 || a->a_slot != 0 || !a->work)
     return cudaErrorInvalidValue;
   if (a->m == 0 || a->n == 0)
     return cudaSuccess;
-  __atomic_fetch_add (&pieces, 1, __ATOMIC_RELAXED);
   double *sums = (double *) a->work;
   const double *in = first ? NULL : sums;
   double *out = last ? NULL : sums;
@@ -519,6 +518,8 @@ gt_k11_piece (int first, int last, const gt_gemm_args *a, cudaStream_t s)
       const gt_plan p9 = gt_plan_make (GT_SINGLE, GT_K9_DMMA);
       err = gt_k9_row_piece (&p9, a, in, out, s);
     }
+  if (err == cudaSuccess)
+    __atomic_fetch_add (&pieces, 1, __ATOMIC_RELAXED);
   return err;
 }
 
