@@ -119,9 +119,9 @@ gt_piece_orders_next (gt_piece_orders *po, size_t i, size_t last)
    later step, so bands never wait for each other in a circle: one
    waiting at step s waits for a band still before s, which cannot be
    waiting for it.  That needs the same pieces in every band that takes
-   pieces, which the bands check before their first piece
-   (gt_shared_a_kc_agree); where they differ, the band's own pieces
-   first, as with too many pieces: each band then hands on all of its
+   pieces, which a band checks where this order and the own-first one
+   first part (gt_piece_orders, gt_shared_a_kc_agree); where they
+   differ, the band's own pieces first, as with too many pieces: each band then hands on all of its
    part before it waits for another's.  A band without pieces hands on
    all of its part before it waits.  */
 size_t
