@@ -2023,7 +2023,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## runs on kernel 9, which uses the scratch, so the panel after it scans
 %! ## A afresh (one more fresh scan than the same call without the Inf).
 %! ## Panels of 2048 columns or fewer on a 132-SM Hopper, the first of them
-%! ## perhaps on kernel 9's pieces of k.  One device: the panels of one band.
+%! ## perhaps in pieces of k.  One device: the panels of one band.
 %! d = gpu_tiled_devices ();
 %! setenv ("GPU_TILED_EMULATE", "always");
 %! unwind_protect

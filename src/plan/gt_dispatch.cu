@@ -470,8 +470,8 @@ panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
    7168 columns the eighths' shorter last panel, which nothing overlaps,
    wins: 7168^3 and 8192^3 in eighths 0.90-0.95 of quarters
    (bench/RESULTS.md, "Complex singles in quarters from 2048 columns").
-   Real singles keep eighths: their first panel runs on kernel 9's
-   pieces as A arrives.  */
+   Real singles keep eighths: their first panel runs in pieces as A
+   arrives (kernel 9's, or kernel 11's own).  */
 extern "C" size_t
 gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
                 size_t max_panels)
