@@ -713,6 +713,15 @@ bands_agree (void *arg)
   return gt_shared_a_kc_agree (c->shared_a, c->kc);
 }
 
+/* Columns [*k0, *k1) of A in piece `piece` of panel 0 (the last may be
+   shorter).  */
+static void
+piece_cols (const gt_call *c, size_t piece, size_t *k0, size_t *k1)
+{
+  *k0 = piece * c->kc;
+  *k1 = *k0 + c->kc < c->k ? *k0 + c->kc : c->k;
+}
+
 /* Piece `piece` of panel 0 in: where it is one of this band's own, A's
    columns of its part up to the piece's end first (the last own piece:
    all the rest of the part), handed on to the other bands.  */
@@ -721,10 +730,10 @@ piece_stage (gt_context *ctx, gt_call *c, gt_stager *sg,
              const gt_piece_order *o, size_t piece,
              gt_interrupt_fn interrupted)
 {
-  const size_t k0 = piece * c->kc;
-  const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
+  size_t k0, k1;
+  piece_cols (c, piece, &k0, &k1);
   gt_status st = GT_OK;
-  if (piece >= o->j0 && piece < o->j1)
+  if (gt_piece_own (o, piece))
     st = own_a_upto (ctx, c, sg, piece + 1 == o->j1 ? c->k : k1,
                      interrupted);
   return st == GT_OK ? piece_in (ctx, c, sg, k0, k1, interrupted) : st;
@@ -767,7 +776,7 @@ stage_piece_ahead (void *arg)
   piece_ahead *a = (piece_ahead *) arg;
   const gt_piece_order *o = &a->po->step;   /* own pieces: either order's */
   const size_t piece = gt_piece_orders_next (a->po, a->i, a->last);
-  if (a->c->shared_a && !(piece >= o->j0 && piece < o->j1))
+  if (a->c->shared_a && !gt_piece_own (o, piece))
     return;
   a->done = 1;
   a->st = piece_stage (a->ctx, a->c, a->sg, o, piece, a->interrupted);
@@ -808,8 +817,8 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
         st = piece_stage (ctx, c, sg, o, piece, interrupted);
       if (st != GT_OK)
         return st;
-      const size_t k0 = piece * c->kc;
-      const size_t k1 = k0 + c->kc < c->k ? k0 + c->kc : c->k;
+      size_t k0, k1;
+      piece_cols (c, piece, &k0, &k1);
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
       gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
       const piece_ahead next = { ctx, c, sg, &po, i + 1, piece, interrupted,
@@ -1320,8 +1329,7 @@ product_run (gt_context *ctx, const gt_product *p,
   gt_call c;
   call_init (&c, p);
   c.wait = wait;
-  gt_status st;
-  st = call_layout (ctx, &c);
+  gt_status st = call_layout (ctx, &c);
   if (c.shared_a)   /* before any wait for another band */
     gt_shared_a_say_kc (c.shared_a, c.a_part, st == GT_OK ? c.kc : 0);
   if (st != GT_OK || (st = call_buffers (ctx, &c)) != GT_OK)

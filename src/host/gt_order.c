@@ -77,7 +77,7 @@ before (const gt_piece_order *o, size_t p, size_t q)
 {
   if (o->step[p] != o->step[q])
     return o->step[p] < o->step[q];
-  const int own_p = p >= o->j0 && p < o->j1, own_q = q >= o->j0 && q < o->j1;
+  const int own_p = gt_piece_own (o, p), own_q = gt_piece_own (o, q);
   return own_p != own_q ? own_p : p < q;
 }
 

@@ -43,6 +43,13 @@ void gt_part_pieces (const gt_piece_layout *l, int i, size_t *j0,
 
 void gt_piece_order_make (const gt_piece_layout *l, gt_piece_order *o);
 
+/* Whether piece p is one of the band's own (its part stages it).  */
+static inline int
+gt_piece_own (const gt_piece_order *o, size_t p)
+{
+  return p >= o->j0 && p < o->j1;
+}
+
 /* The i-th piece to run, piece `last` run before it (i = 0: none).  */
 size_t gt_piece_next (const gt_piece_order *o, size_t i, size_t last);
 

@@ -477,7 +477,7 @@ gt_k11_launch_many (const gt_gemm_args *g, int count, cudaStream_t s)
 static size_t
 piece_sums_bytes (size_t m, size_t n)
 {
-  return (m * n * sizeof (double) + 255) / 256 * 256;
+  return gt_bytes_256 (GT_DOUBLE, m * n);
 }
 
 extern "C" size_t
