@@ -19,4 +19,13 @@ check (int ok, const char *what)
     failed++;
 }
 
+/* The counts' line, and main's exit status: nonzero where a check
+   failed.  */
+static int
+checks_done (void)
+{
+  printf ("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
+
 #endif

@@ -514,10 +514,7 @@ main (void)
   gt_workers *w = gt_workers_new ();
   check (w && gt_workers_running (w) == 0, "new workers start no thread");
   if (!w)
-    {
-      printf ("%d passed, %d failed\n", passed, failed);
-      return 1;
-    }
+    return checks_done ();   /* (the check above failed) */
   test_copies (w);
   test_workers (w);
   test_prefault (w);
@@ -544,6 +541,5 @@ main (void)
   gt_workers_free (w);
   check (threads_now () == threads_before,
          "freeing the workers leaves no thread behind");
-  printf ("%d passed, %d failed\n", passed, failed);
-  return failed > 0;
+  return checks_done ();
 }

@@ -252,6 +252,5 @@ main (void)
   test_info ();
   test_falling_last_segment ();
   test_off ();
-  printf ("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return checks_done ();
 }

@@ -189,6 +189,5 @@ main (void)
   check (!gt_result_resident (NULL, 1 << 20), "an unmapped range");
   gt_heap_forget ();
   check (gt_result_heap_reused () == 0, "the count starts again at a reset");
-  printf ("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return checks_done ();
 }

@@ -325,6 +325,5 @@ main (void)
   test_plain_orders ();
   test_layouts ();
   test_mixed_pieces ();
-  printf ("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return checks_done ();
 }
