@@ -3,9 +3,10 @@
 
    Each GPU holds A (m x k) and its band of columns of B and C, as the host
    layer's split does (gt_multi.c); all GPUs start together on their own
-   streams and the time is the wall time until the last one ends (median
-   of the timed runs, after warm-ups).  The one-GPU row is device 0 on the
-   whole product.  The split result is checked against the one-GPU result
+   streams, each from its own host thread, and the time is the wall time
+   until the last one ends.  The one-GPU row is device 0 on the whole
+   product, from a thread of its own likewise; the two are run in turn
+   (median of the timed runs of each, after warm-ups).  The split result is checked against the one-GPU result
    (relative Frobenius difference: the bands' plans may cut k otherwise).
 
      bench_multi [--type single|double|csingle|cdouble] [--reps N]
@@ -15,6 +16,7 @@
    holds the speed-up over default_1gpu; rel_err the difference.  */
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,33 +88,88 @@ typedef struct
   size_t j0, n;
 } band;
 
-/* Median wall seconds of running every band at once.  */
-static double
-time_bands (gt_type t, band *b, int g, size_t m, size_t k, int reps)
+/* A band's host thread, as the host layer's split gives each device its
+   own (gt_multi.c): a call may wait inside (kernel 11 for its scans'
+   choice, Gauss's three for their check of the operands), and one thread
+   launching every band in turn would start the next band only after that
+   wait.  The run starts at the first barrier; the second follows its
+   stream's end.  */
+typedef struct
 {
-  double ts[64];
-  for (int r = -2; r < reps; r++)
+  gt_type t;
+  const band *b;
+  size_t m, k;
+  pthread_barrier_t *start, *done;
+} band_worker;
+
+static void *
+band_run (void *arg)
+{
+  const band_worker *w = (const band_worker *) arg;
+  CK (cudaSetDevice (w->b->dev));
+  pthread_barrier_wait (w->start);
+  if (gt_mtimes_device (w->t, w->b->A, w->m, w->b->B, w->k, w->b->C, w->m,
+                        w->m, w->b->n, w->k, 0, w->b->dev, w->b->s) != GT_OK)
     {
-      const double t0 = now ();
-      for (int i = 0; i < g; i++)
-        {
-          CK (cudaSetDevice (b[i].dev));
-          if (gt_mtimes_device (t, b[i].A, m, b[i].B, k, b[i].C, m, m,
-                                b[i].n, k, 0, b[i].dev, b[i].s) != GT_OK)
-            {
-              fprintf (stderr, "gt_mtimes_device: %s\n", gt_error_text ());
-              exit (2);
-            }
-        }
-      for (int i = 0; i < g; i++)
-        {
-          CK (cudaSetDevice (b[i].dev));
-          CK (cudaStreamSynchronize (b[i].s));
-        }
-      if (r >= 0)
-        ts[r] = now () - t0;
+      fprintf (stderr, "gt_mtimes_device: %s\n", gt_error_text ());
+      exit (2);
     }
-  return median (ts, reps);
+  CK (cudaStreamSynchronize (w->b->s));
+  pthread_barrier_wait (w->done);
+  return NULL;
+}
+
+/* Wall seconds of one run of every band at once, each from its own host
+   thread (made before the clock starts).  */
+static double
+run_bands (gt_type t, const band *b, int g, size_t m, size_t k)
+{
+  pthread_barrier_t start, done;
+  pthread_barrier_init (&start, NULL, g + 1);
+  pthread_barrier_init (&done, NULL, g + 1);
+  pthread_t th[MAX_GPUS];
+  band_worker w[MAX_GPUS];
+  for (int i = 0; i < g; i++)
+    {
+      const band_worker wi = { t, &b[i], m, k, &start, &done };
+      w[i] = wi;
+      if (pthread_create (&th[i], NULL, band_run, &w[i]) != 0)
+        {
+          fprintf (stderr, "pthread_create failed\n");
+          exit (2);
+        }
+    }
+  pthread_barrier_wait (&start);
+  const double t0 = now ();
+  pthread_barrier_wait (&done);
+  const double seconds = now () - t0;
+  for (int i = 0; i < g; i++)
+    pthread_join (th[i], NULL);
+  pthread_barrier_destroy (&start);
+  pthread_barrier_destroy (&done);
+  return seconds;
+}
+
+/* Median wall seconds of device 0 alone (*t1) and of the g bands (*tg),
+   run in turn, the order swapped each run (2 warm-up runs of each first):
+   both see the clocks and temperature that a run of one after the other
+   would drift between.  */
+static void
+time_pair (gt_type t, const band *one, const band *b, int g, size_t m,
+           size_t k, int reps, double *t1, double *tg)
+{
+  double ts[2][64];
+  for (int r = -2; r < reps; r++)
+    for (int i = 0; i < 2; i++)
+      {
+        const int j = ((r & 1) + i) % 2;
+        const double sec = j == 0 ? run_bands (t, one, 1, m, k)
+                                  : run_bands (t, b, g, m, k);
+        if (r >= 0)
+          ts[j][r] = sec;
+      }
+  *t1 = median (ts[0], reps);
+  *tg = median (ts[1], reps);
 }
 
 /* Relative Frobenius difference of the reals x and y (n of them).  */
@@ -131,7 +188,7 @@ rel_diff (gt_type t, const void *x, const void *y, size_t n)
   return sqrt (d / r);
 }
 
-/* One shape: device 0 alone, then g devices at once.  */
+/* One shape: device 0 alone and g devices at once, in turn.  */
 static void
 bench_shape (gt_type t, int g, size_t m, size_t k, size_t n, int reps,
              FILE *csv, const char *device, const char *date)
@@ -144,7 +201,6 @@ bench_shape (gt_type t, int g, size_t m, size_t k, size_t n, int reps,
   CK (cudaMalloc (&C, m * n * es));
   band one = { 0, 0, A, B, C, 0, n };
   CK (cudaStreamCreate (&one.s));
-  const double t1 = time_bands (t, &one, 1, m, k, reps);
   /* bands: widths cut on BAND_STEP, the last takes the rest */
   size_t j0 = 0;
   for (int i = 0; i < g; i++)
@@ -163,7 +219,8 @@ bench_shape (gt_type t, int g, size_t m, size_t k, size_t n, int reps,
       CK (cudaMemcpyPeer (b[i].B, i, (char *) B + b[i].j0 * k * es, 0,
                           k * b[i].n * es));
     }
-  const double tg = time_bands (t, b, g, m, k, reps);
+  double t1, tg;
+  time_pair (t, &one, b, g, m, k, reps, &t1, &tg);
   char *h1 = (char *) malloc (m * n * es), *hg = (char *) malloc (m * n * es);
   CK (cudaSetDevice (0));
   CK (cudaMemcpy (h1, C, m * n * es, cudaMemcpyDeviceToHost));
