@@ -1202,51 +1202,113 @@ run_typed_row (void *row, int set, cudaStream_t s)
     }
 }
 
-/* The row cublas_X or default_X, if --only keeps it: correctness on
-   poisoned output, then (unless --check) the timing.  *cublas_ms: set by
-   cublas_X, read by default_X.  Returns 1 on a failure.  */
-static int
-typed_row (const bench_env *b, typed_problem *tp, int use_cublas,
-           double *cublas_ms)
+/* A typed row's correctness, on poisoned output: its error and its note
+   (the double-double error of double reals).  */
+typedef struct
+{
+  char name[32];
+  typed_row_run run;
+  int selected, served, bad;
+  double err;
+  char note[48];
+  float ms;
+} typed_result;
+
+/* The row cublas_X or default_X (use_cublas), if --only keeps it: one
+   run on poisoned output and its error; a type this GPU or build does not
+   serve is printed and skipped (no failure).  */
+static void
+typed_check (const bench_env *b, typed_problem *tp, int use_cublas,
+             typed_result *res)
 {
   const gt_type t = tp->type;
-  char name[32];
-  snprintf (name, sizeof name, "%s%s", use_cublas ? "cublas" : "default",
-            type_suffix[t]);
-  if (!selected (b->o.only, name))
-    return 0;
+  memset (res, 0, sizeof *res);
+  snprintf (res->name, sizeof res->name, "%s%s",
+            use_cublas ? "cublas" : "default", type_suffix[t]);
+  res->selected = selected (b->o.only, res->name);
+  if (!res->selected)
+    return;
   const size_t c_n = tp->m * tp->n;
   CK (cudaMemset (tp->C, 0xff, c_n * gt_type_size (t)));
-  typed_row_run r = { use_cublas, tp };
+  const typed_row_run r = { use_cublas, tp };
+  res->run = r;
   const gt_status st = run_typed (&r, 0, b->stream);
   if (st != GT_OK)
     {
-      /* a type this GPU or build does not serve (yet) is no failure */
       const int skip = st == GT_ERR_UNSUPPORTED;
-      printf ("%-14s %6zu %6zu %6zu  %s: %s\n", name, tp->m, tp->n, tp->k,
-              skip ? "skipped" : "FAIL", gt_error_text ());
-      return !skip;
+      printf ("%-14s %6zu %6zu %6zu  %s: %s\n", res->name, tp->m, tp->n,
+              tp->k, skip ? "skipped" : "FAIL", gt_error_text ());
+      res->bad = !skip;
+      return;
     }
+  res->served = 1;
   CK (cudaDeviceSynchronize ());
   int nonfinite = 0;
-  const double err = rel_error (b, tp->C, t, tp->ref, c_n * reals_per (t),
-                                &nonfinite);
-  const int bad = nonfinite > 0 || !(err <= type_limit[t]);
-  char note[48] = "";
+  res->err = rel_error (b, tp->C, t, tp->ref, c_n * reals_per (t),
+                        &nonfinite);
+  res->bad = nonfinite > 0 || !(res->err <= type_limit[t]);
   if (!float_reals (t))
-    snprintf (note, sizeof note, "  exact %.2e", dd_error (b, tp));
+    snprintf (res->note, sizeof res->note, "  exact %.2e", dd_error (b, tp));
   if (b->o.digest)
-    print_digest (name, tp->C, c_n * gt_type_size (t), tp->m, tp->n, tp->k);
-  float med = 0.0f;
-  if (!b->o.check)
+    print_digest (res->name, tp->C, c_n * gt_type_size (t), tp->m, tp->n,
+                  tp->k);
+}
+
+/* The medians of cuBLAS and the default path timed in turn, run by run
+   (the order swapped each run), after warm-up runs of both: the two see
+   the same clocks and temperature, which drift over a run of one kernel
+   after another (double 8192^3 was 0.98x cuBLAS so and 1.06x with each
+   in its own process: bench/RESULTS.md).  */
+static void
+median_pair_ms (const bench_env *b, typed_result *cu, typed_result *df,
+                int sets)
+{
+  const int warm = 3;
+  float t[2][101];
+  const int n = b->o.reps > 101 ? 101 : (b->o.reps < 1 ? 1 : b->o.reps);
+  typed_result *both[2] = { cu, df };
+  for (int r = 0; r < warm; r++)
+    for (int j = 0; j < 2; j++)
+      run_typed_row (&both[j]->run, r % sets, b->stream);
+  for (int r = 0; r < n; r++)
+    for (int i = 0; i < 2; i++)
+      {
+        const int j = (r + i) % 2;
+        CK (cudaEventRecord (b->e0, b->stream));
+        run_typed_row (&both[j]->run, r % sets, b->stream);
+        CK (cudaEventRecord (b->e1, b->stream));
+        CK (cudaEventSynchronize (b->e1));
+        CK (cudaEventElapsedTime (&t[j][r], b->e0, b->e1));
+      }
+  for (int j = 0; j < 2; j++)
     {
-      med = median_ms (b, run_typed_row, &r, tp->sets);
-      if (use_cublas)
-        *cublas_ms = med;
+      qsort (t[j], n, sizeof (float), cmp_float);
+      both[j]->ms = t[j][n / 2];
     }
-  print_row (b, name, tp->m, tp->n, tp->k, med, type_flops[t], *cublas_ms,
-             err, bad, note);
-  return bad;
+}
+
+/* cublas_X and default_X as --only keeps them: correctness, then (unless
+   --check) the times, in turn where both are kept; *cublas_ms: cuBLAS's
+   time (0 where not timed).  Returns the failures.  */
+static int
+typed_rows (const bench_env *b, typed_problem *tp, double *cublas_ms)
+{
+  typed_result x[2];   /* cuBLAS, the default path */
+  for (int j = 0; j < 2; j++)
+    typed_check (b, tp, j == 0, &x[j]);
+  if (!b->o.check && x[0].served && x[1].served)
+    median_pair_ms (b, &x[0], &x[1], tp->sets);
+  else if (!b->o.check)
+    for (int j = 0; j < 2; j++)
+      if (x[j].served)
+        x[j].ms = median_ms (b, run_typed_row, &x[j].run, tp->sets);
+  *cublas_ms = x[0].ms;
+  for (int j = 0; j < 2; j++)
+    if (x[j].served)
+      print_row (b, x[j].name, tp->m, tp->n, tp->k, x[j].ms,
+                 type_flops[tp->type], x[0].ms, x[j].err, x[j].bad,
+                 x[j].note);
+  return x[0].bad + x[1].bad;
 }
 
 /* Kernel 9 with k split N ways (k9_d_splitN), N ways within a cluster
@@ -1352,8 +1414,7 @@ bench_typed (const bench_env *b, gt_type t, const size_t *shape, int si)
   typed_problem tp;
   make_typed (&tp, b, t, shape, si);
   double cublas_ms = 0.0;
-  int failures = typed_row (b, &tp, 1, &cublas_ms);
-  failures += typed_row (b, &tp, 0, &cublas_ms);
+  int failures = typed_rows (b, &tp, &cublas_ms);
   if (variants)
     failures += double_variants (b, &tp, cublas_ms);
   free_typed (&tp);
