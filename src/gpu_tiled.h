@@ -147,8 +147,11 @@ unsigned long gt_result_heap_reused (void);
    (GT_DEVICE_DEFAULT or an ordinal), queued on stream (a cudaStream_t of
    that device, 0 for its legacy default stream).  The call is
    asynchronous, except that a complex product run as three real products
-   waits for its check of the operands (Inf, NaN); leading dimensions may
-   exceed the row counts.  Complex operands must be aligned to their
+   waits for its check of the operands (Inf, NaN), and a product emulated
+   on the INT8 tensor cores waits for its scans' choice of moduli (work
+   queued on the stream before it runs first): callers that drive several
+   devices give each its own host thread.  Leading dimensions may exceed
+   the row counts.  Complex operands must be aligned to their
    elements (8 or 16 bytes, as from cudaMalloc).  Complex products use
    scratch of the device's context for the planes.  */
 gt_status gt_mtimes_device (gt_type type, const void *A, size_t lda,

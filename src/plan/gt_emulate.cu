@@ -505,8 +505,7 @@ gt_k11_piece (int first, int last, const gt_gemm_args *a, cudaStream_t s)
   double *out = last ? NULL : sums;
   gt_gemm_args g = *a;
   g.work = (char *) a->work + piece_sums_bytes (a->m, a->n);
-  gt_k11_drop_kept ();
-  k11_product o;
+  k11_product o;   /* a->a_kept is 0: the records cannot skip its scan */
   launch_layout (&o.w, &g);
   cudaError_t err = scan_all (&g, &o, 1, s);
   if (err == cudaSuccess && o.moduli)
