@@ -450,6 +450,27 @@ oz_residues4 (const double (&v)[4], const oz_slice_consts *c, int l)
   return r;
 }
 
+/* The scales of A's rows and B's columns for the chosen moduli, each
+   once (2^a_exp[i], 2^b_exp[j]; the slices read them): A's where its
+   planes are not the ones kept (c.a_have).  Apart from the slices, whose
+   blocks would otherwise each work out their rows' scales while the
+   others wait.  */
+__global__ void __launch_bounds__ (256)
+oz_exponents (gt_oz_work w, oz_slice_consts c)
+{
+  const int nm = oz_slice_moduli (c);
+  const size_t t = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+  if (nm == 0)
+    return;
+  if (t < w.m)
+    {
+      if (nm != c.a_have)
+        w.a_exp[t] = oz_exponent (w.a_sumsq[t], c.room[nm]);
+    }
+  else if (t - w.m < w.n)
+    w.b_exp[t - w.m] = oz_exponent (w.b_sumsq[t - w.m], c.room[nm]);
+}
+
 #define SLICE_I 32
 #define SLICE_H 64
 #define SLICE_ROW 68   /* bytes per row in shared memory: 17 words, so that
@@ -462,7 +483,6 @@ __global__ void __launch_bounds__ (256)
 oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
 {
   __shared__ __align__ (16) int8_t t[GT_OZ_MAX_MODULI][SLICE_I][SLICE_ROW];
-  __shared__ double row_scale[SLICE_I];
   const size_t i0 = blockIdx.x * (size_t) SLICE_I;
   const size_t h0 = blockIdx.y * (size_t) SLICE_H;
   const int ti = threadIdx.x % SLICE_I, th = threadIdx.x / SLICE_I;
@@ -470,16 +490,7 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
   const int nm = oz_slice_moduli (c);
   if (nm == 0 || nm == c.a_have)
     return;
-  /* a row's exponent once, not by each of the threads that share it */
-  if (th == 0)
-    {
-      const int e = i < w.m ? oz_exponent (w.a_sumsq[i], c.room[nm]) : 0;
-      if (h0 == 0 && i < w.m)
-        w.a_exp[i] = e;
-      row_scale[ti] = oz_pow2 (e);
-    }
-  __syncthreads ();
-  const double scale = row_scale[ti];
+  const double scale = i < w.m ? oz_pow2 (w.a_exp[i]) : 1.0;
   for (int g = 0; g < SLICE_H / 32; g++)
     {
       const int hh = th * 4 + g * 32;
@@ -506,37 +517,35 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
     }
 }
 
-/* B (k x n) to planes of columns (j at j * kp): four of k per thread.  */
-__global__ void __launch_bounds__ (256)
+#define SLICE_B_COLS 8     /* a warp per column */
+#define SLICE_B_K 1024     /* of k per warp */
+
+/* B (k x n) to planes of columns (j at j * kp): a warp per column and
+   SLICE_B_K of k, four of k per lane at a time.  */
+__global__ void __launch_bounds__ (32 * SLICE_B_COLS)
 oz_slice_b (const float *B, size_t ldb, gt_oz_work w, oz_slice_consts c)
 {
-  __shared__ double col_scale;
-  const size_t h = 4 * (blockIdx.y * (size_t) blockDim.x + threadIdx.x);
-  const size_t j = blockIdx.x;
+  const size_t j = blockIdx.x * (size_t) SLICE_B_COLS + threadIdx.x / 32;
   const int nm = oz_slice_moduli (c);
-  if (nm == 0)
+  if (nm == 0 || j >= w.np)
     return;
-  /* the column's exponent once per block */
-  if (threadIdx.x == 0)
+  const double scale = j < w.n ? oz_pow2 (w.b_exp[j]) : 1.0;
+  const size_t h1 = (blockIdx.y + 1) * (size_t) SLICE_B_K;
+  const size_t end = h1 < w.kp ? h1 : w.kp;
+  for (size_t h = blockIdx.y * (size_t) SLICE_B_K + 4 * (threadIdx.x % 32);
+       h < end; h += 4 * 32)
     {
-      const int e = j < w.n ? oz_exponent (w.b_sumsq[j], c.room[nm]) : 0;
-      if (blockIdx.y == 0 && j < w.n)
-        w.b_exp[j] = e;
-      col_scale = oz_pow2 (e);
+      double v[4];
+      for (int q = 0; q < 4; q++)
+        {
+          const float b = (j < w.n && h + q < w.k) ? B[h + q + j * ldb]
+                                                   : 0.0f;
+          v[q] = ((double) b * scale + OZ_MAGIC) - OZ_MAGIC;   /* rint */
+        }
+      for (int l = 0; l < nm; l++)
+        *(char4 *) (w.b_planes + l * w.np * w.kp + j * w.kp + h)
+          = oz_residues4 (v, &c, l);
     }
-  __syncthreads ();
-  if (h >= w.kp)
-    return;
-  const double scale = col_scale;
-  double v[4];
-  for (int q = 0; q < 4; q++)
-    {
-      const float b = (j < w.n && h + q < w.k) ? B[h + q + j * ldb] : 0.0f;
-      v[q] = ((double) b * scale + OZ_MAGIC) - OZ_MAGIC;   /* rint */
-    }
-  for (int l = 0; l < nm; l++)
-    *(char4 *) (w.b_planes + l * w.np * w.kp + j * w.kp + h)
-      = oz_residues4 (v, &c, l);
 }
 
 static cudaError_t
@@ -555,10 +564,14 @@ oz_slice_launch (const gt_oz_work *w, int moduli, int a_have, const float *A,
   c.room[0] = 0;
   for (int n = 1; n <= GT_OZ_MAX_MODULI; n++)
     c.room[n] = exp2 (gt_oz_gamma (n)) - 0.5 * sqrt ((double) w->k);
+  const size_t scales = w->m + w->n;
+  oz_exponents<<<(unsigned) ((scales + 255) / 256), 256, 0, s>>> (*w, c);
   const dim3 ga ((unsigned) (w->mp / SLICE_I), (unsigned) (w->kp / SLICE_H));
   oz_slice_a<<<ga, 256, 0, s>>> (A, lda, *w, c);
-  const dim3 gb ((unsigned) w->np, (unsigned) ((w->kp / 4 + 255) / 256));
-  oz_slice_b<<<gb, 256, 0, s>>> (B, ldb, *w, c);
+  static_assert (GT_OZ_TILE_N % SLICE_B_COLS == 0, "whole blocks of columns");
+  const dim3 gb ((unsigned) (w->np / SLICE_B_COLS),
+                 (unsigned) ((w->kp + SLICE_B_K - 1) / SLICE_B_K));
+  oz_slice_b<<<gb, 32 * SLICE_B_COLS, 0, s>>> (B, ldb, *w, c);
   return cudaGetLastError ();
 }
 
