@@ -21,8 +21,8 @@
    cublas_d and default_d (cublasDgemm; gt_mtimes_device with GT_DOUBLE),
    cublas_c and default_c (cublasCgemm; complex single), cublas_z and
    default_z (cublasZgemm; complex double).  vs_cublas of default_X is
-   against cublas_X of the same run; a complex product counts 8 m n k
-   flops.  Their rel_err: complex single against cuBLAS ZGEMM of the inputs
+   against cublas_X of the same run, the two timed in turn, run by run; a
+   complex product counts 8 m n k flops.  Their rel_err: complex single against cuBLAS ZGEMM of the inputs
    widened to double.  Double and complex double against cuBLAS DGEMM and
    ZGEMM of the same inputs: both products are some 1e-15 off the exact
    one, so there rel_err is the DIFFERENCE between the two, not the error
