@@ -438,15 +438,45 @@ oz_residue (double v, double p, double inv_p)
   return (int8_t) __double2loint (fma (-p, q, v) + OZ_MAGIC);
 }
 
-/* Residues mod modulus l of four neighbouring scaled values along k.  */
+/* Four neighbouring scaled values along k, rounded to integers: as
+   doubles, and as the low words of their sums with OZ_MAGIC (the
+   integers' low 32 bits).  */
+typedef struct
+{
+  double v[4];
+  int lo[4];
+} oz_four;
+
+/* x * scale rounded, into f's slot q.  */
+__device__ __forceinline__ void
+oz_scaled (oz_four &f, int q, float x, double scale)
+{
+  const double s = (double) x * scale + OZ_MAGIC;
+  f.lo[q] = __double2loint (s);
+  f.v[q] = s - OZ_MAGIC;
+}
+
+static_assert (oz_moduli[0] == 256, "modulus 0's residues are low bytes");
+
+/* Residues mod modulus l of four scaled values.  Modulus 0 is 256, whose
+   residue in [-128, 127] is the integer's low byte (oz_residue's 128
+   wraps to the same -128).  */
 __device__ __forceinline__ char4
-oz_residues4 (const double (&v)[4], const oz_slice_consts *c, int l)
+oz_residues4 (const oz_four &f, const oz_slice_consts *c, int l)
 {
   char4 r;
-  r.x = oz_residue (v[0], c->p[l], c->inv_p[l]);
-  r.y = oz_residue (v[1], c->p[l], c->inv_p[l]);
-  r.z = oz_residue (v[2], c->p[l], c->inv_p[l]);
-  r.w = oz_residue (v[3], c->p[l], c->inv_p[l]);
+  if (l == 0)
+    {
+      r.x = (int8_t) f.lo[0];
+      r.y = (int8_t) f.lo[1];
+      r.z = (int8_t) f.lo[2];
+      r.w = (int8_t) f.lo[3];
+      return r;
+    }
+  r.x = oz_residue (f.v[0], c->p[l], c->inv_p[l]);
+  r.y = oz_residue (f.v[1], c->p[l], c->inv_p[l]);
+  r.z = oz_residue (f.v[2], c->p[l], c->inv_p[l]);
+  r.w = oz_residue (f.v[3], c->p[l], c->inv_p[l]);
   return r;
 }
 
@@ -476,45 +506,79 @@ oz_exponents (gt_oz_work w, oz_slice_consts c)
 #define SLICE_ROW 68   /* bytes per row in shared memory: 17 words, so that
                           32 rows' words fall in 32 banks */
 
+/* Blocks of the slices resident per SM, which bounds their registers:
+   more warps to keep the loads in flight than the unrolled loops' own
+   choice (64 registers, 4 blocks) leaves.  */
+#define OZ_SLICE_BLOCKS 6
+
+/* The moduli counts the slices are compiled for, their loops over the
+   moduli unrolled, the moduli's constants read from fixed places (the
+   scan chooses 8 or 9 for most inputs); other counts take NM = 0, the
+   count read at run time.  The same arithmetic either way.  */
+#define OZ_SLICE_CASES(body)                                              \
+  switch (nm)                                                             \
+    {                                                                     \
+    case 7: body (7); break;                                              \
+    case 8: body (8); break;                                              \
+    case 9: body (9); break;                                              \
+    case 10: body (10); break;                                            \
+    default: body (0);                                                    \
+    }
+
 /* A (m x k, column-major) to planes of rows (i at i * kp), through shared
    memory so that reads run along i and writes along k.  Each thread packs
    four residues of one row into a word.  */
-__global__ void __launch_bounds__ (256)
-oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
+template <int NM>
+__device__ __forceinline__ void
+oz_slice_a_moduli (const float *A, size_t lda, const gt_oz_work &w,
+                   const oz_slice_consts &c, int nm_run,
+                   int8_t (*t)[SLICE_I][SLICE_ROW])
 {
-  __shared__ __align__ (16) int8_t t[GT_OZ_MAX_MODULI][SLICE_I][SLICE_ROW];
+  const int nm = NM ? NM : nm_run;
   const size_t i0 = blockIdx.x * (size_t) SLICE_I;
   const size_t h0 = blockIdx.y * (size_t) SLICE_H;
   const int ti = threadIdx.x % SLICE_I, th = threadIdx.x / SLICE_I;
   const size_t i = i0 + ti;
-  const int nm = oz_slice_moduli (c);
-  if (nm == 0 || nm == c.a_have)
-    return;
   const double scale = i < w.m ? oz_pow2 (w.a_exp[i]) : 1.0;
+#pragma unroll
   for (int g = 0; g < SLICE_H / 32; g++)
     {
       const int hh = th * 4 + g * 32;
-      double v[4];
+      oz_four f;
+#pragma unroll
       for (int q = 0; q < 4; q++)
         {
           const size_t h = h0 + hh + q;
-          const float a = (i < w.m && h < w.k) ? A[i + h * lda] : 0.0f;
-          v[q] = ((double) a * scale + OZ_MAGIC) - OZ_MAGIC;   /* rint */
+          oz_scaled (f, q, (i < w.m && h < w.k) ? A[i + h * lda] : 0.0f,
+                     scale);
         }
+#pragma unroll
       for (int l = 0; l < nm; l++)
-        *(char4 *) &t[l][ti][hh] = oz_residues4 (v, &c, l);
+        *(char4 *) &t[l][ti][hh] = oz_residues4 (f, &c, l);
     }
   __syncthreads ();
-  for (int l = 0; l < nm; l++)
+  const size_t plane = w.mp * w.kp;
+#pragma unroll
+  for (int q = threadIdx.x; q < SLICE_I * SLICE_H / 4; q += 256)
     {
-      int8_t *plane = w.a_planes + l * w.mp * w.kp;
-      for (int q = threadIdx.x; q < SLICE_I * SLICE_H / 4; q += blockDim.x)
-        {
-          const int row = q / (SLICE_H / 4), col = q % (SLICE_H / 4) * 4;
-          *(int *) (plane + (i0 + row) * w.kp + h0 + col)
-            = *(const int *) &t[l][row][col];
-        }
+      const int row = q / (SLICE_H / 4), col = q % (SLICE_H / 4) * 4;
+      int8_t *to = w.a_planes + (i0 + row) * w.kp + h0 + col;
+#pragma unroll
+      for (int l = 0; l < nm; l++)
+        *(int *) (to + l * plane) = *(const int *) &t[l][row][col];
     }
+}
+
+__global__ void __launch_bounds__ (256, OZ_SLICE_BLOCKS)
+oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
+{
+  __shared__ __align__ (16) int8_t t[GT_OZ_MAX_MODULI][SLICE_I][SLICE_ROW];
+  const int nm = oz_slice_moduli (c);
+  if (nm == 0 || nm == c.a_have)
+    return;
+#define OZ_SLICE_A(N) oz_slice_a_moduli<N> (A, lda, w, c, nm, t)
+  OZ_SLICE_CASES (OZ_SLICE_A)
+#undef OZ_SLICE_A
 }
 
 #define SLICE_B_COLS 8     /* a warp per column */
@@ -522,30 +586,40 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
 
 /* B (k x n) to planes of columns (j at j * kp): a warp per column and
    SLICE_B_K of k, four of k per lane at a time.  */
-__global__ void __launch_bounds__ (32 * SLICE_B_COLS)
+template <int NM>
+__device__ __forceinline__ void
+oz_slice_b_moduli (const float *B, size_t ldb, const gt_oz_work &w,
+                   const oz_slice_consts &c, int nm_run, size_t j)
+{
+  const int nm = NM ? NM : nm_run;
+  const double scale = j < w.n ? oz_pow2 (w.b_exp[j]) : 1.0;
+  const size_t h1 = (blockIdx.y + 1) * (size_t) SLICE_B_K;
+  const size_t end = h1 < w.kp ? h1 : w.kp, plane = w.np * w.kp;
+  for (size_t h = blockIdx.y * (size_t) SLICE_B_K + 4 * (threadIdx.x % 32);
+       h < end; h += 4 * 32)
+    {
+      oz_four f;
+#pragma unroll
+      for (int q = 0; q < 4; q++)
+        oz_scaled (f, q, (j < w.n && h + q < w.k) ? B[h + q + j * ldb] : 0.0f,
+                   scale);
+      int8_t *to = w.b_planes + j * w.kp + h;
+#pragma unroll
+      for (int l = 0; l < nm; l++)
+        *(char4 *) (to + l * plane) = oz_residues4 (f, &c, l);
+    }
+}
+
+__global__ void __launch_bounds__ (32 * SLICE_B_COLS, OZ_SLICE_BLOCKS)
 oz_slice_b (const float *B, size_t ldb, gt_oz_work w, oz_slice_consts c)
 {
   const size_t j = blockIdx.x * (size_t) SLICE_B_COLS + threadIdx.x / 32;
   const int nm = oz_slice_moduli (c);
   if (nm == 0 || j >= w.np)
     return;
-  const double scale = j < w.n ? oz_pow2 (w.b_exp[j]) : 1.0;
-  const size_t h1 = (blockIdx.y + 1) * (size_t) SLICE_B_K;
-  const size_t end = h1 < w.kp ? h1 : w.kp;
-  for (size_t h = blockIdx.y * (size_t) SLICE_B_K + 4 * (threadIdx.x % 32);
-       h < end; h += 4 * 32)
-    {
-      double v[4];
-      for (int q = 0; q < 4; q++)
-        {
-          const float b = (j < w.n && h + q < w.k) ? B[h + q + j * ldb]
-                                                   : 0.0f;
-          v[q] = ((double) b * scale + OZ_MAGIC) - OZ_MAGIC;   /* rint */
-        }
-      for (int l = 0; l < nm; l++)
-        *(char4 *) (w.b_planes + l * w.np * w.kp + j * w.kp + h)
-          = oz_residues4 (v, &c, l);
-    }
+#define OZ_SLICE_B(N) oz_slice_b_moduli<N> (B, ldb, w, c, nm, j)
+  OZ_SLICE_CASES (OZ_SLICE_B)
+#undef OZ_SLICE_B
 }
 
 static cudaError_t
