@@ -505,6 +505,9 @@ oz_exponents (gt_oz_work w, oz_slice_consts c)
 #define SLICE_H 64
 #define SLICE_ROW 68   /* bytes per row in shared memory: 17 words, so that
                           32 rows' words fall in 32 banks */
+#define SLICE_A_THREADS 256   /* SLICE_I rows by 8 groups of four of k */
+static_assert (SLICE_A_THREADS / SLICE_I * 4 * 2 == SLICE_H,
+               "each thread two groups of four of k");
 
 /* Blocks of the slices resident per SM, which bounds their registers:
    more warps to keep the loads in flight than the unrolled loops' own
@@ -559,7 +562,7 @@ oz_slice_a_moduli (const float *A, size_t lda, const gt_oz_work &w,
   __syncthreads ();
   const size_t plane = w.mp * w.kp;
 #pragma unroll
-  for (int q = threadIdx.x; q < SLICE_I * SLICE_H / 4; q += 256)
+  for (int q = threadIdx.x; q < SLICE_I * SLICE_H / 4; q += SLICE_A_THREADS)
     {
       const int row = q / (SLICE_H / 4), col = q % (SLICE_H / 4) * 4;
       int8_t *to = w.a_planes + (i0 + row) * w.kp + h0 + col;
@@ -569,7 +572,7 @@ oz_slice_a_moduli (const float *A, size_t lda, const gt_oz_work &w,
     }
 }
 
-__global__ void __launch_bounds__ (256, OZ_SLICE_BLOCKS)
+__global__ void __launch_bounds__ (SLICE_A_THREADS, OZ_SLICE_BLOCKS)
 oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
 {
   __shared__ __align__ (16) int8_t t[GT_OZ_MAX_MODULI][SLICE_I][SLICE_ROW];
@@ -641,7 +644,7 @@ oz_slice_launch (const gt_oz_work *w, int moduli, int a_have, const float *A,
   const size_t scales = w->m + w->n;
   oz_exponents<<<(unsigned) ((scales + 255) / 256), 256, 0, s>>> (*w, c);
   const dim3 ga ((unsigned) (w->mp / SLICE_I), (unsigned) (w->kp / SLICE_H));
-  oz_slice_a<<<ga, 256, 0, s>>> (A, lda, *w, c);
+  oz_slice_a<<<ga, SLICE_A_THREADS, 0, s>>> (A, lda, *w, c);
   static_assert (GT_OZ_TILE_N % SLICE_B_COLS == 0, "whole blocks of columns");
   const dim3 gb ((unsigned) (w->np / SLICE_B_COLS),
                  (unsigned) ((w->kp + SLICE_B_K - 1) / SLICE_B_K));
