@@ -405,26 +405,52 @@ cmp_float (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The median of --reps timed runs (CUDA events), after warm-up runs,
-   rotating between `sets` input sets.  */
+/* Rows that medians_in_turn times together.  */
+#define IN_TURN_MAX 2
+
+/* The medians of --reps timed runs (CUDA events) of each of `count`
+   rows, run in turn, run by run, the order rotated each run, after
+   warm-up runs of each, rotating between `sets` input sets: so that rows
+   compared see the same clocks and temperature.  */
+static void
+medians_in_turn (const bench_env *b, run_fn run, void *const *rows,
+                 int count, int sets, float *ms)
+{
+  const int warm = 3;
+  float t[IN_TURN_MAX][101];
+  if (count < 1 || count > IN_TURN_MAX)
+    {
+      fprintf (stderr, "medians_in_turn: %d rows\n", count);
+      exit (2);
+    }
+  const int n = b->o.reps > 101 ? 101 : (b->o.reps < 1 ? 1 : b->o.reps);
+  for (int r = 0; r < warm; r++)
+    for (int j = 0; j < count; j++)
+      run (rows[j], r % sets, b->stream);
+  for (int r = 0; r < n; r++)
+    for (int i = 0; i < count; i++)
+      {
+        const int j = (r + i) % count;
+        CK (cudaEventRecord (b->e0, b->stream));
+        run (rows[j], r % sets, b->stream);
+        CK (cudaEventRecord (b->e1, b->stream));
+        CK (cudaEventSynchronize (b->e1));
+        CK (cudaEventElapsedTime (&t[j][r], b->e0, b->e1));
+      }
+  for (int j = 0; j < count; j++)
+    {
+      qsort (t[j], n, sizeof (float), cmp_float);
+      ms[j] = t[j][n / 2];
+    }
+}
+
+/* The median of --reps timed runs of one row (medians_in_turn).  */
 static float
 median_ms (const bench_env *b, run_fn run, void *row, int sets)
 {
-  const int warm = 3;
-  float t[101];
-  const int n = b->o.reps > 101 ? 101 : (b->o.reps < 1 ? 1 : b->o.reps);
-  for (int r = 0; r < warm; r++)
-    run (row, r % sets, b->stream);
-  for (int r = 0; r < n; r++)
-    {
-      CK (cudaEventRecord (b->e0, b->stream));
-      run (row, r % sets, b->stream);
-      CK (cudaEventRecord (b->e1, b->stream));
-      CK (cudaEventSynchronize (b->e1));
-      CK (cudaEventElapsedTime (&t[r], b->e0, b->e1));
-    }
-  qsort (t, n, sizeof (float), cmp_float);
-  return t[n / 2];
+  float ms;
+  medians_in_turn (b, run, &row, 1, sets, &ms);
+  return ms;
 }
 
 /* Relative Frobenius error of C (`reals` reals of the type's precision)
@@ -1254,39 +1280,6 @@ typed_check (const bench_env *b, typed_problem *tp, int use_cublas,
                   tp->k);
 }
 
-/* The medians of cuBLAS and the default path timed in turn, run by run
-   (the order swapped each run), after warm-up runs of both: the two see
-   the same clocks and temperature, which drift over a run of one kernel
-   after another (double 8192^3 was 0.98x cuBLAS so and 1.06x with each
-   in its own process: bench/RESULTS.md).  */
-static void
-median_pair_ms (const bench_env *b, typed_result *cu, typed_result *df,
-                int sets)
-{
-  const int warm = 3;
-  float t[2][101];
-  const int n = b->o.reps > 101 ? 101 : (b->o.reps < 1 ? 1 : b->o.reps);
-  typed_result *both[2] = { cu, df };
-  for (int r = 0; r < warm; r++)
-    for (int j = 0; j < 2; j++)
-      run_typed_row (&both[j]->run, r % sets, b->stream);
-  for (int r = 0; r < n; r++)
-    for (int i = 0; i < 2; i++)
-      {
-        const int j = (r + i) % 2;
-        CK (cudaEventRecord (b->e0, b->stream));
-        run_typed_row (&both[j]->run, r % sets, b->stream);
-        CK (cudaEventRecord (b->e1, b->stream));
-        CK (cudaEventSynchronize (b->e1));
-        CK (cudaEventElapsedTime (&t[j][r], b->e0, b->e1));
-      }
-  for (int j = 0; j < 2; j++)
-    {
-      qsort (t[j], n, sizeof (float), cmp_float);
-      both[j]->ms = t[j][n / 2];
-    }
-}
-
 /* cublas_X and default_X as --only keeps them: correctness, then (unless
    --check) the times, in turn where both are kept; *cublas_ms: cuBLAS's
    time (0 where not timed).  Returns the failures.  */
@@ -1297,7 +1290,15 @@ typed_rows (const bench_env *b, typed_problem *tp, double *cublas_ms)
   for (int j = 0; j < 2; j++)
     typed_check (b, tp, j == 0, &x[j]);
   if (!b->o.check && x[0].served && x[1].served)
-    median_pair_ms (b, &x[0], &x[1], tp->sets);
+    {
+      /* in turn: one after the other, the second saw the clocks the first
+         left (bench/RESULTS.md, "cuBLAS in turn") */
+      void *rows[IN_TURN_MAX] = { &x[0].run, &x[1].run };
+      float ms[IN_TURN_MAX];
+      medians_in_turn (b, run_typed_row, rows, 2, tp->sets, ms);
+      x[0].ms = ms[0];
+      x[1].ms = ms[1];
+    }
   else if (!b->o.check)
     for (int j = 0; j < 2; j++)
       if (x[j].served)
