@@ -10,12 +10,19 @@
    Per GPU, 512 MiB up from a source no cache holds, down into existing
    memory, or both at once; rings of slot bytes x slots, the CPU's stores
    plain or streaming; one GPU, then two at once.
-     make -C bench stage_cache && bench/stage_cache  */
+   --direct: downloads straight into existing memory locked once
+   beforehand (cudaHostRegister, as a loop's result memory could stay
+   locked from call to call), beside uploads staged as the package
+   stages them; a word of each 4 KiB page set before the DMA and read
+   after it (whether the page the CPU sees is the one locked), and the
+   rate of locking itself.
+     make -C bench stage_cache && bench/stage_cache [--direct]  */
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <cuda_runtime_api.h>
 #include "gt_copy.h"
 #include "host_bench.h"
@@ -26,7 +33,7 @@
 
 typedef struct
 {
-  int gpu, up, threads, stream;
+  int gpu, up, threads, stream, direct;
   size_t slot_bytes;
   int slots;
   gt_workers *w;
@@ -35,7 +42,29 @@ typedef struct
   char *ring, *dev, *cold, *host;
   size_t window;
   double secs;
+  size_t stale;
 } lane;
+
+/* A word of each page set to a value no download writes (the device
+   buffers hold bytes 1), before a download; after it, the pages whose
+   word is still that value: pages the CPU sees other than those the copy
+   engine wrote.  */
+#define SENTINEL 0x7ff4dead5a5a5a5aULL
+static void
+mark_pages (char *p, size_t bytes)
+{
+  for (size_t off = 0; off < bytes; off += 4096)
+    *(volatile unsigned long long *) (p + off) = SENTINEL;
+}
+
+static size_t
+pages_unwritten (char *p, size_t bytes)
+{
+  size_t n = 0;
+  for (size_t off = 0; off < bytes; off += 4096)
+    n += *(volatile unsigned long long *) (p + off) == SENTINEL;
+  return n;
+}
 
 static void
 copy (lane *l, void *dst, const void *src)
@@ -58,6 +87,8 @@ run (void *arg)
     pending[i] = (size_t) -1;
   gt_copy_hot (l->w, l->threads, 1);
   const double t0 = now ();
+  if (l->direct)
+    mark_pages (host, BYTES);
   for (size_t off = 0, q = 0; off < BYTES; off += l->slot_bytes, q++)
     {
       const int sl = (int) (q % l->slots);
@@ -69,6 +100,9 @@ run (void *arg)
           CHECK (cudaMemcpyAsync (l->dev + off, slot, l->slot_bytes,
                                   cudaMemcpyHostToDevice, l->s));
         }
+      else if (l->direct)
+        CHECK (cudaMemcpyAsync (host + off, l->dev + off, l->slot_bytes,
+                                cudaMemcpyDeviceToHost, l->s));
       else
         {
           if (pending[sl] != (size_t) -1)
@@ -79,7 +113,7 @@ run (void *arg)
         }
       CHECK (cudaEventRecord (l->ev[sl], l->s));
     }
-  if (!l->up)
+  if (!l->up && !l->direct)
     for (size_t q = BYTES / l->slot_bytes;
          q < BYTES / l->slot_bytes + l->slots; q++)
       {
@@ -88,6 +122,8 @@ run (void *arg)
         copy (l, host + pending[sl], l->ring + sl * l->slot_bytes);
       }
   CHECK (cudaStreamSynchronize (l->s));
+  if (l->direct)
+    l->stale = pages_unwritten (host, BYTES);
   l->secs = now () - t0;
   gt_copy_hot (l->w, l->threads, 0);
   return NULL;
@@ -120,12 +156,86 @@ measure (lane **ls, int n)
   return median (all, 5);
 }
 
+/* Uploads staged (12 threads, 8 x 8 MiB) beside downloads staged (the
+   package's way, 12 threads; both: 6 each) or straight into locked
+   memory (no threads), one GPU then two; GB/s in all, median of 5.  */
+static int
+direct_main (int gpus)
+{
+  lane up[2], down[2], direct[2];
+  for (int g = 0; g < gpus; g++)
+    {
+      lane_init (&up[g], g, 1);
+      lane_init (&down[g], g, 0);
+      lane_init (&direct[g], g, 0);
+      direct[g].direct = 1;
+      const double t0 = now ();
+      CHECK (cudaHostRegister (direct[g].host, BYTES,
+                               cudaHostRegisterPortable));
+      printf ("gpu %d: 512 MiB of existing memory locked at %.1f GB/s\n",
+              g, BYTES / (now () - t0) / 1e9);
+    }
+  for (int g = 0; g < gpus; g++)
+    {
+      up[g].slot_bytes = down[g].slot_bytes = direct[g].slot_bytes = 8 * MB;
+      up[g].slots = down[g].slots = direct[g].slots = 8;
+      down[g].stream = 1;
+    }
+  printf ("gpus  up:staged  down:staged  down:direct  both:staged"
+          "  up staged + down direct   (GB/s in all)\n");
+  for (int g = 1; g <= gpus; g++)
+    {
+      double v[5];
+      lane *a[4];
+      for (int mode = 0; mode < 5; mode++)
+        {
+          int n = 0;
+          for (int k = 0; k < g; k++)
+            {
+              const int both = mode >= 3;
+              up[k].threads = down[k].threads = both ? 6 : 12;
+              if (mode == 0 || both)
+                a[n++] = &up[k];
+              if (mode == 1 || mode == 3)
+                a[n++] = &down[k];
+              if (mode == 2 || mode == 4)
+                a[n++] = &direct[k];
+            }
+          v[mode] = measure (a, n);
+          for (int k = 0; k < g; k++)
+            if (direct[k].stale)
+              printf ("gpu %d: %zu pages not written\n", k, direct[k].stale);
+        }
+      printf ("%4d  %9.1f  %11.1f  %11.1f  %11.1f  %11.1f\n", g, v[0], v[1],
+              v[2], v[3], v[4]);
+    }
+  /* 16 pages dropped under the lock, as malloc_trim or a shrinking heap
+     could: the CPU then sees new pages there, the engine writes the old;
+     the check must find exactly those 16.  */
+  char *drop = (char *) ((size_t) (direct[0].host + 64 * MB) & ~(size_t) 4095);
+  if (madvise (drop, 16 * 4096, MADV_DONTNEED))
+    perror ("madvise");
+  run (&direct[0]);
+  printf ("16 pages dropped under the lock: %zu pages not written\n",
+          direct[0].stale);
+  /* the check's own cost, one GPU's 512 MiB */
+  const double t0 = now ();
+  mark_pages (direct[0].host, BYTES);
+  const double t1 = now ();
+  const size_t left = pages_unwritten (direct[0].host, BYTES);
+  printf ("marking 512 MiB's pages %.3f ms, reading them %.3f ms (%zu)\n",
+          (t1 - t0) * 1e3, (now () - t1) * 1e3, left);
+  return 0;
+}
+
 int
-main (void)
+main (int argc, char **argv)
 {
   int gpus = 0;
   CHECK (cudaGetDeviceCount (&gpus));
   gpus = gpus > 2 ? 2 : gpus;
+  if (argc > 1 && !strcmp (argv[1], "--direct"))
+    return direct_main (gpus);
   lane up[2], down[2];
   for (int g = 0; g < gpus; g++)
     {
