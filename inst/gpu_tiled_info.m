@@ -102,6 +102,25 @@
 ## @item result_heap_reused
 ## results of 4 MiB or more whose memory was there already (a freed
 ## result's), since @code{gpu_tiled_reset}.
+##
+## @item results_locked
+## bytes of result memory page-locked now.  Where such a result's memory
+## comes back (it was the result of one of the last four calls), it is
+## locked once and stays so: the GPU then writes the result straight into
+## it instead of through the staging buffers, and a word of each page is
+## checked afterwards (pages whose memory changed under the lock are copied
+## again).  At most @code{result_heap} bytes;
+## @env{GPU_TILED_LOCK_RESULTS}=0 turns it off.  @code{gpu_tiled_reset}
+## unlocks all.
+##
+## @item results_direct
+## products whose result was written straight into locked memory, since
+## @code{gpu_tiled_reset}.
+##
+## @item results_stale_pages
+## pages of such results that the check found unwritten and copied again,
+## since @code{gpu_tiled_reset} (0 unless the memory allocator gave pages
+## back to the system while they were locked).
 ## @end table
 ##
 ## Example:
@@ -174,7 +193,8 @@ endfunction
 %!          "side_products", "piece_products", "driver_version", ...
 %!          "runtime_version", "build_archs", ...
 %!          "device_count", "devices", "devices_used", "crossover", ...
-%!          "emulation", "result_heap", "result_heap_reused"}
+%!          "emulation", "result_heap", "result_heap_reused", ...
+%!          "results_locked", "results_direct", "results_stale_pages"}
 %!   assert (isfield (s, f{1}), true, f{1});
 %! endfor
 %! assert (islogical (s.usable));
@@ -186,6 +206,10 @@ endfunction
 %! assert (any (strcmp (s.emulation.mode, {"cost", "off", "always"})));
 %! assert (isscalar (s.result_heap) && s.result_heap >= 0);
 %! assert (isscalar (s.result_heap_reused) && s.result_heap_reused >= 0);
+%! assert (isscalar (s.results_locked) && s.results_locked >= 0);
+%! assert (s.results_locked <= s.result_heap);
+%! assert (isscalar (s.results_direct) && s.results_direct >= 0);
+%! assert (isscalar (s.results_stale_pages) && s.results_stale_pages >= 0);
 %! assert ({s.crossover.class}, {"single", "double", "complex single", ...
 %!                              "complex double"});
 %! if (s.usable)

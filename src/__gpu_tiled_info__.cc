@@ -141,5 +141,10 @@ Private: use @code{gpu_tiled_info}.\n\
 #endif
   s.assign ("result_heap_reused",
             static_cast<double> (gt_result_heap_reused ()));
+  s.assign ("results_locked",
+            static_cast<double> (gt_results_locked_bytes ()));
+  s.assign ("results_direct", static_cast<double> (gt_results_direct ()));
+  s.assign ("results_stale_pages",
+            static_cast<double> (gt_results_stale_pages ()));
   return ovl (s);
 }

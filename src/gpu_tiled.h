@@ -143,6 +143,18 @@ size_t gt_result_heap_budget (void);   /* bytes; 0 where off */
    result's), since gt_reset.  */
 unsigned long gt_result_heap_reused (void);
 
+/* Such a result's memory, when it comes back (a result of one of the
+   last four calls again), is page-locked and stays so: the copies out
+   write it straight from the device, not through the staging.  Each
+   copy checks a word of each page afterwards and copies again through
+   the staging the pages whose memory changed under the lock.  Locked at
+   most: the result heap's budget; GPU_TILED_LOCK_RESULTS=0: never.
+   Unlocked by gt_reset.  The bytes locked now, the products written
+   straight and the stale pages copied again, since gt_reset.  */
+size_t gt_results_locked_bytes (void);
+unsigned long gt_results_direct (void);
+unsigned long gt_results_stale_pages (void);
+
 /* C = A * B for matrices of one type already in memory of device
    (GT_DEVICE_DEFAULT or an ordinal), queued on stream (a cudaStream_t of
    that device, 0 for its legacy default stream).  The call is

@@ -1844,6 +1844,65 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
+%!testif ; heap
+%! ## A result whose memory comes back (a loop's, freed) is locked from its
+%! ## second time on, and the GPU writes it straight (results_direct);
+%! ## NaN left in the memory between calls shows an element left
+%! ## unwritten.  Then, under GPU_TILED_TEST_STALE, the first product
+%! ## written straight has 16 of C's pages dropped under the lock, as a
+%! ## trimmed heap would: the check finds exactly those 16, copies them
+%! ## again (the product is right) and unlocks the range, which the next
+%! ## round locks again.  On one device, and split over two where there
+%! ## are two (bands by columns: each band writes its own columns).
+%! splits = {""};
+%! if (numel (gpu_tiled_devices ()) > 1)
+%!   splits{end+1} = "always";
+%! endif
+%! setenv ("GPU_TILED_RESULT_HEAP", "1073741824");
+%! unwind_protect
+%!   for split = splits
+%!     setenv ("GPU_TILED_SPLIT", split{1});
+%!     for stale = [0 1]
+%!       setenv ("GPU_TILED_TEST_STALE", num2str (stale));
+%!       gpu_tiled_reset ();
+%!       for p = {"single", 3001, 700, 3003; "cdouble", 1501, 300, 1503}'
+%!         [cls, m, k, n] = p{:};
+%!         what = sprintf ("%s %dx%dx%d, split '%s', stale %d", cls, m, k, n,
+%!                         split{1}, stale);
+%!         direct = gpu_tiled_info ().results_direct;
+%!         for round = 1:4
+%!           A = make_operand (cls, m, k);  B = make_operand (cls, k, n);
+%!           C = gpu_tiled_mtimes (A, B);
+%!           assert (! any (isnan (C(:))), "%s: unwritten elements", what);
+%!           i = rows_to_check (m, k, n);
+%!           R = double (A(i, :)) * double (B);
+%!           bound = 4 * k * eps (class (C)) ...
+%!                   * norm (double (A(i, :)), "fro") * norm (double (B), "fro");
+%!           err = norm (double (C(i, :)) - R, "fro");
+%!           assert (err <= bound, "%s: error %g above %g", what, err, bound);
+%!           elems = numel (C) * (1 + iscomplex (C));
+%!           cl = class (C);
+%!           clear C;
+%!           X = NaN (elems, 1, cl);
+%!           clear X;
+%!         endfor
+%!         s = gpu_tiled_info ();
+%!         assert (s.results_direct - direct >= 2,
+%!                 "%s: %d products written straight", what,
+%!                 s.results_direct - direct);
+%!         bytes = elems * (4 + 4 * strcmp (cl, "double"));
+%!         assert (s.results_locked >= bytes, "%s: its memory not locked",
+%!                 what);
+%!       endfor
+%!       assert (gpu_tiled_info ().results_stale_pages, 16 * stale);
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_RESULT_HEAP");
+%!   unsetenv ("GPU_TILED_TEST_STALE");
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
 
 ## ---- Kernel 11: single products on the INT8 tensor cores ----
 %!## An operand of one of the accuracy table's input classes; the scaled

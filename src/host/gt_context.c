@@ -8,6 +8,7 @@
 #include "gt_context.h"
 #include "gt_copy.h"
 #include "gt_heap.h"
+#include "gt_locked.h"
 #include "gt_plan.h"
 #include "gt_product.h"
 
@@ -122,6 +123,7 @@ reset_lost (int dev)
   memset (c, 0, sizeof *c);
   c->workers = w;
   c->opt = opt;
+  gt_locked_forget ();   /* locks die with the context: say so first */
   cudaDeviceReset ();
   gt_kernels_forget ();
 }
@@ -237,6 +239,9 @@ ctx_create_handles (gt_context *c)
       TRY (cudaEventCreateWithFlags (&c->panel_out[i],
                                      cudaEventDisableTiming),
            "creating events");
+      TRY (cudaEventCreateWithFlags (&c->direct_done[i],
+                                     cudaEventDisableTiming),
+           "creating events");
     }
   TRY (cudaEventCreateWithFlags (&c->work_free, cudaEventDisableTiming),
        "creating events");
@@ -277,6 +282,7 @@ ctx_destroy_handles (gt_context *c)
     {
       destroy_event (&c->panel_in[i]);
       destroy_event (&c->panel_out[i]);
+      destroy_event (&c->direct_done[i]);
     }
   destroy_event (&c->work_free);
   destroy_event (&c->a_done);
@@ -417,6 +423,7 @@ gt_reset (void)
 {
   int current = -1;
   const int have_current = cudaGetDevice (&current) == cudaSuccess;
+  gt_locked_forget ();
   for (int d = 0; d < GT_MAX_DEVICES; d++)
     if (contexts[d].ready || contexts[d].workers)
       ctx_release (&contexts[d]);

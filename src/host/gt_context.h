@@ -28,6 +28,8 @@ typedef struct
   cudaEvent_t side_mark;            /* orders comp and the side streams */
   cudaEvent_t slot_done[GT_SLOTS];  /* last copy through the slot ended */
   cudaEvent_t panel_in[GT_MAX_PANELS], panel_out[GT_MAX_PANELS];
+  cudaEvent_t direct_done[GT_MAX_PANELS];   /* copies out straight into
+                                               locked results ended */
   cudaEvent_t work_free;            /* device-pointer calls share scratch */
   cudaEvent_t a_done;               /* this band's part of a shared A queued
                                        so far, for other devices' copies */

@@ -1156,8 +1156,8 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
   const double t_end = gt_now (), gb = 1e-9;
   fprintf (stderr, "gpu_tiled: %s %zux%zux%zu: %.3f ms (set-up %.3f, of "
            "which plans and buffers %.3f; host "
-           "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s; "
-           "prefault left at the end %.3f ms; waits for the GPU %.3f ms; "
+           "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s, and "
+           "%.1f MB straight into locked memory (%zu stale pages); prefault left at the end %.3f ms; waits for the GPU %.3f ms; "
            "panels' launches %.3f ms; the panels run whole on the GPU "
            "%.3f ms of %.3f), "
            "%zu panels (%zu side by side), first in pieces of k = %zu or "
@@ -1168,7 +1168,7 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            sg->t_in > 0 ? gb * sg->bytes_in / sg->t_in : 0.0,
            1e3 * sg->t_out,
            sg->t_out > 0 ? gb * sg->bytes_out / sg->t_out : 0.0,
-           1e3 * sg->t_fault, 1e3 * sg->t_wait, 1e3 * sg->t_launch,
+           1e-6 * sg->bytes_direct, sg->stale_pages, 1e3 * sg->t_fault, 1e3 * sg->t_wait, 1e3 * sg->t_launch,
            1e3 * sg->gpu_panels, 1e3 * sg->gpu_span,
            c->panels, c->side, c->kc, c->rows,
            sg->threads, sg->prefaulting);
@@ -1338,6 +1338,7 @@ product_run (gt_context *ctx, const gt_product *p,
   gt_stager sg;
   memset (&sg, 0, sizeof sg);
   sg.ctx = ctx;
+  sg.direct = p->c_locked;
   if (c.panels == 1 && c.total < GT_SMALL_MAX_BYTES
       && c.a_bytes + c.b_bytes <= GT_SLOT_BYTES && c.c_bytes <= GT_SLOT_BYTES)
     {

@@ -4,6 +4,7 @@
 
 #include <string.h>
 #include "gt_heap.h"
+#include "gt_locked.h"
 #include "gt_plan.h"
 #include "gt_product.h"
 
@@ -68,9 +69,15 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   const size_t bytes = m * n * gt_type_size (type);
   const int there = bytes >= GT_PREFAULT_MIN_BYTES
                     && gt_result_resident (C, bytes);
+  /* and such memory, when it comes back, is locked for the copies out */
+  const int locked = there && gt_locked_result (C, bytes);
+  if (locked)
+    gt_locked_test_drop (C, bytes);
   gt_product p = { type, A, B, C, m, n, k, m, k, m, tile, 1, (char *) C,
-                   there ? 0 : bytes, NULL, 0 };
-  return device == GT_DEVICES_ALL ? gt_multi_product (&p, interrupted)
-                                  : gt_device_product (device, &p,
-                                                       interrupted);
+                   there ? 0 : bytes, locked, NULL, 0 };
+  st = device == GT_DEVICES_ALL ? gt_multi_product (&p, interrupted)
+                                : gt_device_product (device, &p, interrupted);
+  if (locked)
+    gt_locked_settle (C, bytes, st == GT_OK);
+  return st;
 }

@@ -32,6 +32,8 @@ typedef struct
                                 shared between them) */
   char *fault_from;          /* new output memory to fault in ahead of the */
   size_t fault_bytes;        /* copies out (0: none) */
+  int c_locked;              /* C's memory is locked: copies out straight
+                                (gt_locked.h) */
   gt_shared_a *shared_a;     /* NULL: A comes through the host staging */
   int a_part;                /* the part of A this band's device takes
                                 through the host and hands on */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "gt_locked.h"
 #include "gt_stage.h"
 
 double
@@ -304,18 +305,11 @@ gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
   return GT_OK;
 }
 
-/* Device columns [c_begin, c_end) of src (leading dimension rows) back to
-   host dst (leading dimension hld), once `ready` has happened on
-   ctx->down.  The host side of each piece is copied when its slot is next
-   needed, or by gt_stage_drain.  */
-gt_status
-gt_stage_download (gt_stager *st, char *dst, size_t hld, const char *src,
-                   size_t es, size_t rows, size_t c_begin, size_t c_end,
-                   cudaEvent_t ready)
+/* The staged way of gt_stage_download: a slot a piece.  */
+static gt_status
+download_staged (gt_stager *st, char *dst, size_t hld, const char *src,
+                 size_t es, size_t rows, size_t c_begin, size_t c_end)
 {
-  cudaError_t err = cudaStreamWaitEvent (st->ctx->down, ready, 0);
-  if (err != cudaSuccess)
-    return gt_fail_cuda (err, "ordering streams");
   piece p = { c_begin, 0, 0, 0 };
   while (next_piece (st, &p, rows, rows, c_end, es))
     {
@@ -326,9 +320,9 @@ gt_stage_download (gt_stager *st, char *dst, size_t hld, const char *src,
       const size_t off = p.c0 * rows + p.r0;
       const size_t elems = p.nc ? p.nc * rows : p.nr;
       const int md = gt_mark_begin (st, 'D', elems * es, st->ctx->down);
-      err = cudaMemcpyAsync (slot_ptr (st, s), src + off * es,
-                             elems * es, cudaMemcpyDeviceToHost,
-                             st->ctx->down);
+      cudaError_t err = cudaMemcpyAsync (slot_ptr (st, s), src + off * es,
+                                         elems * es, cudaMemcpyDeviceToHost,
+                                         st->ctx->down);
       gt_mark_end (st, md, st->ctx->down);
       if (err == cudaSuccess)
         err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->down);
@@ -346,9 +340,90 @@ gt_stage_download (gt_stager *st, char *dst, size_t hld, const char *src,
   return GT_OK;
 }
 
+/* The copies straight into locked memory that are done (all of them:
+   wait), checked in the order made; a copy whose pages the engine did
+   not all reach goes again through the slots.  */
+static gt_status
+check_direct (gt_stager *st, int wait)
+{
+  while (st->n_checked < st->n_direct)
+    {
+      const int i = st->n_checked;
+      cudaError_t err = wait ? cudaEventSynchronize (st->ctx->direct_done[i])
+                             : cudaEventQuery (st->ctx->direct_done[i]);
+      if (err == cudaErrorNotReady)   /* not an error: not done yet */
+        return GT_OK;
+      if (err != cudaSuccess)
+        return gt_fail_cuda (err, "copying from the device");
+      st->n_checked++;
+      const size_t es = st->direct_out[i].es, rows = st->direct_out[i].rows;
+      const size_t c0 = st->direct_out[i].c_begin;
+      const size_t c1 = st->direct_out[i].c_end;
+      char *dst = st->direct_out[i].dst;
+      const size_t stale = gt_locked_unwritten (dst + c0 * rows * es,
+                                                (c1 - c0) * rows * es);
+      if (!stale)
+        continue;
+      gt_locked_stale (stale);
+      st->stale_pages += stale;
+      gt_status stt = download_staged (st, dst, rows,
+                                       st->direct_out[i].src, es, rows, c0,
+                                       c1);
+      if (stt != GT_OK)
+        return stt;
+    }
+  return GT_OK;
+}
+
+/* One copy of the columns straight into dst (locked, contiguous), its
+   pages marked first.  */
+static gt_status
+download_direct (gt_stager *st, char *dst, const char *src, size_t es,
+                 size_t rows, size_t c_begin, size_t c_end)
+{
+  const int i = st->n_direct;
+  const size_t off = c_begin * rows * es, bytes = (c_end - c_begin) * rows * es;
+  gt_locked_mark (dst + off, bytes);
+  const int md = gt_mark_begin (st, 'D', bytes, st->ctx->down);
+  cudaError_t err = cudaMemcpyAsync (dst + off, src + off, bytes,
+                                     cudaMemcpyDeviceToHost, st->ctx->down);
+  gt_mark_end (st, md, st->ctx->down);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (st->ctx->direct_done[i], st->ctx->down);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "copying from the device");
+  st->direct_out[i].dst = dst;
+  st->direct_out[i].src = src;
+  st->direct_out[i].es = es;
+  st->direct_out[i].rows = rows;
+  st->direct_out[i].c_begin = c_begin;
+  st->direct_out[i].c_end = c_end;
+  st->n_direct++;
+  st->bytes_direct += bytes;
+  return check_direct (st, 0);
+}
+
+gt_status
+gt_stage_download (gt_stager *st, char *dst, size_t hld, const char *src,
+                   size_t es, size_t rows, size_t c_begin, size_t c_end,
+                   cudaEvent_t ready)
+{
+  cudaError_t err = cudaStreamWaitEvent (st->ctx->down, ready, 0);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "ordering streams");
+  if (c_begin >= c_end || rows == 0)
+    return GT_OK;
+  if (st->direct && hld == rows && st->n_direct < GT_MAX_PANELS)
+    return download_direct (st, dst, src, es, rows, c_begin, c_end);
+  return download_staged (st, dst, hld, src, es, rows, c_begin, c_end);
+}
+
 gt_status
 gt_stage_drain (gt_stager *st)
 {
+  gt_status c = check_direct (st, 1);
+  if (c != GT_OK)
+    return c;
   /* In slot order from the oldest, so results land in issue order.  */
   for (int i = 0; i < GT_SLOTS; i++)
     {

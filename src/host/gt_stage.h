@@ -50,6 +50,18 @@ typedef struct
                                     run side by side), first start to
                                     last end */
   size_t bytes_in, bytes_out;
+  /* C locked in place (gt_locked.h): whole panels go out straight, one
+     copy each, and are checked once their copy is done (gt_stage_drain
+     at the latest) */
+  int direct;
+  int n_direct, n_checked;
+  struct
+  {
+    char *dst;
+    const char *src;
+    size_t es, rows, c_begin, c_end;
+  } direct_out[GT_MAX_PANELS];
+  size_t bytes_direct, stale_pages;
   /* a slot holding device results not yet copied out: the copy to make
      (dst NULL: none) */
   copy_job out[GT_SLOTS];
@@ -77,7 +89,11 @@ gt_status gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld,
 /* Device columns [c_begin, c_end) of src (leading dimension rows) back to
    host dst (leading dimension hld), once `ready` has happened on
    ctx->down.  The host side of each piece is copied when its slot is next
-   needed, or by gt_stage_drain.  */
+   needed, or by gt_stage_drain.  Where st->direct and the columns are
+   contiguous on the host (hld == rows), one copy straight into dst
+   instead; its pages are checked when it is done, and copied again
+   through the slots where the check fails.  src must hold the columns
+   until gt_stage_drain.  */
 gt_status gt_stage_download (gt_stager *st, char *dst, size_t hld,
                              const char *src, size_t es, size_t rows,
                              size_t c_begin, size_t c_end,

@@ -1,0 +1,48 @@
+/* gt_locked.h -- results locked in place (gt_locked.c; internal to the
+   host layer): where a loop's freed result is the next one's memory, that
+   memory is page-locked once and the copies out write it straight from
+   the device, each page checked afterwards.  */
+
+#ifndef GT_LOCKED_H
+#define GT_LOCKED_H
+
+#include <stddef.h>
+
+/* Whether C's [C, C + bytes) is locked now, for a result whose pages are
+   there already (gt_result_resident).  Locks it where the same range was
+   a result of one of the last few calls and the lock budget allows (the
+   result heap's budget; GPU_TILED_LOCK_RESULTS=0: never).  Caller's
+   thread only, outside any product.  */
+int gt_locked_result (void *C, size_t bytes);
+
+/* Before a copy out straight into locked memory: one 32-bit word of each
+   page of [p, p + bytes) (4-byte aligned, a multiple of 4) set to a value
+   no product writes there (a signalling NaN; a double's half that equals
+   it only costs a needless copy again).  After the copy: the pages whose
+   word still holds it.  A page the copy engine wrote is the page the
+   process sees; where the process's page was replaced under the lock (a
+   heap trimmed and grown again, malloc_trim), the engine wrote the old
+   one, and the word stays.  */
+void gt_locked_mark (char *p, size_t bytes);
+size_t gt_locked_unwritten (const char *p, size_t bytes);
+
+/* A product found n such pages in C (it copied them again through the
+   staging): C's range is unlocked after the call (gt_locked_settle).
+   Any thread.  */
+void gt_locked_stale (size_t n);
+
+/* After a product whose C was locked: counts it where it ended well
+   (ok), and unlocks C's range where pages were stale.  Caller's
+   thread.  */
+void gt_locked_settle (void *C, size_t bytes, int ok);
+
+/* GPU_TILED_TEST_STALE=N: the next N products written straight first
+   drop some of C's pages under the lock (madvise), as a trimmed heap
+   would; the check must find them.  Caller's thread.  */
+void gt_locked_test_drop (void *C, size_t bytes);
+
+/* Unlocks every range (gt_reset, a device context lost) and reads the
+   options again at the next result.  */
+void gt_locked_forget (void);
+
+#endif
