@@ -70,6 +70,8 @@ typedef struct
   int *dK;
   int wait;                     /* no word: each panel waits (the rerun) */
   int again;                    /* the word was set: run it again */
+  int panel0_out;               /* panel 0's blocks of rows went out as
+                                   they were done */
 } gt_call;
 
 static size_t
@@ -849,6 +851,15 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
+/* Rows [r0, r1) of C (all of its rows: 0, m) on their way out.  */
+static gt_block_out
+c_rows (const gt_call *c, size_t r0, size_t r1)
+{
+  gt_block_out o = { c->C + r0 * c->es, c->dC + r0 * c->es, c->hlc, c->m,
+                     c->es, r1 - r0 };
+  return o;
+}
+
 /* Panel 0 block by block of A's rows, as A arrives (see
    first_panel_rows): B's panel first, which every block needs, then each
    block of rows of A and its product; where A is complex, on the block's
@@ -877,8 +888,20 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
         err = block_planes (ctx, c, pp, g.A, h, &g);
       if (err == cudaSuccess)
         err = gt_gemm_run (pp, &g, ctx->comp);
+      /* C's rows straight out while the next rows of A come in, where C
+         is locked (staged, the two directions at once move less than one
+         after the other on the hosts measured; bench/RESULTS.md) */
+      if (err == cudaSuccess && sg->direct)
+        err = cudaEventRecord (ctx->panel_out[i % GT_MAX_PANELS], ctx->comp);
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "running the kernel");
+      if (sg->direct)
+        {
+          const gt_block_out o = c_rows (c, r0, r1);
+          st = gt_stage_download (sg, &o, 0, c->w < c->n ? c->w : c->n,
+                                  ctx->panel_out[i % GT_MAX_PANELS]);
+          c->panel0_out = 1;
+        }
     }
   if (st != GT_OK)
     return st;
@@ -1099,15 +1122,18 @@ run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
-/* Panel p of C out, once its product is done.  */
+/* Panel p of C out, once its product is done (panel 0: unless its
+   blocks of rows went out one by one).  */
 static gt_status
 download_panel (const gt_context *ctx, const gt_call *c, gt_stager *sg,
                 size_t p)
 {
+  if (p == 0 && c->panel0_out)
+    return GT_OK;
   size_t j0, j1;
   panel_cols (c, p, &j0, &j1);
-  return gt_stage_download (sg, c->C, c->hlc, c->dC, c->es, c->m, j0, j1,
-                            ctx->panel_out[p]);
+  const gt_block_out o = c_rows (c, 0, c->m);
+  return gt_stage_download (sg, &o, j0, j1, ctx->panel_out[p]);
 }
 
 /* Panels p_first.. (A already sent): each panel of B in one panel ahead
@@ -1339,6 +1365,8 @@ product_run (gt_context *ctx, const gt_product *p,
   memset (&sg, 0, sizeof sg);
   sg.ctx = ctx;
   sg.direct = p->c_locked;
+  sg.whole = c_rows (&c, 0, c.m);
+  sg.whole_cols = c.n;
   if (c.panels == 1 && c.total < GT_SMALL_MAX_BYTES
       && c.a_bytes + c.b_bytes <= GT_SLOT_BYTES && c.c_bytes <= GT_SLOT_BYTES)
     {

@@ -305,11 +305,34 @@ gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
   return GT_OK;
 }
 
-/* The staged way of gt_stage_download: a slot a piece.  */
-static gt_status
-download_staged (gt_stager *st, char *dst, size_t hld, const char *src,
-                 size_t es, size_t rows, size_t c_begin, size_t c_end)
+/* A block of a column-major matrix: rows x columns, ld elements between
+   columns, from its first element.  */
+static const char *
+at (const char *p, size_t ld, size_t es, size_t r, size_t c)
 {
+  return p + (c * ld + r) * es;
+}
+
+/* A device-to-host copy of height rows of width bytes on stream (one
+   plain copy where the rows are contiguous at both ends).  */
+static cudaError_t
+copy_back (char *dst, size_t dpitch, const char *src, size_t spitch,
+           size_t width, size_t height, cudaStream_t stream)
+{
+  if (height == 1 || (dpitch == width && spitch == width))
+    return cudaMemcpyAsync (dst, src, width * height, cudaMemcpyDeviceToHost,
+                            stream);
+  return cudaMemcpy2DAsync (dst, dpitch, src, spitch, width, height,
+                            cudaMemcpyDeviceToHost, stream);
+}
+
+/* The staged way of gt_stage_download: a slot a piece (packed: rows
+   apart in the slot).  */
+static gt_status
+download_staged (gt_stager *st, const gt_block_out *o, size_t c_begin,
+                 size_t c_end)
+{
+  const size_t es = o->es, rows = o->rows;
   piece p = { c_begin, 0, 0, 0 };
   while (next_piece (st, &p, rows, rows, c_end, es))
     {
@@ -317,32 +340,54 @@ download_staged (gt_stager *st, char *dst, size_t hld, const char *src,
       gt_status stt = slot_acquire (st, &s);
       if (stt != GT_OK)
         return stt;
-      const size_t off = p.c0 * rows + p.r0;
-      const size_t elems = p.nc ? p.nc * rows : p.nr;
-      const int md = gt_mark_begin (st, 'D', elems * es, st->ctx->down);
-      cudaError_t err = cudaMemcpyAsync (slot_ptr (st, s), src + off * es,
-                                         elems * es, cudaMemcpyDeviceToHost,
-                                         st->ctx->down);
+      const size_t nc = p.nc ? p.nc : 1, nr = p.nc ? rows : p.nr;
+      const int md = gt_mark_begin (st, 'D', nr * nc * es, st->ctx->down);
+      cudaError_t err = copy_back (slot_ptr (st, s), nr * es,
+                                   at (o->src, o->dld, es, p.r0, p.c0),
+                                   o->dld * es, nr * es, nc, st->ctx->down);
       gt_mark_end (st, md, st->ctx->down);
       if (err == cudaSuccess)
         err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->down);
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "copying from the device");
-      /* whole columns: rows apart on the device, hld on the host; a
-         piece of one column: nr rows of it */
-      copy_job j = { dst + (p.c0 * hld + p.r0) * es, slot_ptr (st, s), hld,
-                     rows, p.nc ? rows : p.nr, p.nc ? p.nc : 1, es, 0 };
-      if (!p.nc)
-        j.dld = j.sld = j.rows;
+      copy_job j = { o->dst + (p.c0 * o->hld + p.r0) * es, slot_ptr (st, s),
+                     o->hld, nr, nr, nc, es, 0 };
       j.stream = 1;   /* a result: nothing reads it back soon */
       st->out[s] = j;
     }
   return GT_OK;
 }
 
+/* Marks, or counts the pages left unwritten, of columns [c0, c1) of the
+   host block.  */
+static size_t
+direct_pages (const gt_block_out *o, size_t c0, size_t c1, int mark)
+{
+  const size_t bytes = o->rows * o->es;
+  if (o->hld == o->rows)   /* one range */
+    {
+      char *p = o->dst + c0 * bytes;
+      if (mark)
+        gt_locked_mark (p, (c1 - c0) * bytes);
+      return mark ? 0 : gt_locked_unwritten (p, (c1 - c0) * bytes);
+    }
+  size_t n = 0;
+  for (size_t c = c0; c < c1; c++)
+    {
+      char *p = o->dst + c * o->hld * o->es;
+      if (mark)
+        gt_locked_mark (p, bytes);
+      else
+        n += gt_locked_unwritten (p, bytes);
+    }
+  return n;
+}
+
 /* The copies straight into locked memory that are done (all of them:
-   wait), checked in the order made; a copy whose pages the engine did
-   not all reach goes again through the slots.  */
+   wait), checked in the order made.  Pages the engine did not reach
+   (their memory changed under the lock) are counted, and all of C goes
+   again through the slots at gt_stage_drain, when all of it is there on
+   the device.  */
 static gt_status
 check_direct (gt_stager *st, int wait)
 {
@@ -356,72 +401,67 @@ check_direct (gt_stager *st, int wait)
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "copying from the device");
       st->n_checked++;
-      const size_t es = st->direct_out[i].es, rows = st->direct_out[i].rows;
-      const size_t c0 = st->direct_out[i].c_begin;
-      const size_t c1 = st->direct_out[i].c_end;
-      char *dst = st->direct_out[i].dst;
-      const size_t stale = gt_locked_unwritten (dst + c0 * rows * es,
-                                                (c1 - c0) * rows * es);
-      if (!stale)
-        continue;
-      gt_locked_stale (stale);
-      st->stale_pages += stale;
-      gt_status stt = download_staged (st, dst, rows,
-                                       st->direct_out[i].src, es, rows, c0,
-                                       c1);
-      if (stt != GT_OK)
-        return stt;
+      const size_t stale = direct_pages (&st->direct_out[i].o,
+                                         st->direct_out[i].c_begin,
+                                         st->direct_out[i].c_end, 0);
+      if (stale)
+        {
+          gt_locked_stale (stale);
+          st->stale_pages += stale;
+        }
     }
   return GT_OK;
 }
 
-/* One copy of the columns straight into dst (locked, contiguous), its
+/* One copy of the columns straight into the host block (locked), its
    pages marked first.  */
 static gt_status
-download_direct (gt_stager *st, char *dst, const char *src, size_t es,
-                 size_t rows, size_t c_begin, size_t c_end)
+download_direct (gt_stager *st, const gt_block_out *o, size_t c_begin,
+                 size_t c_end)
 {
   const int i = st->n_direct;
-  const size_t off = c_begin * rows * es, bytes = (c_end - c_begin) * rows * es;
-  gt_locked_mark (dst + off, bytes);
-  const int md = gt_mark_begin (st, 'D', bytes, st->ctx->down);
-  cudaError_t err = cudaMemcpyAsync (dst + off, src + off, bytes,
-                                     cudaMemcpyDeviceToHost, st->ctx->down);
+  const size_t es = o->es, width = o->rows * es, cols = c_end - c_begin;
+  direct_pages (o, c_begin, c_end, 1);
+  const int md = gt_mark_begin (st, 'D', width * cols, st->ctx->down);
+  cudaError_t err = copy_back (o->dst + c_begin * o->hld * es, o->hld * es,
+                               at (o->src, o->dld, es, 0, c_begin),
+                               o->dld * es, width, cols, st->ctx->down);
   gt_mark_end (st, md, st->ctx->down);
   if (err == cudaSuccess)
     err = cudaEventRecord (st->ctx->direct_done[i], st->ctx->down);
   if (err != cudaSuccess)
     return gt_fail_cuda (err, "copying from the device");
-  st->direct_out[i].dst = dst;
-  st->direct_out[i].src = src;
-  st->direct_out[i].es = es;
-  st->direct_out[i].rows = rows;
+  st->direct_out[i].o = *o;
   st->direct_out[i].c_begin = c_begin;
   st->direct_out[i].c_end = c_end;
   st->n_direct++;
-  st->bytes_direct += bytes;
+  st->bytes_direct += width * cols;
   return check_direct (st, 0);
 }
 
 gt_status
-gt_stage_download (gt_stager *st, char *dst, size_t hld, const char *src,
-                   size_t es, size_t rows, size_t c_begin, size_t c_end,
-                   cudaEvent_t ready)
+gt_stage_download (gt_stager *st, const gt_block_out *o, size_t c_begin,
+                   size_t c_end, cudaEvent_t ready)
 {
   cudaError_t err = cudaStreamWaitEvent (st->ctx->down, ready, 0);
   if (err != cudaSuccess)
     return gt_fail_cuda (err, "ordering streams");
-  if (c_begin >= c_end || rows == 0)
+  if (c_begin >= c_end || o->rows == 0)
     return GT_OK;
-  if (st->direct && hld == rows && st->n_direct < GT_MAX_PANELS)
-    return download_direct (st, dst, src, es, rows, c_begin, c_end);
-  return download_staged (st, dst, hld, src, es, rows, c_begin, c_end);
+  if (st->direct && st->n_direct < GT_MAX_PANELS)
+    return download_direct (st, o, c_begin, c_end);
+  return download_staged (st, o, c_begin, c_end);
 }
 
 gt_status
 gt_stage_drain (gt_stager *st)
 {
   gt_status c = check_direct (st, 1);
+  if (c == GT_OK && st->stale_pages && !st->restaged)
+    {
+      st->restaged = 1;   /* the rare case: all of C again, staged */
+      c = download_staged (st, &st->whole, 0, st->whole_cols);
+    }
   if (c != GT_OK)
     return c;
   /* In slot order from the oldest, so results land in issue order.  */

@@ -31,6 +31,16 @@ typedef struct
   gt_mark m[GT_TIMELINE_MAX];
 } gt_timeline;
 
+/* A block of results on its way out: rows x columns from src on the
+   device (leading dimension dld) to dst on the host (hld); es bytes an
+   element.  */
+typedef struct
+{
+  char *dst;
+  const char *src;
+  size_t hld, dld, es, rows;
+} gt_block_out;
+
 typedef struct
 {
   gt_context *ctx;
@@ -50,16 +60,18 @@ typedef struct
                                     run side by side), first start to
                                     last end */
   size_t bytes_in, bytes_out;
-  /* C locked in place (gt_locked.h): whole panels go out straight, one
-     copy each, and are checked once their copy is done (gt_stage_drain
-     at the latest) */
+  /* C locked in place (gt_locked.h): each download goes out straight, one
+     copy, and is checked once it is done (gt_stage_drain at the latest);
+     where a page was stale, all of C (whole: all its columns, the call's
+     C block) goes again through the slots at gt_stage_drain */
   int direct;
-  int n_direct, n_checked;
+  gt_block_out whole;
+  size_t whole_cols;
+  int n_direct, n_checked, restaged;
   struct
   {
-    char *dst;
-    const char *src;
-    size_t es, rows, c_begin, c_end;
+    gt_block_out o;
+    size_t c_begin, c_end;
   } direct_out[GT_MAX_PANELS];
   size_t bytes_direct, stale_pages;
   /* a slot holding device results not yet copied out: the copy to make
@@ -86,16 +98,11 @@ gt_status gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld,
                                 size_t c_begin, size_t c_end,
                                 gt_interrupt_fn interrupted);
 
-/* Device columns [c_begin, c_end) of src (leading dimension rows) back to
-   host dst (leading dimension hld), once `ready` has happened on
-   ctx->down.  The host side of each piece is copied when its slot is next
-   needed, or by gt_stage_drain.  Where st->direct and the columns are
-   contiguous on the host (hld == rows), one copy straight into dst
-   instead; its pages are checked when it is done, and copied again
-   through the slots where the check fails.  src must hold the columns
-   until gt_stage_drain.  */
-gt_status gt_stage_download (gt_stager *st, char *dst, size_t hld,
-                             const char *src, size_t es, size_t rows,
+/* Columns [c_begin, c_end) of block o back to the host, once `ready`
+   has happened on ctx->down.  The host side of each piece is copied when
+   its slot is next needed, or by gt_stage_drain.  Where st->direct, one
+   copy straight into o->dst instead, checked when it is done.  */
+gt_status gt_stage_download (gt_stager *st, const gt_block_out *o,
                              size_t c_begin, size_t c_end,
                              cudaEvent_t ready);
 
