@@ -72,6 +72,8 @@ typedef struct
   int again;                    /* the word was set: run it again */
   int panel0_out;               /* panel 0's blocks of rows went out as
                                    they were done */
+  int straight;                 /* C locked: copies out straight */
+  size_t w_given;               /* panels this wide (0: the plan's) */
 } gt_call;
 
 static size_t
@@ -240,7 +242,9 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
   if (c->kc || c->side || c->shared_a || c->total < GT_PIECES_ONE_PANEL_MIN
       || (ctx && ctx->opt.no_ksplit))
     return 0;
-  const size_t h = gt_panel_rows (&c->plan_full, c->m);
+  /* real products: tall ones whose C goes out straight (one_panel_of_rows) */
+  const size_t h = gt_panel_rows (&c->plan_full, c->m,
+                                  c->straight && c->n * 4 <= c->m);
   /* a column of a block fits a slot (gt_stage_upload_rows) */
   return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
 }
@@ -290,15 +294,17 @@ side_layout (gt_call *c, int real_a, int real_b)
 
 /* Layout: leading dimensions, panels, plans and the device bytes.  */
 static gt_status
-call_layout (const gt_context *ctx, gt_call *c)
+layout_panels (const gt_context *ctx, gt_call *c)
 {
   const int real_a = c->es_a < c->es, real_b = c->es_b < c->es;
   c->lda = gt_ld_16 (c->es_a, c->m);
   c->ldb = gt_ld_16 (c->es_b, c->k);
   c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
              + c->m * c->n * c->es;
-  c->w = gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS);
-  side_layout (c, real_a, real_b);
+  c->w = c->w_given ? c->w_given
+         : gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS);
+  if (!c->w_given)
+    side_layout (c, real_a, real_b);
   c->full_panels = (c->n + c->w - 1) / c->w - 1;
   c->plan_full = gt_plan_mixed (c->type, real_a, real_b, c->m, c->w, c->k,
                                 c->tile, 0);
@@ -353,6 +359,33 @@ call_layout (const gt_context *ctx, gt_call *c)
   c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);
   c->b_bytes = round_up (c->ldb * c->n * c->es_b, 256);
   c->c_bytes = round_up (c->m * c->n * c->es, 256);
+  return GT_OK;
+}
+
+/* call_layout's: a tall product whose C goes out straight and whose
+   first panel runs in blocks of rows (no pieces of k) takes all of
+   C in that one panel, so that every block's rows of C go out beside
+   the next rows of A coming in, instead of the other panels' C after all
+   of A (B, a quarter of A at most, is all there first).  */
+static int
+one_panel_of_rows (const gt_call *c)
+{
+  return c->straight && c->rows && c->panels > 1 && !c->w_given
+         && c->n * 4 <= c->m;
+}
+
+static gt_status
+call_layout (const gt_context *ctx, gt_call *c)
+{
+  gt_status st = layout_panels (ctx, c);
+  if (st != GT_OK || !one_panel_of_rows (c))
+    return st;
+  gt_call whole = *c;
+  whole.w_given = c->n;
+  whole.side = 0;
+  st = layout_panels (ctx, &whole);
+  if (st == GT_OK && whole.rows && !whole.kc)
+    *c = whole;
   return GT_OK;
 }
 
@@ -1309,6 +1342,7 @@ call_init (gt_call *c, const gt_product *p)
   c->fault_bytes = p->fault_bytes;
   c->shared_a = p->shared_a;
   c->a_part = p->a_part;
+  c->straight = p->c_locked;
 }
 
 static size_t

@@ -516,11 +516,11 @@ gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last, size_t others,
 #define GT_ROW_BLOCKS 8
 
 extern "C" size_t
-gt_panel_rows (const gt_plan *whole, size_t m)
+gt_panel_rows (const gt_plan *whole, size_t m, int straight)
 {
   /* kernel 11 scans all of B's panel again in every run, which blocks
      of rows pay eight times over (bench/RESULTS.md) */
-  if (!(whole->complex_a || whole->complex_b)
+  if (!(whole->complex_a || whole->complex_b || straight)
       || whole->kernel == GT_K11_OZAKI)
     return 0;
   const size_t tm = GT_K8_TILE_N;

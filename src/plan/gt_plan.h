@@ -213,8 +213,11 @@ size_t gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last,
 /* Rows of A per block where the first panel of a product streamed in
    panels is computed block by block as A's rows arrive, for complex
    products (no pieces of k: gt_plan_has_pieces; they would otherwise wait
-   for all of A and its planes before their first kernel); 0 where not.  */
-size_t gt_panel_rows (const gt_plan *whole, size_t m);
+   for all of A and its planes before their first kernel), and for real
+   ones too where each block's rows of C go out straight as they are done
+   (straight: C is locked in place, so its copies out run beside A's
+   copies in); 0 where not.  */
+size_t gt_panel_rows (const gt_plan *whole, size_t m, int straight);
 
 /* Width of the side-by-side panels of a product (C of type c, A or B
    real where real_a, real_b, as gt_plan_mixed) that gt_panel_width leaves
