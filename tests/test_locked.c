@@ -20,8 +20,22 @@
 #define MIB ((size_t) 1 << 20)
 #define MAX_REG 64
 
-static struct { uintptr_t lo, hi; } reg[MAX_REG];
-static int registers, refuse;
+static struct { uintptr_t lo, hi; int dev; } reg[MAX_REG];
+static int registers, refuse, current;
+
+cudaError_t
+cudaGetDevice (int *d)
+{
+  *d = current;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaSetDevice (int d)
+{
+  current = d;
+  return cudaSuccess;
+}
 
 cudaError_t
 cudaHostRegister (void *p, size_t bytes, unsigned int flags)
@@ -38,6 +52,7 @@ cudaHostRegister (void *p, size_t bytes, unsigned int flags)
       {
         reg[i].lo = lo;
         reg[i].hi = hi;
+        reg[i].dev = current;
         registers++;
         return cudaSuccess;
       }
@@ -48,7 +63,7 @@ cudaError_t
 cudaHostUnregister (void *p)
 {
   for (int i = 0; i < MAX_REG; i++)
-    if (reg[i].hi && reg[i].lo == (uintptr_t) p)
+    if (reg[i].hi && reg[i].lo == (uintptr_t) p && reg[i].dev == current)
       {
         reg[i].lo = reg[i].hi = 0;
         return cudaSuccess;
@@ -133,18 +148,69 @@ test_when_locked (void)
   check (gt_locked_result (b, 32 * MIB) && gt_locked_result (c, 32 * MIB),
          "each again, a call apart: locked");
   check (gt_results_locked_bytes () == registered (), "the count agrees");
-  /* a range overlapping a locked one: that one unlocked first */
+  /* a range over two locked ones: only the stretch between them locked */
   char *d = m + 20 * MIB;
+  const int before = registers;
   gt_locked_result (d, 32 * MIB);
-  check (gt_locked_result (d, 32 * MIB), "a range over two locked ones");
-  check (!is_registered (a) && !is_registered (b) && is_registered (c)
-         && is_registered (d) && registered () == 64 * MIB
+  check (gt_locked_result (d, 32 * MIB) && registers == before + 1,
+         "a range over two locked ones: the stretch between locked");
+  check (is_registered (a) && is_registered (b)
+         && registered () == 3 * 32 * MIB + 2 * 4096 + 8 * MIB - 4096
          && gt_results_locked_bytes () == registered (),
-         "unlocked them first (the stand-in refuses an overlap)");
+         "and they stay (the stand-in refuses an overlap)");
+  check (gt_locked_result (d + 4 * MIB, 16 * MIB) && registers == before + 1,
+         "a result across two ranges: locked, nothing new");
   gt_locked_forget ();
   check (registered () == 0 && gt_results_locked_bytes () == 0,
          "forget: every range unlocked");
   munmap (m, 160 * MIB);
+}
+
+/* A loop's C = A*B: the new result is made while the last is alive, so
+   results alternate between two ranges that share a page.  */
+static void
+test_loop (void)
+{
+  options ("268435456", NULL, NULL);
+  char *m = pages (80 * MIB);
+  char *x = m + 16, *y = m + 36 * MIB + 2048;   /* a page shared */
+  for (int call = 0; call < 10; call++)
+    gt_locked_result (call % 2 ? y : x, 36 * MIB);
+  check (registers == 2 && gt_locked_result (x, 36 * MIB)
+         && gt_locked_result (y, 36 * MIB) && registers == 2,
+         "a loop's two ranges sharing a page: locked once each");
+  /* memory gone (a heap trimmed): its lock goes at the next lock */
+  munmap (m, 80 * MIB);
+  char *n = pages (40 * MIB);
+  gt_locked_result (n, 36 * MIB);
+  gt_locked_result (n, 36 * MIB);
+  check (registered () == 36 * MIB && is_registered (n),
+         "ranges whose memory is gone: unlocked");
+  munmap (n, 40 * MIB);
+}
+
+/* Locks taken under two devices; one device's context lost.  */
+static void
+test_devices (void)
+{
+  options ("268435456", NULL, NULL);
+  char *m = pages (80 * MIB);
+  current = 0;
+  gt_locked_result (m, 36 * MIB);
+  gt_locked_result (m, 36 * MIB);
+  current = 1;
+  gt_locked_result (m + 40 * MIB, 36 * MIB);
+  gt_locked_result (m + 40 * MIB, 36 * MIB);
+  check (registers == 2, "locked under devices 0 and 1");
+  current = 1;
+  gt_locked_forget_lost (1);
+  check (current == 1 && !is_registered (m) && is_registered (m + 40 * MIB)
+         && gt_results_locked_bytes () == 0,
+         "device 1 lost: 0's unlocked under 0, 1's left to its reset");
+  for (int i = 0; i < MAX_REG; i++)
+    reg[i].lo = reg[i].hi = 0;
+  current = 0;
+  munmap (m, 80 * MIB);
 }
 
 static void
@@ -230,6 +296,9 @@ test_stale (void)
   gt_locked_test_drop (m, 48 * MIB);
   mincore (m + 24 * MIB, 16 * 4096, in);
   check ((in[0] & 1) && m[24 * MIB] == 3, "and only at its first product");
+  gt_locked_settle (m, 48 * MIB, 1);
+  check (gt_results_direct () == 0, "no copy straight: not counted");
+  gt_locked_went_straight ();
   gt_locked_stale (16);
   gt_locked_settle (m, 48 * MIB, 1);
   check (gt_results_stale_pages () == 16 && gt_results_direct () == 1,
@@ -238,6 +307,7 @@ test_stale (void)
          "the range unlocked");
   check (gt_locked_result (m, 48 * MIB) && registered () == 48 * MIB,
          "and locked again at the next call");
+  gt_locked_went_straight ();
   gt_locked_settle (m, 48 * MIB, 0);
   check (gt_results_direct () == 1 && registered () == 48 * MIB,
          "a product that failed: not counted, still locked");
@@ -251,6 +321,8 @@ int
 main (void)
 {
   test_when_locked ();
+  test_loop ();
+  test_devices ();
   test_budget ();
   test_check_pages ();
   test_stale ();

@@ -123,7 +123,7 @@ reset_lost (int dev)
   memset (c, 0, sizeof *c);
   c->workers = w;
   c->opt = opt;
-  gt_locked_forget ();   /* locks die with the context: say so first */
+  gt_locked_forget_lost (dev);   /* its locks go with its context */
   cudaDeviceReset ();
   gt_kernels_forget ();
 }

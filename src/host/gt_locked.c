@@ -20,23 +20,26 @@
    and the range is unlocked.  */
 
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <cuda_runtime_api.h>
 #include "gpu_tiled.h"
 #include "gt_locked.h"
 
-#define PAGE ((uintptr_t) 4096)
+#define MARK_STEP ((uintptr_t) 4096)   /* marks a page apart, at most */
 #define SENTINEL 0x7fa5a5a5u   /* a float signalling NaN: the GPU's
                                   arithmetic writes quiet NaNs only */
-#define LOCKED_MAX 8           /* ranges locked at once */
+#define LOCKED_MAX 16          /* ranges locked at once */
 #define SEEN_MAX 4             /* results remembered, not locked */
 
 typedef struct
 {
-  uintptr_t lo, hi;     /* whole pages */
-  unsigned long used;   /* when last a result (LRU) */
+  uintptr_t lo, hi;     /* whole pages; hi 0: a free entry */
+  unsigned long used;   /* when last part of a result (LRU) */
+  int dev;              /* the device current when it was locked */
 } range;
 
 static int state;             /* 0 not read since a reset, 1 on, -1 off */
@@ -48,6 +51,14 @@ static size_t locked_bytes;
 static unsigned long tick;
 static unsigned long direct_products, stale_pages;   /* since a reset */
 static int stale_now;         /* pages stale in the product under way */
+static int straight_now;      /* copies went straight in it */
+
+static uintptr_t
+page_size (void)
+{
+  const long p = sysconf (_SC_PAGESIZE);
+  return p > 0 ? (uintptr_t) p : 4096;
+}
 
 static void
 settle (void)
@@ -61,10 +72,21 @@ settle (void)
   test_drops = t ? atoi (t) : 0;
 }
 
+/* Unlocked with the device it was locked under current (a lost device's
+   own: dropped, its context's reset frees them).  */
 static void
-unlock (range *r)
+unlock (range *r, int lost)
 {
-  cudaHostUnregister ((void *) r->lo);
+  int cur = -1;
+  const int have = cudaGetDevice (&cur) == cudaSuccess;
+  if (r->dev != lost)
+    {
+      if (have && cur != r->dev)
+        cudaSetDevice (r->dev);
+      cudaHostUnregister ((void *) r->lo);
+      if (have && cur != r->dev)
+        cudaSetDevice (cur);
+    }
   cudaGetLastError ();
   locked_bytes -= r->hi - r->lo;
   r->lo = r->hi = 0;
@@ -86,27 +108,129 @@ seen_before (uintptr_t lo, uintptr_t hi)
   return found;
 }
 
-/* Room for [lo, hi): ranges it overlaps unlocked (a lock may not
-   overlap another), then the least recently used while over the budget
-   or out of entries.  Returns the free entry.  */
+/* The locked range holding address a, or NULL.  */
 static range *
-make_room (uintptr_t lo, uintptr_t hi)
+holding (uintptr_t a)
 {
   for (int i = 0; i < LOCKED_MAX; i++)
-    if (locked[i].hi && locked[i].lo < hi && lo < locked[i].hi)
-      unlock (&locked[i]);
+    if (locked[i].hi && locked[i].lo <= a && a < locked[i].hi)
+      return &locked[i];
+  return NULL;
+}
+
+/* The end of the unlocked gap of [lo, hi) that starts at a (not
+   locked): the next locked range's start, or hi.  */
+static uintptr_t
+gap_end (uintptr_t a, uintptr_t hi)
+{
+  uintptr_t e = hi;
+  for (int i = 0; i < LOCKED_MAX; i++)
+    if (locked[i].hi && locked[i].lo > a && locked[i].lo < e)
+      e = locked[i].lo;
+  return e;
+}
+
+/* The locked ranges cover [lo, hi)?  Each that does is marked used.
+   Otherwise *gaps and *gap_bytes: the unlocked stretches of it.  */
+static int
+covered (uintptr_t lo, uintptr_t hi, int *gaps, size_t *gap_bytes)
+{
+  *gaps = 0;
+  *gap_bytes = 0;
+  ++tick;
+  for (uintptr_t a = lo; a < hi;)
+    {
+      range *r = holding (a);
+      if (r)
+        {
+          r->used = tick;
+          a = r->hi;
+          continue;
+        }
+      const uintptr_t e = gap_end (a, hi);
+      (*gaps)++;
+      *gap_bytes += e - a;
+      a = e;
+    }
+  return *gaps == 0;
+}
+
+/* Ranges whose memory is gone (a heap trimmed: mincore finds no
+   mapping) hold pinned pages nothing maps: unlocked.  */
+static void
+unlock_gone (void)
+{
+  for (int i = 0; i < LOCKED_MAX; i++)
+    {
+      unsigned char in;
+      if (locked[i].hi && mincore ((void *) locked[i].lo, page_size (), &in)
+          && errno == ENOMEM)
+        unlock (&locked[i], -1);
+    }
+}
+
+/* Room for `gaps` more ranges of gap_bytes in all: the least recently
+   used ranges outside [lo, hi) unlocked while over the budget or out of
+   entries.  Returns 0 where there is none.  */
+static int
+make_room (uintptr_t lo, uintptr_t hi, int gaps, size_t gap_bytes)
+{
   for (;;)
     {
-      range *free_r = NULL, *lru = NULL;
+      int free_n = 0;
+      range *lru = NULL;
       for (int i = 0; i < LOCKED_MAX; i++)
         if (!locked[i].hi)
-          free_r = free_r ? free_r : &locked[i];
-        else if (!lru || locked[i].used < lru->used)
+          free_n++;
+        else if (!(locked[i].lo < hi && lo < locked[i].hi)
+                 && (!lru || locked[i].used < lru->used))
           lru = &locked[i];
-      if (free_r && locked_bytes + (hi - lo) <= budget)
-        return free_r;
-      unlock (lru);
+      if (free_n >= gaps && locked_bytes + gap_bytes <= budget)
+        return 1;
+      if (!lru)
+        return 0;
+      unlock (lru, -1);
     }
+}
+
+/* Locks the unlocked stretches of [lo, hi), each a range of its own (a
+   lock may not overlap another: a loop's result and the one before it,
+   both alive while the new one is made, often share a page).  */
+static int
+lock_gaps (uintptr_t lo, uintptr_t hi)
+{
+  int dev = 0;
+  cudaGetDevice (&dev);
+  for (uintptr_t a = lo; a < hi;)
+    {
+      const range *h = holding (a);
+      if (h)
+        {
+          a = h->hi;
+          continue;
+        }
+      const uintptr_t e = gap_end (a, hi);
+      range *r = NULL;
+      for (int i = 0; i < LOCKED_MAX && !r; i++)
+        if (!locked[i].hi)
+          r = &locked[i];
+      if (!r || cudaHostRegister ((void *) a, e - a, cudaHostRegisterPortable)
+                   != cudaSuccess)
+        {
+          /* no device, or memory someone else locked: staged until a
+             reset */
+          cudaGetLastError ();
+          state = -1;
+          return 0;
+        }
+      r->lo = a;
+      r->hi = e;
+      r->used = tick;
+      r->dev = dev;
+      locked_bytes += e - a;
+      a = e;
+    }
+  return 1;
 }
 
 int
@@ -115,37 +239,26 @@ gt_locked_result (void *C, size_t bytes)
   settle ();
   if (state < 0 || !bytes)
     return 0;
-  const uintptr_t lo = (uintptr_t) C / PAGE * PAGE;
-  const uintptr_t hi = ((uintptr_t) C + bytes + PAGE - 1) / PAGE * PAGE;
-  for (int i = 0; i < LOCKED_MAX; i++)
-    if (locked[i].hi && locked[i].lo <= lo && hi <= locked[i].hi)
-      {
-        locked[i].used = ++tick;
-        return 1;
-      }
+  const uintptr_t page = page_size ();
+  const uintptr_t lo = (uintptr_t) C / page * page;
+  const uintptr_t hi = ((uintptr_t) C + bytes + page - 1) / page * page;
+  int gaps;
+  size_t gap_bytes;
+  if (covered (lo, hi, &gaps, &gap_bytes))
+    return 1;
   if (!seen_before (lo, hi) || hi - lo > budget)
     return 0;
-  range *r = make_room (lo, hi);
-  if (cudaHostRegister ((void *) lo, hi - lo, cudaHostRegisterPortable)
-      != cudaSuccess)
-    {
-      /* no device, or memory someone else locked: staged until a reset */
-      cudaGetLastError ();
-      state = -1;
-      return 0;
-    }
-  r->lo = lo;
-  r->hi = hi;
-  r->used = ++tick;
-  locked_bytes += hi - lo;
-  return 1;
+  unlock_gone ();
+  covered (lo, hi, &gaps, &gap_bytes);
+  return make_room (lo, hi, gaps, gap_bytes) && lock_gaps (lo, hi);
 }
 
 void
 gt_locked_mark (char *p, size_t bytes)
 {
   const uintptr_t end = (uintptr_t) p + bytes;
-  for (uintptr_t a = (uintptr_t) p; a < end; a = (a / PAGE + 1) * PAGE)
+  for (uintptr_t a = (uintptr_t) p; a < end;
+       a = (a / MARK_STEP + 1) * MARK_STEP)
     *(volatile uint32_t *) a = SENTINEL;
 }
 
@@ -154,7 +267,8 @@ gt_locked_unwritten (const char *p, size_t bytes)
 {
   const uintptr_t end = (uintptr_t) p + bytes;
   size_t n = 0;
-  for (uintptr_t a = (uintptr_t) p; a < end; a = (a / PAGE + 1) * PAGE)
+  for (uintptr_t a = (uintptr_t) p; a < end;
+       a = (a / MARK_STEP + 1) * MARK_STEP)
     n += *(const volatile uint32_t *) a == SENTINEL;
   return n;
 }
@@ -167,16 +281,22 @@ gt_locked_stale (size_t n)
 }
 
 void
+gt_locked_went_straight (void)
+{
+  __atomic_store_n (&straight_now, 1, __ATOMIC_RELAXED);
+}
+
+void
 gt_locked_settle (void *C, size_t bytes, int ok)
 {
-  if (ok)
+  if (__atomic_exchange_n (&straight_now, 0, __ATOMIC_RELAXED) && ok)
     __atomic_fetch_add (&direct_products, 1, __ATOMIC_RELAXED);
   if (!__atomic_exchange_n (&stale_now, 0, __ATOMIC_RELAXED))
     return;
   const uintptr_t lo = (uintptr_t) C, hi = lo + bytes;
   for (int i = 0; i < LOCKED_MAX; i++)
     if (locked[i].hi && locked[i].lo < hi && lo < locked[i].hi)
-      unlock (&locked[i]);
+      unlock (&locked[i], -1);
 }
 
 void
@@ -185,25 +305,34 @@ gt_locked_test_drop (void *C, size_t bytes)
   if (test_drops <= 0)
     return;
   test_drops--;
-  /* 16 whole pages from the middle of C (its memory is not a result
+  /* 16 marks' pages from the middle of C (its memory is not a result
      yet: nothing of the caller's is lost) */
-  const uintptr_t mid = ((uintptr_t) C + bytes / 2) / PAGE * PAGE;
-  if (mid >= (uintptr_t) C && mid + 16 * PAGE <= (uintptr_t) C + bytes)
-    madvise ((void *) mid, 16 * PAGE, MADV_DONTNEED);
+  const uintptr_t page = page_size ();
+  const uintptr_t mid = ((uintptr_t) C + bytes / 2) / page * page;
+  const uintptr_t len = (16 * MARK_STEP + page - 1) / page * page;
+  if (mid >= (uintptr_t) C && mid + len <= (uintptr_t) C + bytes)
+    madvise ((void *) mid, len, MADV_DONTNEED);
+}
+
+void
+gt_locked_forget_lost (int lost)
+{
+  for (int i = 0; i < LOCKED_MAX; i++)
+    if (locked[i].hi)
+      unlock (&locked[i], lost);
+  for (int i = 0; i < SEEN_MAX; i++)
+    seen[i].lo = seen[i].hi = 0;
+  state = 0;
+  __atomic_store_n (&stale_now, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&straight_now, 0, __ATOMIC_RELAXED);
 }
 
 void
 gt_locked_forget (void)
 {
-  for (int i = 0; i < LOCKED_MAX; i++)
-    if (locked[i].hi)
-      unlock (&locked[i]);
-  for (int i = 0; i < SEEN_MAX; i++)
-    seen[i].lo = seen[i].hi = 0;
-  state = 0;
+  gt_locked_forget_lost (-1);
   __atomic_store_n (&direct_products, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&stale_pages, 0, __ATOMIC_RELAXED);
-  __atomic_store_n (&stale_now, 0, __ATOMIC_RELAXED);
 }
 
 size_t

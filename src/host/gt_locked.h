@@ -10,9 +10,11 @@
 
 /* Whether C's [C, C + bytes) is locked now, for a result whose pages are
    there already (gt_result_resident).  Locks it where the same range was
-   a result of one of the last few calls and the lock budget allows (the
-   result heap's budget; GPU_TILED_LOCK_RESULTS=0: never).  Caller's
-   thread only, outside any product.  */
+   a result of one of the last four calls and the lock budget allows (the
+   result heap's budget; GPU_TILED_LOCK_RESULTS=0: never): its stretches
+   that no lock holds yet, each a range of its own, after ranges whose
+   memory is gone and, while over the budget, the least recently used are
+   unlocked.  Caller's thread only, outside any product.  */
 int gt_locked_result (void *C, size_t bytes);
 
 /* Before a copy out straight into locked memory: one 32-bit word of each
@@ -31,18 +33,25 @@ size_t gt_locked_unwritten (const char *p, size_t bytes);
    Any thread.  */
 void gt_locked_stale (size_t n);
 
+/* A product's copies went straight into C (gt_stage.c; any thread).  */
+void gt_locked_went_straight (void);
+
 /* After a product whose C was locked: counts it where it ended well
-   (ok), and unlocks C's range where pages were stale.  Caller's
-   thread.  */
+   (ok) and its copies went straight, and unlocks C's range where pages
+   were stale.  Caller's thread.  */
 void gt_locked_settle (void *C, size_t bytes, int ok);
 
 /* GPU_TILED_TEST_STALE=N: the next N products written straight first
-   drop some of C's pages under the lock (madvise), as a trimmed heap
-   would; the check must find them.  Caller's thread.  */
+   drop the pages of 16 marks in the middle of C under the lock
+   (madvise), as a trimmed heap would; the check must find them.
+   Caller's thread.  */
 void gt_locked_test_drop (void *C, size_t bytes);
 
-/* Unlocks every range (gt_reset, a device context lost) and reads the
-   options again at the next result.  */
+/* Unlocks every range (gt_reset) and reads the options again at the
+   next result; the counts start again.  gt_locked_forget_lost: a device
+   context lost (current), whose own locks go with it; the others are
+   unlocked under the device that locked them, the counts kept.  */
 void gt_locked_forget (void);
+void gt_locked_forget_lost (int device);
 
 #endif

@@ -436,6 +436,7 @@ download_direct (gt_stager *st, const gt_block_out *o, size_t c_begin,
   st->direct_out[i].c_end = c_end;
   st->n_direct++;
   st->bytes_direct += width * cols;
+  gt_locked_went_straight ();
   return check_direct (st, 0);
 }
 
