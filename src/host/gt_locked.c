@@ -108,51 +108,41 @@ seen_before (uintptr_t lo, uintptr_t hi)
   return found;
 }
 
-/* The locked range holding address a, or NULL.  */
+/* The locked range holding all of [lo, hi), or NULL.  */
 static range *
-holding (uintptr_t a)
+holding (uintptr_t lo, uintptr_t hi)
 {
   for (int i = 0; i < LOCKED_MAX; i++)
-    if (locked[i].hi && locked[i].lo <= a && a < locked[i].hi)
+    if (locked[i].hi && locked[i].lo <= lo && hi <= locked[i].hi)
       return &locked[i];
   return NULL;
 }
 
-/* The end of the unlocked gap of [lo, hi) that starts at a (not
-   locked): the next locked range's start, or hi.  */
-static uintptr_t
-gap_end (uintptr_t a, uintptr_t hi)
+/* [*lo, *hi) grown to take in every locked range it overlaps (a lock may
+   not overlap another, and a copy may not cross from one lock into the
+   next: the new lock replaces them).  Returns the bytes of the ranges
+   taken in.  */
+static size_t
+take_in (uintptr_t *lo, uintptr_t *hi)
 {
-  uintptr_t e = hi;
-  for (int i = 0; i < LOCKED_MAX; i++)
-    if (locked[i].hi && locked[i].lo > a && locked[i].lo < e)
-      e = locked[i].lo;
-  return e;
-}
-
-/* The locked ranges cover [lo, hi)?  Each that does is marked used.
-   Otherwise *gaps and *gap_bytes: the unlocked stretches of it.  */
-static int
-covered (uintptr_t lo, uintptr_t hi, int *gaps, size_t *gap_bytes)
-{
-  *gaps = 0;
-  *gap_bytes = 0;
-  ++tick;
-  for (uintptr_t a = lo; a < hi;)
+  size_t inside = 0;
+  for (int grew = 1; grew;)
     {
-      range *r = holding (a);
-      if (r)
-        {
-          r->used = tick;
-          a = r->hi;
-          continue;
-        }
-      const uintptr_t e = gap_end (a, hi);
-      (*gaps)++;
-      *gap_bytes += e - a;
-      a = e;
+      grew = 0;
+      inside = 0;
+      for (int i = 0; i < LOCKED_MAX; i++)
+        if (locked[i].hi && locked[i].lo < *hi && *lo < locked[i].hi)
+          {
+            inside += locked[i].hi - locked[i].lo;
+            if (locked[i].lo < *lo || locked[i].hi > *hi)
+              {
+                *lo = locked[i].lo < *lo ? locked[i].lo : *lo;
+                *hi = locked[i].hi > *hi ? locked[i].hi : *hi;
+                grew = 1;
+              }
+          }
     }
-  return *gaps == 0;
+  return inside;
 }
 
 /* Ranges whose memory is gone (a heap trimmed: mincore finds no
@@ -169,11 +159,11 @@ unlock_gone (void)
     }
 }
 
-/* Room for `gaps` more ranges of gap_bytes in all: the least recently
-   used ranges outside [lo, hi) unlocked while over the budget or out of
-   entries.  Returns 0 where there is none.  */
+/* Room for a lock of [lo, hi), which replaces the `inside` bytes of the
+   ranges it overlaps: the least recently used other ranges unlocked while
+   over the budget or out of entries.  Returns 0 where there is none.  */
 static int
-make_room (uintptr_t lo, uintptr_t hi, int gaps, size_t gap_bytes)
+make_room (uintptr_t lo, uintptr_t hi, size_t inside)
 {
   for (;;)
     {
@@ -182,10 +172,11 @@ make_room (uintptr_t lo, uintptr_t hi, int gaps, size_t gap_bytes)
       for (int i = 0; i < LOCKED_MAX; i++)
         if (!locked[i].hi)
           free_n++;
-        else if (!(locked[i].lo < hi && lo < locked[i].hi)
-                 && (!lru || locked[i].used < lru->used))
+        else if (locked[i].lo < hi && lo < locked[i].hi)
+          free_n++;   /* to be replaced */
+        else if (!lru || locked[i].used < lru->used)
           lru = &locked[i];
-      if (free_n >= gaps && locked_bytes + gap_bytes <= budget)
+      if (free_n > 0 && locked_bytes - inside + (hi - lo) <= budget)
         return 1;
       if (!lru)
         return 0;
@@ -193,43 +184,33 @@ make_room (uintptr_t lo, uintptr_t hi, int gaps, size_t gap_bytes)
     }
 }
 
-/* Locks the unlocked stretches of [lo, hi), each a range of its own (a
-   lock may not overlap another: a loop's result and the one before it,
-   both alive while the new one is made, often share a page).  */
+/* Locks [lo, hi) as one range, in place of the ranges inside it.  */
 static int
-lock_gaps (uintptr_t lo, uintptr_t hi)
+lock_range (uintptr_t lo, uintptr_t hi)
 {
   int dev = 0;
   cudaGetDevice (&dev);
-  for (uintptr_t a = lo; a < hi;)
+  range *r = NULL;
+  for (int i = 0; i < LOCKED_MAX; i++)
     {
-      const range *h = holding (a);
-      if (h)
-        {
-          a = h->hi;
-          continue;
-        }
-      const uintptr_t e = gap_end (a, hi);
-      range *r = NULL;
-      for (int i = 0; i < LOCKED_MAX && !r; i++)
-        if (!locked[i].hi)
-          r = &locked[i];
-      if (!r || cudaHostRegister ((void *) a, e - a, cudaHostRegisterPortable)
-                   != cudaSuccess)
-        {
-          /* no device, or memory someone else locked: staged until a
-             reset */
-          cudaGetLastError ();
-          state = -1;
-          return 0;
-        }
-      r->lo = a;
-      r->hi = e;
-      r->used = tick;
-      r->dev = dev;
-      locked_bytes += e - a;
-      a = e;
+      if (locked[i].hi && locked[i].lo < hi && lo < locked[i].hi)
+        unlock (&locked[i], -1);
+      if (!locked[i].hi && !r)
+        r = &locked[i];
     }
+  if (!r || cudaHostRegister ((void *) lo, hi - lo, cudaHostRegisterPortable)
+               != cudaSuccess)
+    {
+      /* no device, or memory someone else locked: staged until a reset */
+      cudaGetLastError ();
+      state = -1;
+      return 0;
+    }
+  r->lo = lo;
+  r->hi = hi;
+  r->used = ++tick;
+  r->dev = dev;
+  locked_bytes += hi - lo;
   return 1;
 }
 
@@ -240,17 +221,20 @@ gt_locked_result (void *C, size_t bytes)
   if (state < 0 || !bytes)
     return 0;
   const uintptr_t page = page_size ();
-  const uintptr_t lo = (uintptr_t) C / page * page;
-  const uintptr_t hi = ((uintptr_t) C + bytes + page - 1) / page * page;
-  int gaps;
-  size_t gap_bytes;
-  if (covered (lo, hi, &gaps, &gap_bytes))
-    return 1;
-  if (!seen_before (lo, hi) || hi - lo > budget)
+  uintptr_t lo = (uintptr_t) C / page * page;
+  uintptr_t hi = ((uintptr_t) C + bytes + page - 1) / page * page;
+  range *h = holding (lo, hi);
+  if (h)
+    {
+      h->used = ++tick;
+      return 1;
+    }
+  if (!seen_before (lo, hi))
     return 0;
   unlock_gone ();
-  covered (lo, hi, &gaps, &gap_bytes);
-  return make_room (lo, hi, gaps, gap_bytes) && lock_gaps (lo, hi);
+  const size_t inside = take_in (&lo, &hi);
+  return hi - lo <= budget && make_room (lo, hi, inside)
+         && lock_range (lo, hi);
 }
 
 void

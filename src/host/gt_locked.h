@@ -11,10 +11,12 @@
 /* Whether C's [C, C + bytes) is locked now, for a result whose pages are
    there already (gt_result_resident).  Locks it where the same range was
    a result of one of the last four calls and the lock budget allows (the
-   result heap's budget; GPU_TILED_LOCK_RESULTS=0: never): its stretches
-   that no lock holds yet, each a range of its own, after ranges whose
-   memory is gone and, while over the budget, the least recently used are
-   unlocked.  Caller's thread only, outside any product.  */
+   result heap's budget; GPU_TILED_LOCK_RESULTS=0: never), as one range
+   with the locked ranges it overlaps (a copy may not cross from one lock
+   into another; a loop's result and the last, both alive while the new
+   one is made, may share a page), after ranges whose memory is gone and,
+   while over the budget, the least recently used are unlocked.  Caller's
+   thread only, outside any product.  */
 int gt_locked_result (void *C, size_t bytes);
 
 /* Before a copy out straight into locked memory: one 32-bit word of each
