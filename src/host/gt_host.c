@@ -232,10 +232,11 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
 }
 
 /* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
-   on kernel 9 where pieces pay), it is computed in blocks of rows of A
-   instead, each as soon as its rows are there
-   (first_panel_in_rows): returns their height, or 0 where they would not
-   pay (as first_panel_piece: a product too small, or a band sharing A).  */
+   on kernel 9 where pieces pay; tall real products whose C goes out
+   straight), it is computed in blocks of rows of A instead, each as soon
+   as its rows are there (first_panel_in_rows): returns their height, or 0
+   where they would not pay (as first_panel_piece: a product too small,
+   or a band sharing A).  */
 static size_t
 first_panel_rows (const gt_context *ctx, const gt_call *c)
 {
@@ -1216,7 +1217,8 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
   fprintf (stderr, "gpu_tiled: %s %zux%zux%zu: %.3f ms (set-up %.3f, of "
            "which plans and buffers %.3f; host "
            "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s, and "
-           "%.1f MB straight into locked memory (%zu stale pages); prefault left at the end %.3f ms; waits for the GPU %.3f ms; "
+           "%.1f MB straight into locked memory (%zu stale pages); "
+           "prefault left at the end %.3f ms; waits for the GPU %.3f ms; "
            "panels' launches %.3f ms; the panels run whole on the GPU "
            "%.3f ms of %.3f), "
            "%zu panels (%zu side by side), first in pieces of k = %zu or "
@@ -1227,7 +1229,8 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            sg->t_in > 0 ? gb * sg->bytes_in / sg->t_in : 0.0,
            1e3 * sg->t_out,
            sg->t_out > 0 ? gb * sg->bytes_out / sg->t_out : 0.0,
-           1e-6 * sg->bytes_direct, sg->stale_pages, 1e3 * sg->t_fault, 1e3 * sg->t_wait, 1e3 * sg->t_launch,
+           1e-6 * sg->bytes_direct, sg->stale_pages, 1e3 * sg->t_fault,
+           1e3 * sg->t_wait, 1e3 * sg->t_launch,
            1e3 * sg->gpu_panels, 1e3 * sg->gpu_span,
            c->panels, c->side, c->kc, c->rows,
            sg->threads, sg->prefaulting);
