@@ -15,7 +15,9 @@
    locked from call to call), beside uploads staged as the package
    stages them; a word of each 4 KiB page set before the DMA and read
    after it (whether the page the CPU sees is the one locked), and the
-   rate of locking itself.
+   rate of locking itself; then uploads straight from locked memory too,
+   alone and beside the straight downloads (what locked operands could
+   move, their check aside).
      make -C bench stage_cache && bench/stage_cache [--direct]  */
 
 #include <pthread.h>
@@ -81,20 +83,24 @@ run (void *arg)
 {
   lane *l = (lane *) arg;
   CHECK (cudaSetDevice (l->gpu));
-  char *host = l->up ? l->cold + (l->window++ % WINDOWS) * BYTES : l->host;
+  char *host = l->up && !l->direct
+               ? l->cold + (l->window++ % WINDOWS) * BYTES : l->host;
   size_t pending[MAX_SLOTS];
   for (int i = 0; i < MAX_SLOTS; i++)
     pending[i] = (size_t) -1;
   gt_copy_hot (l->w, l->threads, 1);
   const double t0 = now ();
-  if (l->direct)
+  if (l->direct && !l->up)
     mark_pages (host, BYTES);
   for (size_t off = 0, q = 0; off < BYTES; off += l->slot_bytes, q++)
     {
       const int sl = (int) (q % l->slots);
       char *slot = l->ring + sl * l->slot_bytes;
       CHECK (cudaEventSynchronize (l->ev[sl]));
-      if (l->up)
+      if (l->up && l->direct)   /* straight from memory locked once */
+        CHECK (cudaMemcpyAsync (l->dev + off, host + off, l->slot_bytes,
+                                cudaMemcpyHostToDevice, l->s));
+      else if (l->up)
         {
           copy (l, slot, host + off);
           CHECK (cudaMemcpyAsync (l->dev + off, slot, l->slot_bytes,
@@ -122,7 +128,7 @@ run (void *arg)
         copy (l, host + pending[sl], l->ring + sl * l->slot_bytes);
       }
   CHECK (cudaStreamSynchronize (l->s));
-  if (l->direct)
+  if (l->direct && !l->up)
     l->stale = pages_unwritten (host, BYTES);
   l->secs = now () - t0;
   gt_copy_hot (l->w, l->threads, 0);
@@ -162,13 +168,21 @@ measure (lane **ls, int n)
 static int
 direct_main (int gpus)
 {
-  lane up[2], down[2], direct[2];
+  lane up[2], down[2], direct[2], up_direct[2];
   for (int g = 0; g < gpus; g++)
     {
       lane_init (&up[g], g, 1);
       lane_init (&down[g], g, 0);
       lane_init (&direct[g], g, 0);
       direct[g].direct = 1;
+      /* an upload's source locked once (as an operand of a loop could
+         be; nothing here checks it) */
+      lane_init (&up_direct[g], g, 0);
+      up_direct[g].up = up_direct[g].direct = 1;
+      CHECK (cudaHostRegister (up_direct[g].host, BYTES,
+                               cudaHostRegisterPortable));
+      up_direct[g].slot_bytes = 8 * MB;
+      up_direct[g].slots = 8;
       const double t0 = now ();
       CHECK (cudaHostRegister (direct[g].host, BYTES,
                                cudaHostRegisterPortable));
@@ -182,32 +196,34 @@ direct_main (int gpus)
       down[g].stream = 1;
     }
   printf ("gpus  up:staged  down:staged  down:direct  both:staged"
-          "  up staged + down direct   (GB/s in all)\n");
+          "  up staged + down direct  up:direct  both direct  (GB/s in all)\n");
   for (int g = 1; g <= gpus; g++)
     {
-      double v[5];
+      double v[7];
       lane *a[4];
-      for (int mode = 0; mode < 5; mode++)
+      for (int mode = 0; mode < 7; mode++)
         {
           int n = 0;
           for (int k = 0; k < g; k++)
             {
-              const int both = mode >= 3;
+              const int both = mode == 3 || mode == 4;
               up[k].threads = down[k].threads = both ? 6 : 12;
               if (mode == 0 || both)
                 a[n++] = &up[k];
               if (mode == 1 || mode == 3)
                 a[n++] = &down[k];
-              if (mode == 2 || mode == 4)
+              if (mode == 2 || mode == 4 || mode == 6)
                 a[n++] = &direct[k];
+              if (mode >= 5)
+                a[n++] = &up_direct[k];
             }
           v[mode] = measure (a, n);
           for (int k = 0; k < g; k++)
             if (direct[k].stale)
               printf ("gpu %d: %zu pages not written\n", k, direct[k].stale);
         }
-      printf ("%4d  %9.1f  %11.1f  %11.1f  %11.1f  %11.1f\n", g, v[0], v[1],
-              v[2], v[3], v[4]);
+      printf ("%4d  %9.1f  %11.1f  %11.1f  %11.1f  %11.1f  %20.1f  %11.1f\n",
+              g, v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
     }
   /* 16 pages dropped under the lock, as malloc_trim or a shrinking heap
      could: the CPU then sees new pages there, the engine writes the old;
