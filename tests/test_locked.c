@@ -144,35 +144,35 @@ test_when_locked (void)
   options ("268435456", NULL, NULL);   /* 256 MiB */
   char *m = pages (160 * MIB);
   char *a = m + 100, *b = m + 40 * MIB + 8, *c = m + 80 * MIB;
-  check (!gt_locked_result (a, 32 * MIB), "a result the first time: staged");
+  check (!gt_locked_result (a, 32 * MIB, -1), "a result the first time: staged");
   check (registers == 0, "and nothing locked");
-  check (gt_locked_result (a, 32 * MIB), "the same range again: locked");
+  check (gt_locked_result (a, 32 * MIB, -1), "the same range again: locked");
   check (registers == 1 && gt_results_locked_bytes () == registered ()
          && registered () == 32 * MIB + 4096,
          "its whole pages, once");
-  check (gt_locked_result (a, 32 * MIB) && registers == 1,
+  check (gt_locked_result (a, 32 * MIB, -1) && registers == 1,
          "a third time: locked still, no new lock");
-  check (gt_locked_result (a + 4096, 16 * MIB) && registers == 1,
+  check (gt_locked_result (a + 4096, 16 * MIB, -1) && registers == 1,
          "a result inside a locked range: locked, no new lock");
   /* results alternating over three ranges: each locked at its second */
-  check (!gt_locked_result (b, 32 * MIB) && !gt_locked_result (c, 32 * MIB),
+  check (!gt_locked_result (b, 32 * MIB, -1) && !gt_locked_result (c, 32 * MIB, -1),
          "two other results: staged");
-  check (gt_locked_result (b, 32 * MIB) && gt_locked_result (c, 32 * MIB),
+  check (gt_locked_result (b, 32 * MIB, -1) && gt_locked_result (c, 32 * MIB, -1),
          "each again, a call apart: locked");
   check (gt_results_locked_bytes () == registered (), "the count agrees");
   /* a range over two locked ones: one lock in place of the three (a
      copy may not cross from one lock into another) */
   char *d = m + 20 * MIB;
   const int before = registers;
-  gt_locked_result (d, 32 * MIB);
-  check (gt_locked_result (d, 32 * MIB) && registers == before + 1
+  gt_locked_result (d, 32 * MIB, -1);
+  check (gt_locked_result (d, 32 * MIB, -1) && registers == before + 1
          && within_one (d, 32 * MIB),
          "a range over two locked ones: one lock over all three");
   check (is_registered (a) && !is_registered (b) && within_one (b, 32 * MIB)
          && registered () == 72 * MIB + 4096 + 32 * MIB
          && gt_results_locked_bytes () == registered (),
          "in place of them (the stand-in refuses an overlap)");
-  check (gt_locked_result (d + 4 * MIB, 40 * MIB) && registers == before + 1,
+  check (gt_locked_result (d + 4 * MIB, 40 * MIB, -1) && registers == before + 1,
          "a result across the old two: locked, nothing new");
   gt_locked_forget ();
   check (registered () == 0 && gt_results_locked_bytes () == 0,
@@ -189,18 +189,18 @@ test_loop (void)
   char *m = pages (80 * MIB);
   char *x = m + 16, *y = m + 36 * MIB + 2048;   /* a page shared */
   for (int call = 0; call < 10; call++)
-    gt_locked_result (call % 2 ? y : x, 36 * MIB);
+    gt_locked_result (call % 2 ? y : x, 36 * MIB, -1);
   const int regs = registers;
   for (int call = 0; call < 10; call++)
-    gt_locked_result (call % 2 ? y : x, 36 * MIB);
+    gt_locked_result (call % 2 ? y : x, 36 * MIB, -1);
   check (regs <= 3 && registers == regs && within_one (x, 36 * MIB)
          && within_one (y, 36 * MIB),
          "a loop's two results sharing a page: one lock, kept");
   /* memory gone (a heap trimmed): its lock goes at the next lock */
   char *n = pages (40 * MIB);   /* before: not in the hole left */
   munmap (m, 80 * MIB);
-  gt_locked_result (n, 36 * MIB);
-  gt_locked_result (n, 36 * MIB);
+  gt_locked_result (n, 36 * MIB, -1);
+  gt_locked_result (n, 36 * MIB, -1);
   check (registered () == 36 * MIB && is_registered (n),
          "ranges whose memory is gone: unlocked");
   munmap (n, 40 * MIB);
@@ -213,11 +213,11 @@ test_devices (void)
   options ("268435456", NULL, NULL);
   char *m = pages (80 * MIB);
   current = 0;
-  gt_locked_result (m, 36 * MIB);
-  gt_locked_result (m, 36 * MIB);
+  gt_locked_result (m, 36 * MIB, -1);
+  gt_locked_result (m, 36 * MIB, -1);
   current = 1;
-  gt_locked_result (m + 40 * MIB, 36 * MIB);
-  gt_locked_result (m + 40 * MIB, 36 * MIB);
+  gt_locked_result (m + 40 * MIB, 36 * MIB, -1);
+  gt_locked_result (m + 40 * MIB, 36 * MIB, -1);
   check (registers == 2, "locked under devices 0 and 1");
   current = 1;
   gt_locked_forget_lost (1);
@@ -226,7 +226,19 @@ test_devices (void)
          "device 1 lost: 0's unlocked under 0, 1's left to its reset");
   for (int i = 0; i < MAX_REG; i++)
     reg[i].lo = reg[i].hi = 0;
+  /* locked under the device the product runs on, not the current one */
+  options ("268435456", NULL, NULL);
   current = 0;
+  gt_locked_result (m, 36 * MIB, 1);
+  gt_locked_result (m, 36 * MIB, 1);
+  int under = -1;
+  for (int i = 0; i < MAX_REG; i++)
+    if (reg[i].hi)
+      under = reg[i].dev;
+  check (under == 1 && current == 0,
+         "locked under the product's device, the current one kept");
+  gt_locked_forget ();
+  check (registered () == 0 && current == 0, "and unlocked under it");
   munmap (m, 80 * MIB);
 }
 
@@ -238,33 +250,33 @@ test_budget (void)
   char *r[4] = { m, m + 48 * MIB, m + 96 * MIB, m + 144 * MIB };
   for (int i = 0; i < 3; i++)
     {
-      gt_locked_result (r[i], 40 * MIB);
-      gt_locked_result (r[i], 40 * MIB);
+      gt_locked_result (r[i], 40 * MIB, -1);
+      gt_locked_result (r[i], 40 * MIB, -1);
     }
   check (registered () == 80 * MIB, "a third 40 MiB over 100: the oldest out");
   check (!is_registered (r[0]) && is_registered (r[1])
          && is_registered (r[2]), "the oldest unlocked");
-  check (gt_locked_result (r[1], 40 * MIB) && registers == 3,
+  check (gt_locked_result (r[1], 40 * MIB, -1) && registers == 3,
          "a result in a locked range: no new lock");
-  check (gt_locked_result (r[0], 40 * MIB) && !is_registered (r[2])
+  check (gt_locked_result (r[0], 40 * MIB, -1) && !is_registered (r[2])
          && registered () == 80 * MIB,
          "the oldest back (seen lately): locked, the least used out");
-  check (!gt_locked_result (m, 120 * MIB) && !gt_locked_result (m, 120 * MIB)
+  check (!gt_locked_result (m, 120 * MIB, -1) && !gt_locked_result (m, 120 * MIB, -1)
          && registered () == 80 * MIB, "a range over the budget: never");
   options ("104857600", "0", NULL);
-  gt_locked_result (r[3], 40 * MIB);
-  check (!gt_locked_result (r[3], 40 * MIB) && registers == 0,
+  gt_locked_result (r[3], 40 * MIB, -1);
+  check (!gt_locked_result (r[3], 40 * MIB, -1) && registers == 0,
          "GPU_TILED_LOCK_RESULTS=0: never");
   options ("0", NULL, NULL);
-  gt_locked_result (r[3], 40 * MIB);
-  check (!gt_locked_result (r[3], 40 * MIB), "the result heap off: never");
+  gt_locked_result (r[3], 40 * MIB, -1);
+  check (!gt_locked_result (r[3], 40 * MIB, -1), "the result heap off: never");
   options ("104857600", NULL, NULL);
   refuse = 1;
-  gt_locked_result (r[3], 40 * MIB);
-  check (!gt_locked_result (r[3], 40 * MIB), "a lock refused: staged");
+  gt_locked_result (r[3], 40 * MIB, -1);
+  check (!gt_locked_result (r[3], 40 * MIB, -1), "a lock refused: staged");
   refuse = 0;
-  gt_locked_result (r[1], 40 * MIB);
-  check (!gt_locked_result (r[1], 40 * MIB) && registers == 0,
+  gt_locked_result (r[1], 40 * MIB, -1);
+  check (!gt_locked_result (r[1], 40 * MIB, -1) && registers == 0,
          "and no more locks until forget");
   munmap (m, 200 * MIB);
 }
@@ -300,8 +312,8 @@ test_stale (void)
 {
   options ("268435456", NULL, "1");
   char *m = pages (64 * MIB);
-  gt_locked_result (m, 48 * MIB);
-  check (gt_locked_result (m, 48 * MIB), "locked");
+  gt_locked_result (m, 48 * MIB, -1);
+  check (gt_locked_result (m, 48 * MIB, -1), "locked");
   gt_locked_test_drop (m, 48 * MIB);
   unsigned char in[16];
   mincore (m + 24 * MIB, 16 * 4096, in);
@@ -322,7 +334,7 @@ test_stale (void)
          "counted");
   check (registered () == 0 && gt_results_locked_bytes () == 0,
          "the range unlocked");
-  check (gt_locked_result (m, 48 * MIB) && registered () == 48 * MIB,
+  check (gt_locked_result (m, 48 * MIB, -1) && registered () == 48 * MIB,
          "and locked again at the next call");
   gt_locked_went_straight ();
   gt_locked_settle (m, 48 * MIB, 0);

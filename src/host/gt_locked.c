@@ -184,12 +184,16 @@ make_room (uintptr_t lo, uintptr_t hi, size_t inside)
     }
 }
 
-/* Locks [lo, hi) as one range, in place of the ranges inside it.  */
+/* Locks [lo, hi) as one range, in place of the ranges inside it, under
+   device dev (-1: the current one), which the product uses: a lock
+   takes a context, and no other device's is made for it.  */
 static int
-lock_range (uintptr_t lo, uintptr_t hi)
+lock_range (uintptr_t lo, uintptr_t hi, int dev)
 {
-  int dev = 0;
-  cudaGetDevice (&dev);
+  int cur = 0;
+  const int have = cudaGetDevice (&cur) == cudaSuccess;
+  if (dev < 0)
+    dev = cur;
   range *r = NULL;
   for (int i = 0; i < LOCKED_MAX; i++)
     {
@@ -198,8 +202,15 @@ lock_range (uintptr_t lo, uintptr_t hi)
       if (!locked[i].hi && !r)
         r = &locked[i];
     }
-  if (!r || cudaHostRegister ((void *) lo, hi - lo, cudaHostRegisterPortable)
-               != cudaSuccess)
+  const int moved = have && dev != cur;
+  if (moved)
+    cudaSetDevice (dev);
+  const cudaError_t err = r ? cudaHostRegister ((void *) lo, hi - lo,
+                                                cudaHostRegisterPortable)
+                            : cudaErrorMemoryAllocation;
+  if (moved)
+    cudaSetDevice (cur);
+  if (err != cudaSuccess)
     {
       /* no device, or memory someone else locked: staged until a reset */
       cudaGetLastError ();
@@ -215,7 +226,7 @@ lock_range (uintptr_t lo, uintptr_t hi)
 }
 
 int
-gt_locked_result (void *C, size_t bytes)
+gt_locked_result (void *C, size_t bytes, int device)
 {
   settle ();
   if (state < 0 || !bytes)
@@ -234,7 +245,7 @@ gt_locked_result (void *C, size_t bytes)
   unlock_gone ();
   const size_t inside = take_in (&lo, &hi);
   return hi - lo <= budget && make_room (lo, hi, inside)
-         && lock_range (lo, hi);
+         && lock_range (lo, hi, device);
 }
 
 void

@@ -15,9 +15,10 @@
    with the locked ranges it overlaps (a copy may not cross from one lock
    into another; a loop's result and the last, both alive while the new
    one is made, may share a page), after ranges whose memory is gone and,
-   while over the budget, the least recently used are unlocked.  Caller's
-   thread only, outside any product.  */
-int gt_locked_result (void *C, size_t bytes);
+   while over the budget, the least recently used are unlocked.  Locked
+   under device (an ordinal the product runs on; -1: the current one).
+   Caller's thread only, outside any product.  */
+int gt_locked_result (void *C, size_t bytes, int device);
 
 /* Before a copy out straight into locked memory: one 32-bit word of each
    page of [p, p + bytes) (4-byte aligned, a multiple of 4) set to a value

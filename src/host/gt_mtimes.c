@@ -54,6 +54,17 @@ call_trivial (gt_type type, gt_type ta, gt_type tb, void *C, size_t m,
   return GT_OK;
 }
 
+/* The ordinal a product on device (an ordinal, GT_DEVICE_DEFAULT or
+   GT_DEVICES_ALL) runs on first, or -1.  */
+static int
+first_device (int device)
+{
+  int devs[GT_MAX_DEVICES];
+  if (device == GT_DEVICES_ALL)
+    return gt_get_devices (devs, GT_MAX_DEVICES) > 0 ? devs[0] : -1;
+  return gt_resolve_device (&device) == GT_OK ? device : -1;
+}
+
 gt_status
 gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
                 size_t n, size_t k, int tile, int device,
@@ -70,7 +81,8 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   const int there = bytes >= GT_PREFAULT_MIN_BYTES
                     && gt_result_resident (C, bytes);
   /* and such memory, when it comes back, is locked for the copies out */
-  const int locked = there && gt_locked_result (C, bytes);
+  const int locked = there && gt_locked_result (C, bytes,
+                                                first_device (device));
   if (locked)
     gt_locked_test_drop (C, bytes);
   gt_product p = { type, A, B, C, m, n, k, m, k, m, tile, 1, (char *) C,
