@@ -234,6 +234,44 @@ direct_main (int gpus)
   run (&direct[0]);
   printf ("16 pages dropped under the lock: %zu pages not written\n",
           direct[0].stale);
+  /* An operand's check, exact, for next time: a word of each page of the
+     locked source written from the device first (a 2-D copy of 4-byte
+     rows a page apart), read on the host (the page the process sees is
+     the locked one where the word arrived), then put back; what the
+     probe and the host's part cost for 512 MiB.  */
+  {
+    const size_t pages = BYTES / 4096;
+    unsigned *tokens, *saved = (unsigned *) malloc (pages * sizeof *saved);
+    char *src = up_direct[0].host;
+    CHECK (cudaSetDevice (0));
+    CHECK (cudaMalloc ((void **) &tokens, pages * sizeof *tokens));
+    CHECK (cudaMemset (tokens, 0xa5, pages * sizeof *tokens));
+    double probe[5], host_part[5];
+    size_t missed = 0;
+    for (int rep = 0; rep < 5; rep++)
+      {
+        const double t0 = now ();
+        for (size_t i = 0; i < pages; i++)
+          saved[i] = *(volatile unsigned *) (src + i * 4096);
+        const double t1 = now ();
+        CHECK (cudaMemcpy2DAsync (src, 4096, tokens, 4, 4, pages,
+                                  cudaMemcpyDeviceToHost, up_direct[0].s));
+        CHECK (cudaStreamSynchronize (up_direct[0].s));
+        const double t2 = now ();
+        for (size_t i = 0; i < pages; i++)
+          {
+            missed += *(volatile unsigned *) (src + i * 4096) != 0xa5a5a5a5u;
+            *(volatile unsigned *) (src + i * 4096) = saved[i];
+          }
+        probe[rep] = t2 - t1;
+        host_part[rep] = (t1 - t0) + (now () - t2);
+      }
+    printf ("operand check, 512 MiB (%zu pages): probe copy %.3f ms, host's"
+            " save, check and put back %.3f ms, %zu missed\n", pages,
+            1e3 * median (probe, 5), 1e3 * median (host_part, 5), missed);
+    CHECK (cudaFree (tokens));
+    free (saved);
+  }
   /* the check's own cost, one GPU's 512 MiB */
   const double t0 = now ();
   mark_pages (direct[0].host, BYTES);
