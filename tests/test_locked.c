@@ -33,6 +33,8 @@ cudaGetDevice (int *d)
 cudaError_t
 cudaSetDevice (int d)
 {
+  if (d < 0 || d > 1)   /* two devices here */
+    return cudaErrorInvalidDevice;
   current = d;
   return cudaSuccess;
 }
@@ -239,6 +241,11 @@ test_devices (void)
          "locked under the product's device, the current one kept");
   gt_locked_forget ();
   check (registered () == 0 && current == 0, "and unlocked under it");
+  gt_locked_result (m, 36 * MIB, 5);
+  check (!gt_locked_result (m, 36 * MIB, 5) && registered () == 0
+         && current == 0, "a device that is not there: staged");
+  check (gt_locked_result (m, 36 * MIB, 0) && registered () == 36 * MIB,
+         "and locking still on");
   munmap (m, 80 * MIB);
 }
 

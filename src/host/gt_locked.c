@@ -203,8 +203,11 @@ lock_range (uintptr_t lo, uintptr_t hi, int dev)
         r = &locked[i];
     }
   const int moved = have && dev != cur;
-  if (moved)
-    cudaSetDevice (dev);
+  if (moved && cudaSetDevice (dev) != cudaSuccess)
+    {
+      cudaGetLastError ();   /* no such device here: this call staged */
+      return 0;
+    }
   const cudaError_t err = r ? cudaHostRegister ((void *) lo, hi - lo,
                                                 cudaHostRegisterPortable)
                             : cudaErrorMemoryAllocation;
