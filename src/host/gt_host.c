@@ -231,6 +231,15 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
   return kc;
 }
 
+/* C goes out straight and the product is tall (n at most m/4): its first
+   panel in blocks of rows pays for real plans too, and takes all of C
+   (first_panel_rows, one_panel_of_rows).  */
+static int
+tall_straight (const gt_call *c)
+{
+  return c->straight && c->n * 4 <= c->m;
+}
+
 /* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
    on kernel 9 where pieces pay; tall real products whose C goes out
    straight), it is computed in blocks of rows of A instead, each as soon
@@ -243,9 +252,7 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
   if (c->kc || c->side || c->shared_a || c->total < GT_PIECES_ONE_PANEL_MIN
       || (ctx && ctx->opt.no_ksplit))
     return 0;
-  /* real products: tall ones whose C goes out straight (one_panel_of_rows) */
-  const size_t h = gt_panel_rows (&c->plan_full, c->m,
-                                  c->straight && c->n * 4 <= c->m);
+  const size_t h = gt_panel_rows (&c->plan_full, c->m, tall_straight (c));
   /* a column of a block fits a slot (gt_stage_upload_rows) */
   return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
 }
@@ -371,8 +378,7 @@ layout_panels (const gt_context *ctx, gt_call *c)
 static int
 one_panel_of_rows (const gt_call *c)
 {
-  return c->straight && c->rows && c->panels > 1 && !c->w_given
-         && c->n * 4 <= c->m;
+  return tall_straight (c) && c->rows && c->panels > 1 && !c->w_given;
 }
 
 static gt_status
