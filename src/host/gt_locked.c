@@ -72,20 +72,43 @@ settle (void)
   test_drops = t ? atoi (t) : 0;
 }
 
+/* Makes dev current for a lock's call (locks and unlocks go under the
+   device a lock belongs to), *back the device to go back to (-1: none).
+   0 where dev cannot be made current (the error cleared).  */
+static int
+enter (int dev, int *back)
+{
+  int cur;
+  *back = -1;
+  if (cudaGetDevice (&cur) != cudaSuccess || cur == dev)
+    return 1;
+  if (cudaSetDevice (dev) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  *back = cur;
+  return 1;
+}
+
+static void
+leave (int back)
+{
+  if (back >= 0)
+    cudaSetDevice (back);
+}
+
 /* Unlocked with the device it was locked under current (a lost device's
    own: dropped, its context's reset frees them).  */
 static void
 unlock (range *r, int lost)
 {
-  int cur = -1;
-  const int have = cudaGetDevice (&cur) == cudaSuccess;
   if (r->dev != lost)
     {
-      if (have && cur != r->dev)
-        cudaSetDevice (r->dev);
+      int back;
+      enter (r->dev, &back);   /* where it cannot: under the current one */
       cudaHostUnregister ((void *) r->lo);
-      if (have && cur != r->dev)
-        cudaSetDevice (cur);
+      leave (back);
     }
   cudaGetLastError ();
   locked_bytes -= r->hi - r->lo;
@@ -190,10 +213,8 @@ make_room (uintptr_t lo, uintptr_t hi, size_t inside)
 static int
 lock_range (uintptr_t lo, uintptr_t hi, int dev)
 {
-  int cur = 0;
-  const int have = cudaGetDevice (&cur) == cudaSuccess;
-  if (dev < 0)
-    dev = cur;
+  if (dev < 0 && cudaGetDevice (&dev) != cudaSuccess)
+    dev = 0;
   range *r = NULL;
   for (int i = 0; i < LOCKED_MAX; i++)
     {
@@ -202,17 +223,13 @@ lock_range (uintptr_t lo, uintptr_t hi, int dev)
       if (!locked[i].hi && !r)
         r = &locked[i];
     }
-  const int moved = have && dev != cur;
-  if (moved && cudaSetDevice (dev) != cudaSuccess)
-    {
-      cudaGetLastError ();   /* no such device here: this call staged */
-      return 0;
-    }
+  int back;
+  if (!enter (dev, &back))
+    return 0;   /* no such device here: this call staged */
   const cudaError_t err = r ? cudaHostRegister ((void *) lo, hi - lo,
                                                 cudaHostRegisterPortable)
                             : cudaErrorMemoryAllocation;
-  if (moved)
-    cudaSetDevice (cur);
+  leave (back);
   if (err != cudaSuccess)
     {
       /* no device, or memory someone else locked: staged until a reset */
