@@ -14,7 +14,9 @@
    beforehand (cudaHostRegister, as a loop's result memory could stay
    locked from call to call), beside uploads staged as the package
    stages them; a word of each 4 KiB page set before the DMA and read
-   after it (whether the page the CPU sees is the one locked), and the
+   after it, by the package's own check (gt_locked_mark,
+   gt_locked_unwritten: whether the page the CPU sees is the one locked;
+   the device buffers hold bytes 1, never its mark), and the
    rate of locking itself; then uploads straight from locked memory too,
    alone and beside the straight downloads (what locked operands could
    move, their check aside).
@@ -27,6 +29,7 @@
 #include <sys/mman.h>
 #include <cuda_runtime_api.h>
 #include "gt_copy.h"
+#include "gt_locked.h"
 #include "host_bench.h"
 
 #define BYTES (512 * MB)
@@ -46,27 +49,6 @@ typedef struct
   double secs;
   size_t stale;
 } lane;
-
-/* A word of each page set to a value no download writes (the device
-   buffers hold bytes 1), before a download; after it, the pages whose
-   word is still that value: pages the CPU sees other than those the copy
-   engine wrote.  */
-#define SENTINEL 0x7ff4dead5a5a5a5aULL
-static void
-mark_pages (char *p, size_t bytes)
-{
-  for (size_t off = 0; off < bytes; off += 4096)
-    *(volatile unsigned long long *) (p + off) = SENTINEL;
-}
-
-static size_t
-pages_unwritten (char *p, size_t bytes)
-{
-  size_t n = 0;
-  for (size_t off = 0; off < bytes; off += 4096)
-    n += *(volatile unsigned long long *) (p + off) == SENTINEL;
-  return n;
-}
 
 static void
 copy (lane *l, void *dst, const void *src)
@@ -91,7 +73,7 @@ run (void *arg)
   gt_copy_hot (l->w, l->threads, 1);
   const double t0 = now ();
   if (l->direct && !l->up)
-    mark_pages (host, BYTES);
+    gt_locked_mark (host, BYTES);
   for (size_t off = 0, q = 0; off < BYTES; off += l->slot_bytes, q++)
     {
       const int sl = (int) (q % l->slots);
@@ -129,7 +111,7 @@ run (void *arg)
       }
   CHECK (cudaStreamSynchronize (l->s));
   if (l->direct && !l->up)
-    l->stale = pages_unwritten (host, BYTES);
+    l->stale = gt_locked_unwritten (host, BYTES);
   l->secs = now () - t0;
   gt_copy_hot (l->w, l->threads, 0);
   return NULL;
@@ -274,9 +256,9 @@ direct_main (int gpus)
   }
   /* the check's own cost, one GPU's 512 MiB */
   const double t0 = now ();
-  mark_pages (direct[0].host, BYTES);
+  gt_locked_mark (direct[0].host, BYTES);
   const double t1 = now ();
-  const size_t left = pages_unwritten (direct[0].host, BYTES);
+  const size_t left = gt_locked_unwritten (direct[0].host, BYTES);
   printf ("marking 512 MiB's pages %.3f ms, reading them %.3f ms (%zu)\n",
           (t1 - t0) * 1e3, (now () - t1) * 1e3, left);
   return 0;
