@@ -39,7 +39,7 @@ typedef struct
 {
   uintptr_t lo, hi;     /* whole pages; hi 0: a free entry */
   unsigned long used;   /* when last part of a result (LRU) */
-  int dev;              /* the device current when it was locked */
+  int dev;              /* the device it was locked under */
 } range;
 
 static int state;             /* 0 not read since a reset, 1 on, -1 off */
@@ -70,6 +70,13 @@ settle (void)
   state = budget && !(v && v[0] == '0' && !v[1]) ? 1 : -1;
   const char *t = getenv ("GPU_TILED_TEST_STALE");
   test_drops = t ? atoi (t) : 0;
+}
+
+/* Whether r is locked and shares a page with [lo, hi).  */
+static int
+overlaps (const range *r, uintptr_t lo, uintptr_t hi)
+{
+  return r->hi && r->lo < hi && lo < r->hi;
 }
 
 /* Makes dev current for a lock's call (locks and unlocks go under the
@@ -154,7 +161,7 @@ take_in (uintptr_t *lo, uintptr_t *hi)
       grew = 0;
       inside = 0;
       for (int i = 0; i < LOCKED_MAX; i++)
-        if (locked[i].hi && locked[i].lo < *hi && *lo < locked[i].hi)
+        if (overlaps (&locked[i], *lo, *hi))
           {
             inside += locked[i].hi - locked[i].lo;
             if (locked[i].lo < *lo || locked[i].hi > *hi)
@@ -195,7 +202,7 @@ make_room (uintptr_t lo, uintptr_t hi, size_t inside)
       for (int i = 0; i < LOCKED_MAX; i++)
         if (!locked[i].hi)
           free_n++;
-        else if (locked[i].lo < hi && lo < locked[i].hi)
+        else if (overlaps (&locked[i], lo, hi))
           free_n++;   /* to be replaced */
         else if (!lru || locked[i].used < lru->used)
           lru = &locked[i];
@@ -218,7 +225,7 @@ lock_range (uintptr_t lo, uintptr_t hi, int dev)
   range *r = NULL;
   for (int i = 0; i < LOCKED_MAX; i++)
     {
-      if (locked[i].hi && locked[i].lo < hi && lo < locked[i].hi)
+      if (overlaps (&locked[i], lo, hi))
         unlock (&locked[i], -1);
       if (!locked[i].hi && !r)
         r = &locked[i];
@@ -310,7 +317,7 @@ gt_locked_settle (void *C, size_t bytes, int ok)
     return;
   const uintptr_t lo = (uintptr_t) C, hi = lo + bytes;
   for (int i = 0; i < LOCKED_MAX; i++)
-    if (locked[i].hi && locked[i].lo < hi && lo < locked[i].hi)
+    if (overlaps (&locked[i], lo, hi))
       unlock (&locked[i], -1);
 }
 
