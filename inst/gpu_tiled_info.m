@@ -104,7 +104,8 @@
 ## result's), since @code{gpu_tiled_reset}.
 ##
 ## @item results_locked
-## bytes of result memory page-locked now.  Where such a result's memory
+## bytes of host memory page-locked now: results, and operands (see
+## @code{operands_direct}).  Where such a result's memory
 ## comes back (it was the result of one of the last four calls), it is
 ## locked once and stays so: the GPU then writes the result straight into
 ## it instead of through the staging buffers, and a word of each page is
@@ -121,6 +122,22 @@
 ## pages of such results that the check found unwritten and copied again,
 ## since @code{gpu_tiled_reset} (0 unless the memory allocator gave pages
 ## back to the system while they were locked).
+##
+## @item operands_direct
+## products that read an operand straight from locked memory, since
+## @code{gpu_tiled_reset}.  Operands of 16 MiB or more that need no
+## conversion are locked by the results' rule (an operand or result of one
+## of the last four calls again; within the same @code{result_heap}
+## bytes); @env{GPU_TILED_LOCK_OPERANDS}=0 turns it off.  Before the
+## uploads, every call checks each locked operand: a word of each page is
+## written from the GPU through the lock, read, and put back, so that the
+## operand is unchanged when the product starts.
+##
+## @item operands_stale_pages
+## pages of locked operands that were no longer the process's (their
+## memory freed and made again at the same address), since
+## @code{gpu_tiled_reset}.  Such an operand is copied through the staging
+## buffers instead, and its memory is not locked again for 16 calls.
 ## @end table
 ##
 ## Example:
@@ -194,7 +211,8 @@ endfunction
 %!          "runtime_version", "build_archs", ...
 %!          "device_count", "devices", "devices_used", "crossover", ...
 %!          "emulation", "result_heap", "result_heap_reused", ...
-%!          "results_locked", "results_direct", "results_stale_pages"}
+%!          "results_locked", "results_direct", "results_stale_pages", ...
+%!          "operands_direct", "operands_stale_pages"}
 %!   assert (isfield (s, f{1}), true, f{1});
 %! endfor
 %! assert (islogical (s.usable));
@@ -210,6 +228,8 @@ endfunction
 %! assert (s.results_locked <= s.result_heap);
 %! assert (isscalar (s.results_direct) && s.results_direct >= 0);
 %! assert (isscalar (s.results_stale_pages) && s.results_stale_pages >= 0);
+%! assert (isscalar (s.operands_direct) && s.operands_direct >= 0);
+%! assert (isscalar (s.operands_stale_pages) && s.operands_stale_pages >= 0);
 %! assert ({s.crossover.class}, {"single", "double", "complex single", ...
 %!                              "complex double"});
 %! if (s.usable)

@@ -146,5 +146,8 @@ Private: use @code{gpu_tiled_info}.\n\
   s.assign ("results_direct", static_cast<double> (gt_results_direct ()));
   s.assign ("results_stale_pages",
             static_cast<double> (gt_results_stale_pages ()));
+  s.assign ("operands_direct", static_cast<double> (gt_operands_direct ()));
+  s.assign ("operands_stale_pages",
+            static_cast<double> (gt_operands_stale_pages ()));
   return ovl (s);
 }

@@ -149,11 +149,24 @@ unsigned long gt_result_heap_reused (void);
    copy checks a word of each page afterwards and copies again through
    the staging the pages whose memory changed under the lock.  Locked at
    most: the result heap's budget; GPU_TILED_LOCK_RESULTS=0: never.
-   Unlocked by gt_reset.  The bytes locked now, the products written
-   straight and the stale pages copied again, since gt_reset.  */
+   Unlocked by gt_reset.  The bytes locked now (results and operands),
+   the products written straight and the stale pages copied again, since
+   gt_reset.  */
 size_t gt_results_locked_bytes (void);
 unsigned long gt_results_direct (void);
 unsigned long gt_results_stale_pages (void);
+
+/* Operands of 16 MiB or more that need no conversion are locked by the
+   same rule (an operand or result of one of the last four calls again,
+   under the same budget; GPU_TILED_LOCK_OPERANDS=0: never): the uploads
+   read them straight.  Before the uploads, each call checks that every
+   page of a locked operand is still the page the process sees (a word
+   of each written from the device through the lock, read, put back); an
+   operand whose pages changed is staged, and its range is not locked
+   again for 16 calls.  The products that read an operand straight and
+   the pages found changed, since gt_reset.  */
+unsigned long gt_operands_direct (void);
+unsigned long gt_operands_stale_pages (void);
 
 /* C = A * B for matrices of one type already in memory of device
    (GT_DEVICE_DEFAULT or an ordinal), queued on stream (a cudaStream_t of

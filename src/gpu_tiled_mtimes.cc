@@ -1864,6 +1864,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## a budget the earlier tests' arrays leave room in (past it, results
 %! ## are fresh memory each call, never locked)
 %! setenv ("GPU_TILED_RESULT_HEAP", "4294967296");
+%! setenv ("GPU_TILED_LOCK_OPERANDS", "0");   # their test is the next
 %! unwind_protect
 %!   for split = splits
 %!     setenv ("GPU_TILED_SPLIT", split{1});
@@ -1902,6 +1903,92 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!                 "%s: %d stale pages found", what, sp);
 %!       endfor
 %!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_RESULT_HEAP");
+%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
+%!   unsetenv ("GPU_TILED_TEST_STALE");
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%!testif ; heap
+%! ## Operands of 16 MiB or more that come back (a loop's) are locked from
+%! ## their second call on, and the uploads read them straight
+%! ## (operands_direct), after a probe of their pages that writes a word
+%! ## of each and puts it back: the operands must come out of every call
+%! ## as they went in, and the products right.  Then, under
+%! ## GPU_TILED_TEST_STALE, the first call that finds them locked has 16
+%! ## pages of each replaced under the lock (by copies of themselves, as
+%! ## an array made again at the same address): the probe finds them, the
+%! ## call stages them, and the operands are still as they were.  Tall
+%! ## (A alone that large), square double with both, complex single, a
+%! ## product of A with itself, single times double (the double B is
+%! ## rounded in the host copy: never straight), and the last result as
+%! ## the next operand; on one device, and split over two where there are.
+%! splits = {""};
+%! if (numel (gpu_tiled_devices ()) > 1)
+%!   splits{end+1} = "always";
+%! endif
+%! setenv ("GPU_TILED_RESULT_HEAP", "4294967296");
+%! unwind_protect
+%!   for split = splits
+%!     setenv ("GPU_TILED_SPLIT", split{1});
+%!     for p = {"single", "single", 100000, 256, 256, 1;
+%!              "double", "double", 3001, 800, 3003, 2;
+%!              "csingle", "csingle", 2001, 1100, 2003, 2;
+%!              "double", "same", 2001, 2001, 2001, 1;
+%!              "single", "double", 2001, 2200, 2003, 1}'
+%!       [ca, cb, m, k, n, straight] = p{:};
+%!       A = make_operand (ca, m, k);
+%!       if (strcmp (cb, "same"))
+%!         B = A;
+%!       else
+%!         B = make_operand (cb, k, n);
+%!       endif
+%!       A0 = A;  B0 = B;
+%!       for stale = [0 1]
+%!         setenv ("GPU_TILED_TEST_STALE", num2str (stale));
+%!         gpu_tiled_reset ();
+%!         what = sprintf ("%s x %s %dx%dx%d, split '%s', stale %d", ca, cb,
+%!                         m, k, n, split{1}, stale);
+%!         for round = 1:4
+%!           C = gpu_tiled_mtimes (A, B);
+%!           assert (isequal (A, A0) && isequal (B, B0),
+%!                   "%s: an operand changed", what);
+%!           i = rows_to_check (m, k, n);
+%!           R = double (A(i, :)) * double (B);
+%!           bound = 4 * k * eps (class (C)) ...
+%!                   * norm (double (A(i, :)), "fro") * norm (double (B), "fro");
+%!           err = norm (double (C(i, :)) - R, "fro");
+%!           assert (err <= bound, "%s: error %g above %g", what, err, bound);
+%!           clear C;
+%!         endfor
+%!         s = gpu_tiled_info ();
+%!         ## rounds 2-4 straight; a range found stale is not locked again
+%!         ## for 16 calls
+%!         assert (s.operands_direct == 3 * (1 - stale),
+%!                 "%s: %d products read operands straight", what,
+%!                 s.operands_direct);
+%!         sp = s.operands_stale_pages;
+%!         assert (sp == 16 * straight * stale, "%s: %d stale pages found",
+%!                 what, sp);
+%!       endfor
+%!     endfor
+%!     ## the last result as the next operand: locked already
+%!     gpu_tiled_reset ();
+%!     setenv ("GPU_TILED_TEST_STALE", "0");
+%!     A = make_operand ("single", 3000, 3000);
+%!     B = make_operand ("single", 3000, 3000);
+%!     for round = 1:4
+%!       C = gpu_tiled_mtimes (A, B);
+%!       D = gpu_tiled_mtimes (C, B);
+%!       E = double (A) * double (B);
+%!       bound = 4 * 3000 * eps ("single") * norm (E, "fro") ...
+%!               * norm (double (B), "fro");
+%!       assert (norm (double (D) - E * double (B), "fro") <= 2 * bound);
+%!       clear C D;
+%!     endfor
+%!     assert (gpu_tiled_info ().operands_direct >= 4);
 %!   endfor
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_RESULT_HEAP");

@@ -70,10 +70,11 @@ src_dir="$here/../src"
 c_test test_copy -pthread -I"$src_dir/host" "$src_dir/host/gt_copy.c"
 # result memory: large results from the heap, kept for the next
 c_test test_heap -I"$src_dir" -I"$src_dir/host" "$src_dir/host/gt_heap.c"
-# results locked in place: when, what makes room, the pages' check (the
-# CUDA runtime's locks stood in for)
-c_test test_locked -I"$src_dir" -I"$src_dir/host" \
+# results and operands locked in place: when, what makes room, the pages'
+# checks (the CUDA runtime's locks and copies stood in for)
+c_test test_locked -pthread -I"$src_dir" -I"$src_dir/host" \
   -I"${CUDA_INC:-/usr/local/cuda/include}" "$src_dir/host/gt_locked.c" \
+  "$src_dir/host/gt_locked_probe.c" "$src_dir/host/gt_copy.c" \
   "$src_dir/host/gt_heap.c"
 # the order of a split band's first-panel pieces: whole, and no circle of
 # bands waiting for each other

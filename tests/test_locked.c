@@ -1,9 +1,12 @@
-/* test_locked.c -- tests of results locked in place (src/host/gt_locked.c)
-   without a GPU: the CUDA runtime's cudaHostRegister and
-   cudaHostUnregister are stand-ins here that keep the ranges and refuse
-   overlapping ones, as the runtime does.  When a range is locked, what
-   is unlocked to make room, the check of a copy's pages, the options.
-   Prints "N passed, N failed".  */
+/* test_locked.c -- tests of results and operands locked in place
+   (src/host/gt_locked.c, gt_locked_probe.c) without a GPU: the CUDA
+   runtime's cudaHostRegister and cudaHostUnregister are stand-ins here
+   that keep the ranges and refuse overlapping ones, as the runtime does;
+   its device memory is host memory, and its copies to the host skip the
+   pages a test says were replaced under the lock (the engine writes the
+   old page there, which the process no longer sees).  When a range is
+   locked, what is unlocked to make room, the check of a copy's pages, the
+   operands' probe, the options.  Prints "N passed, N failed".  */
 
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -22,6 +25,66 @@
 
 static struct { uintptr_t lo, hi; int dev; } reg[MAX_REG];
 static int registers, refuse, current;
+static uintptr_t replaced_lo, replaced_hi;   /* pages the lock lost */
+static int copies_fail;   /* the next copy to the host fails midway */
+static int probe_copies;  /* copies to the host made */
+
+cudaError_t
+cudaMalloc (void **p, size_t bytes)
+{
+  *p = malloc (bytes);
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t
+cudaFree (void *p)
+{
+  free (p);
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaMemset (void *p, int v, size_t bytes)
+{
+  memset (p, v, bytes);
+  return cudaSuccess;
+}
+
+/* the rows of a copy to the host, each where its page is the lock's */
+static cudaError_t
+to_host (char *dst, size_t dpitch, const char *src, size_t spitch,
+         size_t width, size_t height)
+{
+  probe_copies++;
+  for (size_t r = 0; r < height; r++)
+    {
+      if (copies_fail && r == height / 2)
+        {
+          copies_fail = 0;
+          return cudaErrorUnknown;
+        }
+      const uintptr_t d = (uintptr_t) (dst + r * dpitch);
+      if (!(replaced_lo <= d && d < replaced_hi))
+        memcpy (dst + r * dpitch, src + r * spitch, width);
+    }
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaMemcpy (void *dst, const void *src, size_t bytes, enum cudaMemcpyKind k)
+{
+  (void) k;
+  return to_host ((char *) dst, bytes, (const char *) src, bytes, bytes, 1);
+}
+
+cudaError_t
+cudaMemcpy2D (void *dst, size_t dpitch, const void *src, size_t spitch,
+              size_t width, size_t height, enum cudaMemcpyKind k)
+{
+  (void) k;
+  return to_host ((char *) dst, dpitch, (const char *) src, spitch, width,
+                  height);
+}
 
 cudaError_t
 cudaGetDevice (int *d)
@@ -124,9 +187,11 @@ options (const char *heap, const char *lock, const char *stale)
     setenv ("GPU_TILED_TEST_STALE", stale, 1);
   else
     unsetenv ("GPU_TILED_TEST_STALE");
+  unsetenv ("GPU_TILED_LOCK_OPERANDS");
   gt_heap_forget ();
   gt_locked_forget ();
   registers = refuse = 0;
+  replaced_lo = replaced_hi = 0;
 }
 
 static char *
@@ -140,41 +205,49 @@ pages (size_t bytes)
   return (char *) p;
 }
 
+/* A result of a call of its own, as gt_mtimes_host asks.  */
+static int
+result_call (void *C, size_t bytes, int device)
+{
+  gt_locked_begin ();
+  return gt_locked_result (C, bytes, device);
+}
+
 static void
 test_when_locked (void)
 {
   options ("268435456", NULL, NULL);   /* 256 MiB */
   char *m = pages (160 * MIB);
   char *a = m + 100, *b = m + 40 * MIB + 8, *c = m + 80 * MIB;
-  check (!gt_locked_result (a, 32 * MIB, -1), "a result the first time: staged");
+  check (!result_call (a, 32 * MIB, -1), "a result the first time: staged");
   check (registers == 0, "and nothing locked");
-  check (gt_locked_result (a, 32 * MIB, -1), "the same range again: locked");
+  check (result_call (a, 32 * MIB, -1), "the same range again: locked");
   check (registers == 1 && gt_results_locked_bytes () == registered ()
          && registered () == 32 * MIB + 4096,
          "its whole pages, once");
-  check (gt_locked_result (a, 32 * MIB, -1) && registers == 1,
+  check (result_call (a, 32 * MIB, -1) && registers == 1,
          "a third time: locked still, no new lock");
-  check (gt_locked_result (a + 4096, 16 * MIB, -1) && registers == 1,
+  check (result_call (a + 4096, 16 * MIB, -1) && registers == 1,
          "a result inside a locked range: locked, no new lock");
   /* results alternating over three ranges: each locked at its second */
-  check (!gt_locked_result (b, 32 * MIB, -1) && !gt_locked_result (c, 32 * MIB, -1),
+  check (!result_call (b, 32 * MIB, -1) && !result_call (c, 32 * MIB, -1),
          "two other results: staged");
-  check (gt_locked_result (b, 32 * MIB, -1) && gt_locked_result (c, 32 * MIB, -1),
+  check (result_call (b, 32 * MIB, -1) && result_call (c, 32 * MIB, -1),
          "each again, a call apart: locked");
   check (gt_results_locked_bytes () == registered (), "the count agrees");
   /* a range over two locked ones: one lock in place of the three (a
      copy may not cross from one lock into another) */
   char *d = m + 20 * MIB;
   const int before = registers;
-  gt_locked_result (d, 32 * MIB, -1);
-  check (gt_locked_result (d, 32 * MIB, -1) && registers == before + 1
+  result_call (d, 32 * MIB, -1);
+  check (result_call (d, 32 * MIB, -1) && registers == before + 1
          && within_one (d, 32 * MIB),
          "a range over two locked ones: one lock over all three");
   check (is_registered (a) && !is_registered (b) && within_one (b, 32 * MIB)
          && registered () == 72 * MIB + 4096 + 32 * MIB
          && gt_results_locked_bytes () == registered (),
          "in place of them (the stand-in refuses an overlap)");
-  check (gt_locked_result (d + 4 * MIB, 40 * MIB, -1) && registers == before + 1,
+  check (result_call (d + 4 * MIB, 40 * MIB, -1) && registers == before + 1,
          "a result across the old two: locked, nothing new");
   gt_locked_forget ();
   check (registered () == 0 && gt_results_locked_bytes () == 0,
@@ -191,18 +264,18 @@ test_loop (void)
   char *m = pages (80 * MIB);
   char *x = m + 16, *y = m + 36 * MIB + 2048;   /* a page shared */
   for (int call = 0; call < 10; call++)
-    gt_locked_result (call % 2 ? y : x, 36 * MIB, -1);
+    result_call (call % 2 ? y : x, 36 * MIB, -1);
   const int regs = registers;
   for (int call = 0; call < 10; call++)
-    gt_locked_result (call % 2 ? y : x, 36 * MIB, -1);
+    result_call (call % 2 ? y : x, 36 * MIB, -1);
   check (regs <= 3 && registers == regs && within_one (x, 36 * MIB)
          && within_one (y, 36 * MIB),
          "a loop's two results sharing a page: one lock, kept");
   /* memory gone (a heap trimmed): its lock goes at the next lock */
   char *n = pages (40 * MIB);   /* before: not in the hole left */
   munmap (m, 80 * MIB);
-  gt_locked_result (n, 36 * MIB, -1);
-  gt_locked_result (n, 36 * MIB, -1);
+  result_call (n, 36 * MIB, -1);
+  result_call (n, 36 * MIB, -1);
   check (registered () == 36 * MIB && is_registered (n),
          "ranges whose memory is gone: unlocked");
   munmap (n, 40 * MIB);
@@ -215,11 +288,11 @@ test_devices (void)
   options ("268435456", NULL, NULL);
   char *m = pages (80 * MIB);
   current = 0;
-  gt_locked_result (m, 36 * MIB, -1);
-  gt_locked_result (m, 36 * MIB, -1);
+  result_call (m, 36 * MIB, -1);
+  result_call (m, 36 * MIB, -1);
   current = 1;
-  gt_locked_result (m + 40 * MIB, 36 * MIB, -1);
-  gt_locked_result (m + 40 * MIB, 36 * MIB, -1);
+  result_call (m + 40 * MIB, 36 * MIB, -1);
+  result_call (m + 40 * MIB, 36 * MIB, -1);
   check (registers == 2, "locked under devices 0 and 1");
   current = 1;
   gt_locked_forget_lost (1);
@@ -231,8 +304,8 @@ test_devices (void)
   /* locked under the device the product runs on, not the current one */
   options ("268435456", NULL, NULL);
   current = 0;
-  gt_locked_result (m, 36 * MIB, 1);
-  gt_locked_result (m, 36 * MIB, 1);
+  result_call (m, 36 * MIB, 1);
+  result_call (m, 36 * MIB, 1);
   int under = -1;
   for (int i = 0; i < MAX_REG; i++)
     if (reg[i].hi)
@@ -241,10 +314,10 @@ test_devices (void)
          "locked under the product's device, the current one kept");
   gt_locked_forget ();
   check (registered () == 0 && current == 0, "and unlocked under it");
-  gt_locked_result (m, 36 * MIB, 5);
-  check (!gt_locked_result (m, 36 * MIB, 5) && registered () == 0
+  result_call (m, 36 * MIB, 5);
+  check (!result_call (m, 36 * MIB, 5) && registered () == 0
          && current == 0, "a device that is not there: staged");
-  check (gt_locked_result (m, 36 * MIB, 0) && registered () == 36 * MIB,
+  check (result_call (m, 36 * MIB, 0) && registered () == 36 * MIB,
          "and locking still on");
   munmap (m, 80 * MIB);
 }
@@ -257,33 +330,33 @@ test_budget (void)
   char *r[4] = { m, m + 48 * MIB, m + 96 * MIB, m + 144 * MIB };
   for (int i = 0; i < 3; i++)
     {
-      gt_locked_result (r[i], 40 * MIB, -1);
-      gt_locked_result (r[i], 40 * MIB, -1);
+      result_call (r[i], 40 * MIB, -1);
+      result_call (r[i], 40 * MIB, -1);
     }
   check (registered () == 80 * MIB, "a third 40 MiB over 100: the oldest out");
   check (!is_registered (r[0]) && is_registered (r[1])
          && is_registered (r[2]), "the oldest unlocked");
-  check (gt_locked_result (r[1], 40 * MIB, -1) && registers == 3,
+  check (result_call (r[1], 40 * MIB, -1) && registers == 3,
          "a result in a locked range: no new lock");
-  check (gt_locked_result (r[0], 40 * MIB, -1) && !is_registered (r[2])
+  check (result_call (r[0], 40 * MIB, -1) && !is_registered (r[2])
          && registered () == 80 * MIB,
          "the oldest back (seen lately): locked, the least used out");
-  check (!gt_locked_result (m, 120 * MIB, -1) && !gt_locked_result (m, 120 * MIB, -1)
+  check (!result_call (m, 120 * MIB, -1) && !result_call (m, 120 * MIB, -1)
          && registered () == 80 * MIB, "a range over the budget: never");
   options ("104857600", "0", NULL);
-  gt_locked_result (r[3], 40 * MIB, -1);
-  check (!gt_locked_result (r[3], 40 * MIB, -1) && registers == 0,
+  result_call (r[3], 40 * MIB, -1);
+  check (!result_call (r[3], 40 * MIB, -1) && registers == 0,
          "GPU_TILED_LOCK_RESULTS=0: never");
   options ("0", NULL, NULL);
-  gt_locked_result (r[3], 40 * MIB, -1);
-  check (!gt_locked_result (r[3], 40 * MIB, -1), "the result heap off: never");
+  result_call (r[3], 40 * MIB, -1);
+  check (!result_call (r[3], 40 * MIB, -1), "the result heap off: never");
   options ("104857600", NULL, NULL);
   refuse = 1;
-  gt_locked_result (r[3], 40 * MIB, -1);
-  check (!gt_locked_result (r[3], 40 * MIB, -1), "a lock refused: staged");
+  result_call (r[3], 40 * MIB, -1);
+  check (!result_call (r[3], 40 * MIB, -1), "a lock refused: staged");
   refuse = 0;
-  gt_locked_result (r[1], 40 * MIB, -1);
-  check (!gt_locked_result (r[1], 40 * MIB, -1) && registers == 0,
+  result_call (r[1], 40 * MIB, -1);
+  check (!result_call (r[1], 40 * MIB, -1) && registers == 0,
          "and no more locks until forget");
   munmap (m, 200 * MIB);
 }
@@ -319,7 +392,9 @@ test_stale (void)
 {
   options ("268435456", NULL, "1");
   char *m = pages (64 * MIB);
+  gt_locked_begin ();
   gt_locked_result (m, 48 * MIB, -1);
+  gt_locked_begin ();
   check (gt_locked_result (m, 48 * MIB, -1), "locked");
   gt_locked_test_drop (m, 48 * MIB);
   unsigned char in[16];
@@ -328,12 +403,13 @@ test_stale (void)
   for (int i = 0; i < 16; i++)
     dropped &= !(in[i] & 1);
   check (dropped, "GPU_TILED_TEST_STALE: 16 pages from C's middle dropped");
+  gt_locked_settle (m, 48 * MIB, 1);
+  check (gt_results_direct () == 0, "no copy straight: not counted");
   memset (m + 24 * MIB, 3, 16 * 4096);
+  gt_locked_begin ();
   gt_locked_test_drop (m, 48 * MIB);
   mincore (m + 24 * MIB, 16 * 4096, in);
   check ((in[0] & 1) && m[24 * MIB] == 3, "and only at its first product");
-  gt_locked_settle (m, 48 * MIB, 1);
-  check (gt_results_direct () == 0, "no copy straight: not counted");
   gt_locked_went_straight ();
   gt_locked_stale (16);
   gt_locked_settle (m, 48 * MIB, 1);
@@ -341,6 +417,7 @@ test_stale (void)
          "counted");
   check (registered () == 0 && gt_results_locked_bytes () == 0,
          "the range unlocked");
+  gt_locked_begin ();
   check (gt_locked_result (m, 48 * MIB, -1) && registered () == 48 * MIB,
          "and locked again at the next call");
   gt_locked_went_straight ();
@@ -353,6 +430,142 @@ test_stale (void)
   munmap (m, 64 * MIB);
 }
 
+/* An operand's call: begin, then the operand as gt_mtimes_host asks.  */
+static int
+operand_call (const char *p, size_t bytes, gt_workers *w, int threads)
+{
+  gt_locked_begin ();
+  const int in = gt_locked_operand (p, bytes, 0, w, threads);
+  if (in)
+    gt_locked_went_in ();
+  gt_locked_settle (NULL, 0, 1);
+  return in;
+}
+
+/* whether every byte of [p, p + n) is v, or i's byte pattern below */
+static int
+all_bytes (const char *p, size_t n, char v)
+{
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != v)
+      return 0;
+  return 1;
+}
+
+static void
+test_operands (gt_workers *w, int threads)
+{
+  options ("268435456", NULL, NULL);
+  char *m = pages (96 * MIB);
+  /* 4-byte aligned, from a page's middle: its first word is not a
+     page's */
+  const char *a = m + 4096 + 1028;
+  const size_t bytes = 40 * MIB + 12;
+  check (!operand_call (a, bytes, w, threads) && registers == 0,
+         "an operand the first time: staged");
+  probe_copies = 0;
+  check (operand_call (a, bytes, w, threads) && registers == 1
+         && within_one (a, bytes), "the same again: locked, checked");
+  check (probe_copies == 2, "one word and one 2-D copy");
+  check (all_bytes (m, 96 * MIB, 1), "every word put back, none outside");
+  check (gt_operands_direct () == 1 && gt_operands_stale_pages () == 0,
+         "counted");
+  /* 16 pages replaced under the lock since: found, the range unlocked */
+  replaced_lo = (uintptr_t) m + 16 * MIB;
+  replaced_hi = replaced_lo + 16 * 4096;
+  check (!operand_call (a, bytes, w, threads) && registered () == 0,
+         "16 pages replaced under the lock: staged, unlocked");
+  check (gt_operands_stale_pages () == 16 && all_bytes (m, 96 * MIB, 1),
+         "exactly those 16 found, every word as it was");
+  replaced_lo = replaced_hi = 0;
+  int later = 0;
+  for (int call = 0; call < 16; call++)
+    later += operand_call (a, bytes, w, threads);
+  check (later == 0 && registers == 1, "not locked again for 16 calls");
+  check (operand_call (a, bytes, w, threads) && registers == 2,
+         "then locked again");
+  /* a page that holds the token already cannot tell: staged */
+  memset (m + 30 * MIB, 0xa5, 4);
+  check (!operand_call (a, bytes, w, threads) && registered () == 0
+         && all_bytes (m + 30 * MIB + 4, 4092, 1)
+         && (unsigned char) m[30 * MIB] == 0xa5,
+         "a word that held the token: staged, the word kept");
+  memset (m + 30 * MIB, 1, 4);
+  gt_locked_forget ();
+  /* a probe that fails midway: staged, every word put back */
+  operand_call (a, bytes, w, threads);
+  copies_fail = 1;
+  check (!operand_call (a, bytes, w, threads) && all_bytes (m, 96 * MIB, 1)
+         && registered () == 0, "a probe that failed: staged, put back");
+  /* more pages than one probe copy takes (2^16 rows) */
+  gt_locked_forget ();
+  char *big = pages (300 * MIB);
+  options ("1073741824", NULL, NULL);
+  operand_call (big, 300 * MIB, w, threads);
+  probe_copies = 0;
+  replaced_lo = (uintptr_t) big + 280 * MIB;
+  replaced_hi = replaced_lo + 3 * 4096;
+  check (!operand_call (big, 300 * MIB, w, threads) && probe_copies == 3
+         && gt_operands_stale_pages () == 3
+         && all_bytes (big, 300 * MIB, 1),
+         "300 MiB: the probe in two copies, 3 pages past the first found");
+  replaced_lo = replaced_hi = 0;
+  munmap (big, 300 * MIB);
+  options ("268435456", NULL, NULL);
+  setenv ("GPU_TILED_LOCK_OPERANDS", "0", 1);
+  operand_call (a, bytes, w, threads);
+  check (!operand_call (a, bytes, w, threads) && registers == 0,
+         "GPU_TILED_LOCK_OPERANDS=0: never");
+  munmap (m, 96 * MIB);
+}
+
+/* Operands and a result over the budget: none of a call's own ranges is
+   unlocked for another of it, so nothing is locked and unlocked call
+   after call.  */
+static void
+test_operands_budget (void)
+{
+  options ("104857600", NULL, NULL);   /* 100 MiB */
+  char *m = pages (200 * MIB);
+  char *a = m, *b = m + 48 * MIB, *c = m + 96 * MIB;
+  int regs = 0;
+  for (int call = 0; call < 6; call++)
+    {
+      if (call == 2)
+        regs = registers;
+      gt_locked_begin ();
+      gt_locked_operand (a, 40 * MIB, 0, NULL, 1);
+      gt_locked_operand (b, 40 * MIB, 0, NULL, 1);
+      gt_locked_result (c, 40 * MIB, 0);
+      gt_locked_settle (c, 40 * MIB, 1);
+    }
+  check (regs == 2 && registers == 2 && is_registered (a)
+         && is_registered (b) && !is_registered (c),
+         "three ranges of 40 MiB over 100: two locked once, kept");
+  munmap (m, 200 * MIB);
+}
+
+/* GPU_TILED_TEST_STALE replaces an operand's pages by copies of
+   themselves: its bytes stay as they were.  */
+static void
+test_operand_replace (void)
+{
+  options ("268435456", NULL, "1");
+  char *m = pages (64 * MIB);
+  for (size_t i = 0; i < 64 * MIB; i += 4096)
+    m[i + 7] = (char) (i >> 12);
+  gt_locked_begin ();
+  gt_locked_operand (m, 64 * MIB, 0, NULL, 1);
+  gt_locked_begin ();
+  gt_locked_operand (m, 64 * MIB, 0, NULL, 1);   /* the probe can't see it */
+  gt_locked_settle (NULL, 0, 1);
+  int same = 1;
+  for (size_t i = 0; i < 64 * MIB; i += 4096)
+    same &= m[i + 7] == (char) (i >> 12) && m[i] == 1;
+  check (same, "GPU_TILED_TEST_STALE: an operand's bytes kept");
+  munmap (m, 64 * MIB);
+}
+
 int
 main (void)
 {
@@ -362,5 +575,11 @@ main (void)
   test_budget ();
   test_check_pages ();
   test_stale ();
+  test_operands (NULL, 1);
+  gt_workers *w = gt_workers_new ();
+  test_operands (w, 4);   /* the probe's passes on copy threads */
+  gt_workers_free (w);
+  test_operands_budget ();
+  test_operand_replace ();
   return checks_done ();
 }

@@ -326,6 +326,16 @@ gt_ctx_get (int device, gt_context **out)
   return c->ready ? GT_OK : ctx_setup (c);
 }
 
+gt_workers *
+gt_ctx_workers (int device, int *threads)
+{
+  *threads = 1;
+  if (device < 0 || device >= GT_MAX_DEVICES || !contexts[device].ready)
+    return NULL;
+  *threads = contexts[device].opt.copy_threads;
+  return contexts[device].workers;
+}
+
 gt_status
 gt_ctx_device_buffer (gt_context *c, void **buf, size_t *have, size_t bytes,
                       const char *what)

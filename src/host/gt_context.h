@@ -50,6 +50,11 @@ typedef struct
    use and made the calling thread's current device.  */
 gt_status gt_ctx_get (int device, gt_context **ctx);
 
+/* The copy helpers of ordinal device's context and how many copy threads
+   it takes (*threads), where the context is set up; NULL (and 1)
+   otherwise.  Changes no device.  */
+gt_workers *gt_ctx_workers (int device, int *threads);
+
 /* The ordinal that device (GT_DEVICE_DEFAULT or an ordinal) stands for,
    or GT_ERR_ARG / GT_ERR_NO_DEVICE.  */
 gt_status gt_resolve_device (int *device);

@@ -561,6 +561,21 @@ gt_copy (gt_workers *w, const copy_job *job, int threads)
   pool_wait (&w->copy);
 }
 
+void
+gt_copy_parts (gt_workers *w, int threads,
+               void (*fn) (void *arg, int part, int parts), void *arg)
+{
+  const int helpers = w && threads > 1 ? pool_ensure (&w->copy, threads - 1)
+                                       : 0;
+  if (helpers == 0)
+    {
+      fn (arg, 0, 1);
+      return;
+    }
+  run_parts (&w->copy, pool_post (&w->copy, fn, arg, helpers + 1));
+  pool_wait (&w->copy);
+}
+
 /* ---- prefault: fault in the (new) output while the GPU works ---- */
 
 #ifndef MADV_POPULATE_WRITE

@@ -77,6 +77,12 @@ void gt_copy_rest (gt_workers *w);
    threads <= 1 or the job is under GT_COPY_PARALLEL_MIN_BYTES).  */
 void gt_copy (gt_workers *w, const copy_job *job, int threads);
 
+/* Runs fn (arg, part, parts) for part 0 .. parts - 1 on the copy threads
+   and the caller, as gt_copy runs a job's parts (the caller alone where
+   threads <= 1 or w is NULL); returns when all are done.  */
+void gt_copy_parts (gt_workers *w, int threads,
+                    void (*fn) (void *arg, int part, int parts), void *arg);
+
 /* Asks for huge pages over the 2 MiB pages inside [begin, begin + len).
    It changes the mapping, so it waits for every fault in flight on it:
    once per region, before anything faults it in.  */

@@ -1222,7 +1222,8 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
   const double t_end = gt_now (), gb = 1e-9;
   fprintf (stderr, "gpu_tiled: %s %zux%zux%zu: %.3f ms (set-up %.3f, of "
            "which plans and buffers %.3f; host "
-           "copies in %.3f ms, %.1f GB/s; out %.3f ms, %.1f GB/s, and "
+           "copies in %.3f ms, %.1f GB/s, and %.1f MB straight from locked "
+           "operands; out %.3f ms, %.1f GB/s, and "
            "%.1f MB straight into locked memory (%zu stale pages); "
            "prefault left at the end %.3f ms; waits for the GPU %.3f ms; "
            "panels' launches %.3f ms; the panels run whole on the GPU "
@@ -1233,7 +1234,7 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            1e3 * (t_end - t_start), 1e3 * (t_setup - t_start),
            1e3 * (t_buffers - t_start), 1e3 * sg->t_in,
            sg->t_in > 0 ? gb * sg->bytes_in / sg->t_in : 0.0,
-           1e3 * sg->t_out,
+           1e-6 * sg->bytes_in_direct, 1e3 * sg->t_out,
            sg->t_out > 0 ? gb * sg->bytes_out / sg->t_out : 0.0,
            1e-6 * sg->bytes_direct, sg->stale_pages, 1e3 * sg->t_fault,
            1e3 * sg->t_wait, 1e3 * sg->t_launch,
@@ -1410,6 +1411,16 @@ product_run (gt_context *ctx, const gt_product *p,
   sg.direct = p->c_locked;
   sg.whole = c_rows (&c, 0, c.m);
   sg.whole_cols = c.n;
+  if (p->a_locked)
+    {
+      sg.in_lo[0] = c.A;
+      sg.in_hi[0] = c.A + ((c.k - 1) * c.hla + c.m) * c.hs_a;
+    }
+  if (p->b_locked)
+    {
+      sg.in_lo[1] = c.B;
+      sg.in_hi[1] = c.B + ((c.n - 1) * c.hlb + c.k) * c.hs_b;
+    }
   if (c.panels == 1 && c.total < GT_SMALL_MAX_BYTES
       && c.a_bytes + c.b_bytes <= GT_SLOT_BYTES && c.c_bytes <= GT_SLOT_BYTES)
     {

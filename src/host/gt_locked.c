@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
@@ -33,7 +34,10 @@
 #define SENTINEL 0x7fa5a5a5u   /* a float signalling NaN: the GPU's
                                   arithmetic writes quiet NaNs only */
 #define LOCKED_MAX 16          /* ranges locked at once */
-#define SEEN_MAX 4             /* results remembered, not locked */
+#define SEEN_MAX 12            /* ranges remembered, not locked: the
+                                  operands and results of 4 calls */
+#define SHUN_MAX 4             /* operands found not the lock's */
+#define SHUN_CALLS 16          /* not locked again for so many calls */
 
 typedef struct
 {
@@ -43,15 +47,23 @@ typedef struct
 } range;
 
 static int state;             /* 0 not read since a reset, 1 on, -1 off */
+static int operands_on;       /* GPU_TILED_LOCK_OPERANDS is not 0 */
 static size_t budget;         /* bytes locked at most */
 static int test_drops;        /* GPU_TILED_TEST_STALE calls left */
 static range locked[LOCKED_MAX];
 static range seen[SEEN_MAX];
+static range shun[SHUN_MAX];  /* used: the call from which it may be
+                                 locked again */
 static size_t locked_bytes;
 static unsigned long tick;
+static unsigned long call_tick;   /* tick when the call under way began */
+static unsigned long calls;
+static int drop_now;          /* GPU_TILED_TEST_STALE: this call drops */
 static unsigned long direct_products, stale_pages;   /* since a reset */
+static unsigned long in_products, in_stale_pages;
 static int stale_now;         /* pages stale in the product under way */
 static int straight_now;      /* copies went straight in it */
+static int in_now;            /* uploads read an operand straight in it */
 
 static uintptr_t
 page_size (void)
@@ -68,6 +80,8 @@ settle (void)
   const char *v = getenv ("GPU_TILED_LOCK_RESULTS");
   budget = gt_result_heap_budget ();
   state = budget && !(v && v[0] == '0' && !v[1]) ? 1 : -1;
+  const char *o = getenv ("GPU_TILED_LOCK_OPERANDS");
+  operands_on = !(o && o[0] == '0' && !o[1]);
   const char *t = getenv ("GPU_TILED_TEST_STALE");
   test_drops = t ? atoi (t) : 0;
 }
@@ -191,7 +205,10 @@ unlock_gone (void)
 
 /* Room for a lock of [lo, hi), which replaces the `inside` bytes of the
    ranges it overlaps: the least recently used other ranges unlocked while
-   over the budget or out of entries.  Returns 0 where there is none.  */
+   over the budget or out of entries, but none the call under way uses
+   (calls whose operands and result outgrow the budget would otherwise
+   lock one and unlock another every time).  Returns 0 where there is
+   none.  */
 static int
 make_room (uintptr_t lo, uintptr_t hi, size_t inside)
 {
@@ -204,8 +221,9 @@ make_room (uintptr_t lo, uintptr_t hi, size_t inside)
           free_n++;
         else if (overlaps (&locked[i], lo, hi))
           free_n++;   /* to be replaced */
-        else if (!lru || locked[i].used < lru->used)
-          lru = &locked[i];
+        else if (locked[i].used <= call_tick
+                 && (!lru || locked[i].used < lru->used))
+          lru = &locked[i];   /* not one this call uses */
       if (free_n > 0 && locked_bytes - inside + (hi - lo) <= budget)
         return 1;
       if (!lru)
@@ -252,27 +270,124 @@ lock_range (uintptr_t lo, uintptr_t hi, int dev)
   return 1;
 }
 
-int
-gt_locked_result (void *C, size_t bytes, int device)
+/* Whether [lo, hi) is shunned: an operand found not the lock's lately
+   (each such range is remembered until SHUN_CALLS calls later).  */
+static int
+shunned (uintptr_t lo, uintptr_t hi)
 {
-  settle ();
-  if (state < 0 || !bytes)
-    return 0;
-  const uintptr_t page = page_size ();
-  uintptr_t lo = (uintptr_t) C / page * page;
-  uintptr_t hi = ((uintptr_t) C + bytes + page - 1) / page * page;
+  for (int i = 0; i < SHUN_MAX; i++)
+    if (shun[i].hi && shun[i].lo == lo && shun[i].hi == hi)
+      return calls < shun[i].used;
+  return 0;
+}
+
+/* gt_locked_result's rule, for a result or an operand: whether the pages
+   [lo, hi) are locked now, locked here where they come back.  */
+static int
+lock_or_hold (uintptr_t lo, uintptr_t hi, int device)
+{
   range *h = holding (lo, hi);
   if (h)
     {
       h->used = ++tick;
       return 1;
     }
-  if (!seen_before (lo, hi))
+  if (!seen_before (lo, hi) || shunned (lo, hi))
     return 0;
   unlock_gone ();
   const size_t inside = take_in (&lo, &hi);
   return hi - lo <= budget && make_room (lo, hi, inside)
          && lock_range (lo, hi, device);
+}
+
+static void
+pages_of (const void *p, size_t bytes, uintptr_t *lo, uintptr_t *hi)
+{
+  const uintptr_t page = page_size ();
+  *lo = (uintptr_t) p / page * page;
+  *hi = ((uintptr_t) p + bytes + page - 1) / page * page;
+}
+
+void
+gt_locked_begin (void)
+{
+  settle ();
+  call_tick = tick;
+  calls++;
+  drop_now = test_drops > 0;
+}
+
+int
+gt_locked_result (void *C, size_t bytes, int device)
+{
+  settle ();
+  if (state < 0 || !bytes)
+    return 0;
+  uintptr_t lo, hi;
+  pages_of (C, bytes, &lo, &hi);
+  return lock_or_hold (lo, hi, device);
+}
+
+/* GPU_TILED_TEST_STALE: 16 pages from the middle of [p, p + bytes)
+   replaced under the lock by copies of themselves (madvise, then the
+   bytes written back), as an array freed and made again at the same
+   address would be: the operand the caller sees is unchanged, and the
+   probe must find those pages.  */
+static void
+test_replace (const void *p, size_t bytes)
+{
+  const uintptr_t page = page_size ();
+  const uintptr_t mid = ((uintptr_t) p + bytes / 2) / page * page;
+  const size_t len = (16 * MARK_STEP + page - 1) / page * page;
+  if (mid < (uintptr_t) p || mid + len > (uintptr_t) p + bytes)
+    return;
+  char *keep = (char *) malloc (len);
+  if (!keep)
+    return;
+  memcpy (keep, (const void *) mid, len);
+  if (!madvise ((void *) mid, len, MADV_DONTNEED))
+    memcpy ((void *) mid, keep, len);
+  free (keep);
+}
+
+int
+gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
+                   int threads)
+{
+  settle ();
+  if (state < 0 || !operands_on || !bytes || device < 0)
+    return 0;
+  uintptr_t lo, hi;
+  pages_of (p, bytes, &lo, &hi);
+  if (!lock_or_hold (lo, hi, device))
+    return 0;
+  if (drop_now)
+    test_replace (p, bytes);
+  int back;
+  size_t missed = (size_t) -1;
+  if (enter (device, &back))
+    {
+      missed = gt_locked_probe ((const char *) p, bytes, device, w,
+                                threads);
+      leave (back);
+    }
+  if (!missed)
+    return 1;
+  /* not the lock's pages (or not known): staged, the range unlocked and
+     not locked again for a while */
+  if (missed != (size_t) -1)
+    in_stale_pages += missed;
+  for (int i = 0; i < LOCKED_MAX; i++)
+    if (overlaps (&locked[i], lo, hi))
+      unlock (&locked[i], -1);
+  int o = 0;
+  for (int i = 1; i < SHUN_MAX; i++)
+    if (shun[i].used < shun[o].used)
+      o = i;
+  shun[o].lo = lo;
+  shun[o].hi = hi;
+  shun[o].used = calls + SHUN_CALLS + 1;
+  return 0;
 }
 
 void
@@ -309,10 +424,23 @@ gt_locked_went_straight (void)
 }
 
 void
+gt_locked_went_in (void)
+{
+  __atomic_store_n (&in_now, 1, __ATOMIC_RELAXED);
+}
+
+void
 gt_locked_settle (void *C, size_t bytes, int ok)
 {
+  if (drop_now && test_drops > 0)
+    test_drops--;
+  drop_now = 0;
+  if (__atomic_exchange_n (&in_now, 0, __ATOMIC_RELAXED) && ok)
+    __atomic_fetch_add (&in_products, 1, __ATOMIC_RELAXED);
   if (__atomic_exchange_n (&straight_now, 0, __ATOMIC_RELAXED) && ok)
     __atomic_fetch_add (&direct_products, 1, __ATOMIC_RELAXED);
+  if (!C)
+    return;
   if (!__atomic_exchange_n (&stale_now, 0, __ATOMIC_RELAXED))
     return;
   const uintptr_t lo = (uintptr_t) C, hi = lo + bytes;
@@ -324,9 +452,8 @@ gt_locked_settle (void *C, size_t bytes, int ok)
 void
 gt_locked_test_drop (void *C, size_t bytes)
 {
-  if (test_drops <= 0)
+  if (!drop_now)
     return;
-  test_drops--;
   /* 16 marks' pages from the middle of C (its memory is not a result
      yet: nothing of the caller's is lost) */
   const uintptr_t page = page_size ();
@@ -342,11 +469,16 @@ gt_locked_forget_lost (int lost)
   for (int i = 0; i < LOCKED_MAX; i++)
     if (locked[i].hi)
       unlock (&locked[i], lost);
+  gt_locked_probe_forget (lost);
   for (int i = 0; i < SEEN_MAX; i++)
     seen[i].lo = seen[i].hi = 0;
+  for (int i = 0; i < SHUN_MAX; i++)
+    shun[i].lo = shun[i].hi = 0;
   state = 0;
+  drop_now = 0;
   __atomic_store_n (&stale_now, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&straight_now, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&in_now, 0, __ATOMIC_RELAXED);
 }
 
 void
@@ -355,6 +487,8 @@ gt_locked_forget (void)
   gt_locked_forget_lost (-1);
   __atomic_store_n (&direct_products, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&stale_pages, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&in_products, 0, __ATOMIC_RELAXED);
+  in_stale_pages = 0;
 }
 
 size_t
@@ -373,4 +507,16 @@ unsigned long
 gt_results_stale_pages (void)
 {
   return __atomic_load_n (&stale_pages, __ATOMIC_RELAXED);
+}
+
+unsigned long
+gt_operands_direct (void)
+{
+  return __atomic_load_n (&in_products, __ATOMIC_RELAXED);
+}
+
+unsigned long
+gt_operands_stale_pages (void)
+{
+  return in_stale_pages;
 }

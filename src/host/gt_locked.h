@@ -7,6 +7,7 @@
 #define GT_LOCKED_H
 
 #include <stddef.h>
+#include "gt_copy.h"
 
 /* Whether C's [C, C + bytes) is locked now, for a result whose pages are
    there already (gt_result_resident).  Locks it where the same range was
@@ -19,6 +20,32 @@
    under device (an ordinal the product runs on; -1: the current one).
    Caller's thread only, outside any product.  */
 int gt_locked_result (void *C, size_t bytes, int device);
+
+/* A call begins (before its gt_locked_operand and gt_locked_result): the
+   ranges it locks or uses are not unlocked to make room for one
+   another.  */
+void gt_locked_begin (void);
+
+/* Whether an operand's [p, p + bytes) is locked now and its pages are
+   the process's, so that the uploads may read it straight: locked by
+   gt_locked_result's rule (GPU_TILED_LOCK_OPERANDS=0: never), then
+   probed (gt_locked_probe) on the copy threads of w.  Where a page is not
+   the lock's, the range is unlocked and not locked again for 16 calls,
+   and the call stages the operand.  Caller's thread, outside any product,
+   before gt_locked_result.  */
+int gt_locked_operand (const void *p, size_t bytes, int device,
+                       gt_workers *w, int threads);
+
+/* gt_locked_probe.c: the pages of [p, p + bytes) (4-byte aligned, locked,
+   device current) that are not the lock's: a word of each page saved,
+   written from device through the lock, read, and put back.  (size_t) -1
+   where the probe could not run (its error cleared).  Nothing else may
+   read the range meanwhile.  gt_locked_probe_forget frees the probe's
+   device memory (lost: a lost device's, which its context's reset
+   frees).  */
+size_t gt_locked_probe (const char *p, size_t bytes, int device,
+                        gt_workers *w, int threads);
+void gt_locked_probe_forget (int lost);
 
 /* Before a copy out straight into locked memory: one 32-bit word of each
    page of [p, p + bytes) (4-byte aligned, a multiple of 4) set to a value
@@ -38,16 +65,20 @@ void gt_locked_stale (size_t n);
 
 /* A product's copies went straight into C (gt_stage.c; any thread).  */
 void gt_locked_went_straight (void);
+/* A product's uploads read an operand straight (any thread).  */
+void gt_locked_went_in (void);
 
-/* After a product whose C was locked: counts it where it ended well
-   (ok) and its copies went straight, and unlocks C's range where pages
-   were stale.  Caller's thread.  */
+/* After a product whose C or an operand was locked: counts it where it
+   ended well (ok) and its copies went straight, and unlocks C's range
+   (C NULL: none) where pages were stale.  Caller's thread.  */
 void gt_locked_settle (void *C, size_t bytes, int ok);
 
-/* GPU_TILED_TEST_STALE=N: the next N products written straight first
+/* GPU_TILED_TEST_STALE=N: the next N products that find memory locked
    drop the pages of 16 marks in the middle of C under the lock
-   (madvise), as a trimmed heap would; the check must find them.
-   Caller's thread.  */
+   (madvise), as a trimmed heap would; the check must find them.  Each
+   locked operand of those products has 16 pages replaced under the lock
+   by copies of themselves, which the probe must find.  Caller's
+   thread.  */
 void gt_locked_test_drop (void *C, size_t bytes);
 
 /* Unlocks every range (gt_reset) and reads the options again at the

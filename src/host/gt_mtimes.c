@@ -65,6 +65,23 @@ first_device (int device)
   return gt_resolve_device (&device) == GT_OK ? device : -1;
 }
 
+/* Whether operand X (its type t, elems elements) is locked in place and
+   checked, for the uploads to read straight: only where it needs no
+   conversion (a double operand of a single product is rounded in the host
+   copy) and is large enough to pay.  */
+static int
+operand_locked (gt_type c, gt_operand X, size_t elems, int device)
+{
+  const size_t bytes = elems * gt_type_size (X.type);
+  if (device < 0 || bytes < GT_LOCK_OPERAND_MIN_BYTES
+      || gt_type_size (gt_type_real (X.type))
+         != gt_type_size (gt_type_real (c)))
+    return 0;
+  int threads;
+  gt_workers *w = gt_ctx_workers (device, &threads);
+  return gt_locked_operand (X.data, bytes, device, w, threads);
+}
+
 gt_status
 gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
                 size_t n, size_t k, int tile, int device,
@@ -74,6 +91,13 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   gt_status st = call_trivial (type, A.type, B.type, C, m, n, k, tile, &done);
   if (done)
     return st;
+  /* Operands that come back are locked and checked first: a result's
+     lock may then take in a page it shares with one of them.  */
+  const int dev0 = first_device (device);
+  gt_locked_begin ();
+  const int a_locked = operand_locked (type, A, m * k, dev0);
+  const int b_locked = A.data == B.data && A.type == B.type && m * k == k * n
+                       ? a_locked : operand_locked (type, B, k * n, dev0);
   /* The glue allocates C for the result: new memory to fault in, or a
      freed result's that the heap kept (gt_result_heap_begin); results
      under GT_PREFAULT_MIN_BYTES are not faulted in ahead either way */
@@ -81,15 +105,14 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   const int there = bytes >= GT_PREFAULT_MIN_BYTES
                     && gt_result_resident (C, bytes);
   /* and such memory, when it comes back, is locked for the copies out */
-  const int locked = there && gt_locked_result (C, bytes,
-                                                first_device (device));
+  const int locked = there && gt_locked_result (C, bytes, dev0);
   if (locked)
     gt_locked_test_drop (C, bytes);
   gt_product p = { type, A, B, C, m, n, k, m, k, m, tile, 1, (char *) C,
-                   there ? 0 : bytes, locked, NULL, 0 };
+                   there ? 0 : bytes, locked, a_locked, b_locked, NULL, 0 };
   st = device == GT_DEVICES_ALL ? gt_multi_product (&p, interrupted)
                                 : gt_device_product (device, &p, interrupted);
-  if (locked)
-    gt_locked_settle (C, bytes, st == GT_OK);
+  if (locked || a_locked || b_locked)
+    gt_locked_settle (locked ? C : NULL, bytes, st == GT_OK);
   return st;
 }

@@ -15,6 +15,10 @@
 /* Results from this size up, where new memory, are faulted in by helper
    threads ahead of the copies out (smaller ones: by the copies).  */
 #define GT_PREFAULT_MIN_BYTES ((size_t) 4 << 20)
+/* Operands from this size up may be locked in place (gt_locked_operand):
+   below it, the probe's fixed costs (a copy and its wait, the threads'
+   wake-up) outweigh the trips through the staging saved.  */
+#define GT_LOCK_OPERAND_MIN_BYTES ((size_t) 16 << 20)
 
 /* A handed from one device to the others of a split by columns
    (gt_multi.c).  */
@@ -34,6 +38,9 @@ typedef struct
   size_t fault_bytes;        /* copies out (0: none) */
   int c_locked;              /* C's memory is locked: copies out straight
                                 (gt_locked.h) */
+  int a_locked, b_locked;    /* the operand's memory is locked and its
+                                pages checked: uploads read it straight
+                                (gt_locked_operand) */
   gt_shared_a *shared_a;     /* NULL: A comes through the host staging */
   int a_part;                /* the part of A this band's device takes
                                 through the host and hands on */

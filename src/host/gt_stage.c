@@ -251,6 +251,37 @@ slot_send (gt_stager *st, copy_job *job, char *dst, size_t dpitch,
   return GT_OK;
 }
 
+/* Whether host bytes [lo, hi) lie in an operand locked and checked.  */
+static int
+locked_in (const gt_stager *st, const char *lo, const char *hi)
+{
+  for (int i = 0; i < 2; i++)
+    if (st->in_lo[i] && st->in_lo[i] <= lo && hi <= st->in_hi[i])
+      return 1;
+  return 0;
+}
+
+/* An upload straight from a locked operand: `height` host rows of
+   `width` bytes, `spitch` bytes apart, to device rows `dpitch` apart, one
+   copy on ctx->up.  */
+static gt_status
+upload_direct (gt_stager *st, char *dst, size_t dpitch, const char *src,
+               size_t spitch, size_t width, size_t height)
+{
+  const int mu = gt_mark_begin (st, 'U', width * height, st->ctx->up);
+  cudaError_t err = height == 1 || (dpitch == width && spitch == width)
+    ? cudaMemcpyAsync (dst, src, width * height, cudaMemcpyHostToDevice,
+                       st->ctx->up)
+    : cudaMemcpy2DAsync (dst, dpitch, src, spitch, width, height,
+                         cudaMemcpyHostToDevice, st->ctx->up);
+  gt_mark_end (st, mu, st->ctx->up);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "copying to the device");
+  st->bytes_in_direct += width * height;
+  gt_locked_went_in ();
+  return GT_OK;
+}
+
 /* Host columns [c_begin, c_end) of src (rows x *, leading dimension hld)
    to device dst (leading dimension ld), through the slots on ctx->up.  */
 gt_status
@@ -258,6 +289,13 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
                  const char *src, size_t src_es, size_t hld, size_t rows,
                  size_t c_begin, size_t c_end, gt_interrupt_fn interrupted)
 {
+  if (c_begin >= c_end || rows == 0)
+    return GT_OK;
+  const char *first = src + c_begin * hld * src_es;
+  if (src_es == es
+      && locked_in (st, first, src + ((c_end - 1) * hld + rows) * es))
+    return upload_direct (st, dst + c_begin * ld * es, ld * es, first,
+                          hld * es, rows * es, c_end - c_begin);
   piece p = { c_begin, 0, 0, 0 };
   while (next_piece (st, &p, rows, ld, c_end, es))
     {
@@ -288,6 +326,13 @@ gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
                       gt_interrupt_fn interrupted)
 {
   const size_t h = r1 - r0;
+  if (c_begin >= c_end || h == 0)
+    return GT_OK;
+  const char *first = src + (c_begin * hld + r0) * src_es;
+  if (src_es == es
+      && locked_in (st, first, src + ((c_end - 1) * hld + r1) * es))
+    return upload_direct (st, dst + (c_begin * ld + r0) * es, ld * es, first,
+                          hld * es, h * es, c_end - c_begin);
   const size_t per_slot = GT_SLOT_BYTES / es / h;
   for (size_t c = c_begin; c < c_end; c += per_slot)
     {

@@ -74,6 +74,11 @@ typedef struct
     size_t c_begin, c_end;
   } direct_out[GT_MAX_PANELS];
   size_t bytes_direct, stale_pages;
+  /* operands locked in place and checked (gt_locked_operand): uploads
+     from inside [in_lo[i], in_hi[i]) that need no conversion go straight,
+     one 2-D copy each, not through the slots */
+  const char *in_lo[2], *in_hi[2];
+  size_t bytes_in_direct;
   /* a slot holding device results not yet copied out: the copy to make
      (dst NULL: none) */
   copy_job out[GT_SLOTS];
