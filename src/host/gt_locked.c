@@ -22,9 +22,11 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
 #include "gpu_tiled.h"
@@ -59,6 +61,7 @@ static unsigned long tick;
 static unsigned long call_tick;   /* tick when the call under way began */
 static unsigned long calls;
 static int drop_now;          /* GPU_TILED_TEST_STALE: this call drops */
+static int dropped;           /* and it did */
 static unsigned long direct_products, stale_pages;   /* since a reset */
 static unsigned long in_products, in_stale_pages;
 static int stale_now;         /* pages stale in the product under way */
@@ -314,6 +317,9 @@ gt_locked_begin (void)
   settle ();
   call_tick = tick;
   calls++;
+  if (dropped && test_drops > 0)
+    test_drops--;
+  dropped = 0;
   drop_now = test_drops > 0;
 }
 
@@ -362,14 +368,27 @@ gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
   if (!lock_or_hold (lo, hi, device))
     return 0;
   if (drop_now)
-    test_replace (p, bytes);
+    {
+      test_replace (p, bytes);
+      dropped = 1;
+    }
   int back;
   size_t missed = (size_t) -1;
+  struct timespec t0, t1;
+  clock_gettime (CLOCK_MONOTONIC, &t0);
   if (enter (device, &back))
     {
       missed = gt_locked_probe ((const char *) p, bytes, device, w,
                                 threads);
       leave (back);
+    }
+  if (getenv ("GPU_TILED_TRACE"))
+    {
+      clock_gettime (CLOCK_MONOTONIC, &t1);
+      fprintf (stderr, "gpu_tiled: an operand of %.1f MB probed in %.3f ms "
+               "(%zd pages not the lock's)\n", 1e-6 * bytes,
+               1e3 * (t1.tv_sec - t0.tv_sec) + 1e-6 * (t1.tv_nsec - t0.tv_nsec),
+               (ssize_t) missed);
     }
   if (!missed)
     return 1;
@@ -432,9 +451,6 @@ gt_locked_went_in (void)
 void
 gt_locked_settle (void *C, size_t bytes, int ok)
 {
-  if (drop_now && test_drops > 0)
-    test_drops--;
-  drop_now = 0;
   if (__atomic_exchange_n (&in_now, 0, __ATOMIC_RELAXED) && ok)
     __atomic_fetch_add (&in_products, 1, __ATOMIC_RELAXED);
   if (__atomic_exchange_n (&straight_now, 0, __ATOMIC_RELAXED) && ok)
@@ -454,6 +470,7 @@ gt_locked_test_drop (void *C, size_t bytes)
 {
   if (!drop_now)
     return;
+  dropped = 1;
   /* 16 marks' pages from the middle of C (its memory is not a result
      yet: nothing of the caller's is lost) */
   const uintptr_t page = page_size ();
@@ -475,7 +492,7 @@ gt_locked_forget_lost (int lost)
   for (int i = 0; i < SHUN_MAX; i++)
     shun[i].lo = shun[i].hi = 0;
   state = 0;
-  drop_now = 0;
+  drop_now = dropped = 0;
   __atomic_store_n (&stale_now, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&straight_now, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&in_now, 0, __ATOMIC_RELAXED);

@@ -251,10 +251,23 @@ slot_send (gt_stager *st, copy_job *job, char *dst, size_t dpitch,
   return GT_OK;
 }
 
-/* Whether host bytes [lo, hi) lie in an operand locked and checked.  */
+/* Rows narrower than this go through the slots even from a locked
+   operand: the copy engine reads narrow rows of a 2-D copy far below its
+   rate (a single 2000x20000x2000 product's pieces of k, rows of 8 KB:
+   11.5 ms straight against 6.9 staged; bench/RESULTS.md).  */
+#define DIRECT_MIN_ROW ((size_t) 32 << 10)
+
+/* Whether an upload of `height` rows of `width` bytes, `spitch` apart on
+   the host and `dpitch` on the device, from host bytes [lo, hi) goes
+   straight: they lie in an operand locked and checked, and the copy is
+   one plain copy or of rows wide enough.  */
 static int
-locked_in (const gt_stager *st, const char *lo, const char *hi)
+goes_straight (const gt_stager *st, const char *lo, const char *hi,
+               size_t width, size_t height, size_t spitch, size_t dpitch)
 {
+  if (height > 1 && (spitch != width || dpitch != width)
+      && width < DIRECT_MIN_ROW)
+    return 0;
   for (int i = 0; i < 2; i++)
     if (st->in_lo[i] && st->in_lo[i] <= lo && hi <= st->in_hi[i])
       return 1;
@@ -293,7 +306,8 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
     return GT_OK;
   const char *first = src + c_begin * hld * src_es;
   if (src_es == es
-      && locked_in (st, first, src + ((c_end - 1) * hld + rows) * es))
+      && goes_straight (st, first, src + ((c_end - 1) * hld + rows) * es,
+                        rows * es, c_end - c_begin, hld * es, ld * es))
     return upload_direct (st, dst + c_begin * ld * es, ld * es, first,
                           hld * es, rows * es, c_end - c_begin);
   piece p = { c_begin, 0, 0, 0 };
@@ -330,7 +344,8 @@ gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
     return GT_OK;
   const char *first = src + (c_begin * hld + r0) * src_es;
   if (src_es == es
-      && locked_in (st, first, src + ((c_end - 1) * hld + r1) * es))
+      && goes_straight (st, first, src + ((c_end - 1) * hld + r1) * es,
+                        h * es, c_end - c_begin, hld * es, ld * es))
     return upload_direct (st, dst + (c_begin * ld + r0) * es, ld * es, first,
                           hld * es, h * es, c_end - c_begin);
   const size_t per_slot = GT_SLOT_BYTES / es / h;
