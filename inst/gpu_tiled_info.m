@@ -125,13 +125,16 @@
 ##
 ## @item operands_direct
 ## products that read an operand straight from locked memory, since
-## @code{gpu_tiled_reset}.  Operands of 16 MiB or more that need no
+## @code{gpu_tiled_reset}.  Off by default; where
+## @env{GPU_TILED_LOCK_OPERANDS}=1, operands of 16 MiB or more that need no
 ## conversion are locked by the results' rule (an operand or result of one
 ## of the last four calls again; within the same @code{result_heap}
-## bytes); @env{GPU_TILED_LOCK_OPERANDS}=0 turns it off.  Before the
+## bytes).  Before the
 ## uploads, every call checks each locked operand: a word of each page is
 ## written from the GPU through the lock, read, and put back, so that the
-## operand is unchanged when the product starts.
+## operand is unchanged when the product starts.  That check costs about
+## as much as the straight uploads save, more at most shapes on the hosts
+## measured, hence off by default.
 ##
 ## @item operands_stale_pages
 ## pages of locked operands that were no longer the process's (their

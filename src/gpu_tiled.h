@@ -156,10 +156,12 @@ size_t gt_results_locked_bytes (void);
 unsigned long gt_results_direct (void);
 unsigned long gt_results_stale_pages (void);
 
-/* Operands of 16 MiB or more that need no conversion are locked by the
-   same rule (an operand or result of one of the last four calls again,
-   under the same budget; GPU_TILED_LOCK_OPERANDS=0: never): the uploads
-   read them straight.  Before the uploads, each call checks that every
+/* Where GPU_TILED_LOCK_OPERANDS=1 (off by default: on the hosts measured
+   the check below cost more than the straight uploads saved, but at a
+   few shapes split over two GPUs; bench/RESULTS.md), operands of 16 MiB
+   or more that need no conversion are locked by the same rule (an
+   operand or result of one of the last four calls again, under the same
+   budget): the uploads read them straight.  Before the uploads, each call checks that every
    page of a locked operand is still the page the process sees (a word
    of each written from the device through the lock, read, put back); an
    operand whose pages changed is staged, and its range is not locked

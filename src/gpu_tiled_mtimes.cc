@@ -1864,7 +1864,6 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## a budget the earlier tests' arrays leave room in (past it, results
 %! ## are fresh memory each call, never locked)
 %! setenv ("GPU_TILED_RESULT_HEAP", "4294967296");
-%! setenv ("GPU_TILED_LOCK_OPERANDS", "0");   # their test is the next
 %! unwind_protect
 %!   for split = splits
 %!     setenv ("GPU_TILED_SPLIT", split{1});
@@ -1906,14 +1905,14 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   endfor
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_RESULT_HEAP");
-%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
 %!   unsetenv ("GPU_TILED_TEST_STALE");
 %!   unsetenv ("GPU_TILED_SPLIT");
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
 %!testif ; heap
-%! ## Operands of 16 MiB or more that come back (a loop's) are locked from
-%! ## their second call on, and the uploads read them straight
+%! ## Under GPU_TILED_LOCK_OPERANDS=1, operands of 16 MiB or more that come
+%! ## back (a loop's) are locked from their second call on, and the uploads
+%! ## read them straight
 %! ## (operands_direct), after a probe of their pages that writes a word
 %! ## of each and puts it back: the operands must come out of every call
 %! ## as they went in, and the products right.  Then, under
@@ -1930,6 +1929,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   splits{end+1} = "always";
 %! endif
 %! setenv ("GPU_TILED_RESULT_HEAP", "4294967296");
+%! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
 %! unwind_protect
 %!   for split = splits
 %!     setenv ("GPU_TILED_SPLIT", split{1});
@@ -1990,7 +1990,16 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     endfor
 %!     assert (gpu_tiled_info ().operands_direct >= 4);
 %!   endfor
+%!   ## off by default
+%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
+%!   gpu_tiled_reset ();
+%!   for round = 1:3
+%!     C = gpu_tiled_mtimes (A, B);
+%!     clear C;
+%!   endfor
+%!   assert (gpu_tiled_info ().operands_direct, 0);
 %! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
 %!   unsetenv ("GPU_TILED_RESULT_HEAP");
 %!   unsetenv ("GPU_TILED_TEST_STALE");
 %!   unsetenv ("GPU_TILED_SPLIT");

@@ -187,7 +187,7 @@ options (const char *heap, const char *lock, const char *stale)
     setenv ("GPU_TILED_TEST_STALE", stale, 1);
   else
     unsetenv ("GPU_TILED_TEST_STALE");
-  unsetenv ("GPU_TILED_LOCK_OPERANDS");
+  setenv ("GPU_TILED_LOCK_OPERANDS", "1", 1);
   gt_heap_forget ();
   gt_locked_forget ();
   registers = refuse = 0;
@@ -512,7 +512,13 @@ test_operands (gt_workers *w, int threads)
   replaced_lo = replaced_hi = 0;
   munmap (big, 300 * MIB);
   options ("268435456", NULL, NULL);
+  unsetenv ("GPU_TILED_LOCK_OPERANDS");
+  gt_locked_forget ();
+  operand_call (a, bytes, w, threads);
+  check (!operand_call (a, bytes, w, threads) && registers == 0,
+         "GPU_TILED_LOCK_OPERANDS unset: never (off by default)");
   setenv ("GPU_TILED_LOCK_OPERANDS", "0", 1);
+  gt_locked_forget ();
   operand_call (a, bytes, w, threads);
   check (!operand_call (a, bytes, w, threads) && registers == 0,
          "GPU_TILED_LOCK_OPERANDS=0: never");

@@ -49,7 +49,7 @@ typedef struct
 } range;
 
 static int state;             /* 0 not read since a reset, 1 on, -1 off */
-static int operands_on;       /* GPU_TILED_LOCK_OPERANDS is not 0 */
+static int operands_on;       /* GPU_TILED_LOCK_OPERANDS=1 */
 static size_t budget;         /* bytes locked at most */
 static int test_drops;        /* GPU_TILED_TEST_STALE calls left */
 static range locked[LOCKED_MAX];
@@ -84,7 +84,7 @@ settle (void)
   budget = gt_result_heap_budget ();
   state = budget && !(v && v[0] == '0' && !v[1]) ? 1 : -1;
   const char *o = getenv ("GPU_TILED_LOCK_OPERANDS");
-  operands_on = !(o && o[0] == '0' && !o[1]);
+  operands_on = o && o[0] == '1' && !o[1];
   const char *t = getenv ("GPU_TILED_TEST_STALE");
   test_drops = t ? atoi (t) : 0;
 }

@@ -28,7 +28,7 @@ void gt_locked_begin (void);
 
 /* Whether an operand's [p, p + bytes) is locked now and its pages are
    the process's, so that the uploads may read it straight: locked by
-   gt_locked_result's rule (GPU_TILED_LOCK_OPERANDS=0: never), then
+   gt_locked_result's rule where GPU_TILED_LOCK_OPERANDS=1 (else never), then
    probed (gt_locked_probe) on the copy threads of w.  Where a page is not
    the lock's, the range is unlocked and not locked again for 16 calls,
    and the call stages the operand.  Caller's thread, outside any product,
