@@ -1,5 +1,6 @@
 /* gt_stage.c -- the staging slots of a host call (see gt_stage.h).  */
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,9 @@ slot_send (gt_stager *st, copy_job *job, char *dst, size_t dpitch,
    rate (a single 2000x20000x2000 product's pieces of k, rows of 8 KB:
    11.5 ms straight against 6.9 staged; bench/RESULTS.md).  */
 #define DIRECT_MIN_ROW ((size_t) 32 << 10)
+/* Pages of a straight copy from which its marks and checks go on the
+   copy threads.  */
+#define DIRECT_PARALLEL_PAGES ((size_t) 2048)
 
 /* Whether an upload of `height` rows of `width` bytes, `spitch` apart on
    the host and `dpitch` on the device, from host bytes [lo, hi) goes
@@ -419,28 +423,72 @@ download_staged (gt_stager *st, const gt_block_out *o, size_t c_begin,
 }
 
 /* Marks, or counts the pages left unwritten, of columns [c0, c1) of the
-   host block.  */
-static size_t
-direct_pages (const gt_block_out *o, size_t c0, size_t c1, int mark)
+   host block: part `part` of `parts` of them (pages a part apart where the
+   columns are one range, else columns), the count added to *n.  */
+typedef struct
 {
+  const gt_block_out *o;
+  size_t c0, c1;
+  int mark;
+  size_t n;
+} pages_job;
+
+#define PAGE_ALIGN(a) (((a) + (uintptr_t) 4095) & ~(uintptr_t) 4095)
+
+static void
+pages_part (void *arg, int part, int parts)
+{
+  pages_job *j = (pages_job *) arg;
+  const gt_block_out *o = j->o;
   const size_t bytes = o->rows * o->es;
-  if (o->hld == o->rows)   /* one range */
-    {
-      char *p = o->dst + c0 * bytes;
-      if (mark)
-        gt_locked_mark (p, (c1 - c0) * bytes);
-      return mark ? 0 : gt_locked_unwritten (p, (c1 - c0) * bytes);
-    }
   size_t n = 0;
-  for (size_t c = c0; c < c1; c++)
+  if (o->hld == o->rows)   /* one range, cut at page boundaries */
     {
-      char *p = o->dst + c * o->hld * o->es;
-      if (mark)
-        gt_locked_mark (p, bytes);
-      else
-        n += gt_locked_unwritten (p, bytes);
+      const uintptr_t p = (uintptr_t) (o->dst + j->c0 * bytes);
+      const uintptr_t end = p + (j->c1 - j->c0) * bytes;
+      const uintptr_t per = (end - p + parts - 1) / parts;
+      const uintptr_t b = part ? PAGE_ALIGN (p + part * per) : p;
+      uintptr_t e = part + 1 < parts ? PAGE_ALIGN (p + (part + 1) * per)
+                                     : end;
+      e = e < end ? e : end;
+      if (b < e && j->mark)
+        gt_locked_mark ((char *) b, e - b);
+      else if (b < e)
+        n = gt_locked_unwritten ((const char *) b, e - b);
     }
-  return n;
+  else
+    {
+      const size_t cols = j->c1 - j->c0, per = (cols + parts - 1) / parts;
+      const size_t b = j->c0 + part * per;
+      const size_t e = b + per < j->c1 ? b + per : j->c1;
+      for (size_t c = b; c < e; c++)
+        {
+          char *q = o->dst + c * o->hld * o->es;
+          if (j->mark)
+            gt_locked_mark (q, bytes);
+          else
+            n += gt_locked_unwritten (q, bytes);
+        }
+    }
+  if (n)
+    __atomic_fetch_add (&j->n, n, __ATOMIC_RELAXED);
+}
+
+/* Marks, or counts the pages left unwritten, of columns [c0, c1) of the
+   host block; on the copy threads where there are many pages (each costs
+   a TLB walk and a miss, which on two devices' bands at once held up the
+   pipelines: bench/RESULTS.md).  */
+static size_t
+direct_pages (const gt_stager *st, const gt_block_out *o, size_t c0,
+              size_t c1, int mark)
+{
+  pages_job j = { o, c0, c1, mark, 0 };
+  const size_t pages = (c1 - c0) * o->rows * o->es / 4096;
+  if (pages >= DIRECT_PARALLEL_PAGES && st->threads > 1)
+    gt_copy_parts (st->ctx->workers, st->threads, pages_part, &j);
+  else
+    pages_part (&j, 0, 1);
+  return j.n;
 }
 
 /* The copies straight into locked memory that are done (all of them:
@@ -461,7 +509,7 @@ check_direct (gt_stager *st, int wait)
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "copying from the device");
       st->n_checked++;
-      const size_t stale = direct_pages (&st->direct_out[i].o,
+      const size_t stale = direct_pages (st, &st->direct_out[i].o,
                                          st->direct_out[i].c_begin,
                                          st->direct_out[i].c_end, 0);
       if (stale)
@@ -481,7 +529,7 @@ download_direct (gt_stager *st, const gt_block_out *o, size_t c_begin,
 {
   const int i = st->n_direct;
   const size_t es = o->es, width = o->rows * es, cols = c_end - c_begin;
-  direct_pages (o, c_begin, c_end, 1);
+  direct_pages (st, o, c_begin, c_end, 1);
   const int md = gt_mark_begin (st, 'D', width * cols, st->ctx->down);
   cudaError_t err = copy_back (o->dst + c_begin * o->hld * es, o->hld * es,
                                at (o->src, o->dld, es, 0, c_begin),
