@@ -1939,7 +1939,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!              "double", "double", 3001, 800, 3003, 2;
 %!              "csingle", "csingle", 2001, 1100, 2003, 2;
 %!              "double", "same", 2002, 2002, 2002, 1;
-%!              "single", "double", 2001, 2200, 2003, 1}'
+%!              "single", "double", 2004, 2200, 2003, 1}'
 %!       [ca, cb, m, k, n, straight] = p{:};
 %!       A = make_operand (ca, m, k);
 %!       if (strcmp (cb, "same"))

@@ -194,7 +194,11 @@ typed_close (gt_type t, const void *A, size_t lda, const void *B, size_t ldb,
                  + (cx ? pow (get (C, t, i + j * ldc, 1) - im, 2) : 0.0);
         }
     }
-  return pad_ok && sqrt (err) <= 8.0 * k * eps * sqrt (na) * sqrt (nb);
+  const double bound = 8.0 * k * eps * sqrt (na) * sqrt (nb);
+  if (!pad_ok || !(sqrt (err) <= bound))
+    printf ("    error %.3g, bound %.3g, padding %s\n", sqrt (err), bound,
+            pad_ok ? "kept" : "written");
+  return pad_ok && sqrt (err) <= bound;
 }
 
 /* One product of type t through gt_mtimes_device, leading dimensions
