@@ -1970,9 +1970,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!         ## then, has the product taken in blocks of rows too narrow to
 %!         ## go straight: the tall one split by rows); a range found stale
 %!         ## is not locked again for 16 calls
-%!         assert (s.operands_direct >= 1 - stale && s.operands_direct <= 3
-%!                 && (s.operands_direct == 3 || m > 4 * n)
-%!                 && (s.operands_direct == 0 || ! stale),
+%!         nd = s.operands_direct;
+%!         assert ((stale && nd == 0)
+%!                 || (! stale && (nd == 3 || (m > 4 * n && nd >= 1))),
 %!                 "%s: %d products read operands straight", what,
 %!                 s.operands_direct);
 %!         sp = s.operands_stale_pages;
