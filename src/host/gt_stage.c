@@ -476,8 +476,7 @@ pages_part (void *arg, int part, int parts)
 
 /* Marks, or counts the pages left unwritten, of columns [c0, c1) of the
    host block; on the copy threads where there are many pages (each costs
-   a TLB walk and a miss, which on two devices' bands at once held up the
-   pipelines: bench/RESULTS.md).  */
+   a TLB walk and a miss, on the band's own thread otherwise).  */
 static size_t
 direct_pages (const gt_stager *st, const gt_block_out *o, size_t c0,
               size_t c1, int mark)
