@@ -165,7 +165,9 @@ unsigned long gt_results_stale_pages (void);
    page of a locked operand is still the page the process sees (a word
    of each written from the device through the lock, read, put back); an
    operand whose pages changed is staged, and its range is not locked
-   again for 16 calls.  The products that read an operand straight and
+   again for 16 calls.  The probe writes a word of each page for a moment
+   (put back before the uploads): no other thread may read the operands
+   during the call.  The products that read an operand straight and
    the pages found changed, since gt_reset.  */
 unsigned long gt_operands_direct (void);
 unsigned long gt_operands_stale_pages (void);

@@ -1947,7 +1947,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!       else
 %!         B = make_operand (cb, k, n);
 %!       endif
-%!       A0 = A;  B0 = B;
+%!       ## copies of their own (A0 = A alone shares A's memory)
+%!       A0 = A;  A0(1) = A0(1);  B0 = B;  B0(1) = B0(1);
 %!       for stale = [0 1]
 %!         setenv ("GPU_TILED_TEST_STALE", num2str (stale));
 %!         gpu_tiled_reset ();
@@ -1958,9 +1959,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!           assert (isequal (A, A0) && isequal (B, B0),
 %!                   "%s: an operand changed", what);
 %!           i = rows_to_check (m, k, n);
-%!           R = double (A(i, :)) * double (B);
+%!           R = double (A0(i, :)) * double (B0);
 %!           bound = 4 * k * eps (class (C)) ...
-%!                   * norm (double (A(i, :)), "fro") * norm (double (B), "fro");
+%!                   * norm (double (A0(i, :)), "fro") * norm (double (B0), "fro");
 %!           err = norm (double (C(i, :)) - R, "fro");
 %!           assert (err <= bound, "%s: error %g above %g", what, err, bound);
 %!           clear C;
@@ -1982,27 +1983,30 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!                 what, sp);
 %!       endfor
 %!     endfor
-%!     ## the last result as the next operand: locked already
+%!     ## the last result as the next operand (A, B and E under 16 MiB:
+%!     ## C alone can be read straight)
 %!     gpu_tiled_reset ();
 %!     setenv ("GPU_TILED_TEST_STALE", "0");
-%!     A = make_operand ("single", 3000, 3000);
-%!     B = make_operand ("single", 3000, 3000);
+%!     A = make_operand ("single", 3000, 1300);
+%!     B = make_operand ("single", 1300, 3000);
+%!     E = make_operand ("single", 3000, 1300);
+%!     R = double (A) * double (B);
+%!     bound = 4 * 4300 * eps ("single") * norm (double (A), "fro") ...
+%!             * norm (double (B), "fro") * norm (double (E), "fro");
 %!     for round = 1:4
 %!       C = gpu_tiled_mtimes (A, B);
-%!       D = gpu_tiled_mtimes (C, B);
-%!       E = double (A) * double (B);
-%!       bound = 4 * 3000 * eps ("single") * norm (E, "fro") ...
-%!               * norm (double (B), "fro");
-%!       assert (norm (double (D) - E * double (B), "fro") <= 2 * bound);
+%!       D = gpu_tiled_mtimes (C, E);
+%!       assert (norm (double (D) - R * double (E), "fro") <= bound);
 %!       clear C D;
 %!     endfor
-%!     assert (gpu_tiled_info ().operands_direct >= 4);
+%!     assert (gpu_tiled_info ().operands_direct >= 1);
 %!   endfor
 %!   ## off by default
 %!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
 %!   gpu_tiled_reset ();
+%!   A = make_operand ("single", 3000, 3000);
 %!   for round = 1:3
-%!     C = gpu_tiled_mtimes (A, B);
+%!     C = gpu_tiled_mtimes (A, A);
 %!     clear C;
 %!   endfor
 %!   assert (gpu_tiled_info ().operands_direct, 0);

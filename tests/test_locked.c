@@ -58,7 +58,7 @@ to_host (char *dst, size_t dpitch, const char *src, size_t spitch,
   probe_copies++;
   for (size_t r = 0; r < height; r++)
     {
-      if (copies_fail && r == height / 2)
+      if (copies_fail && height > 1 && r == height / 2)
         {
           copies_fail = 0;
           return cudaErrorUnknown;
@@ -484,6 +484,17 @@ test_operands (gt_workers *w, int threads)
   check (later == 0 && registers == 1, "not locked again for 16 calls");
   check (operand_call (a, bytes, w, threads) && registers == 2,
          "then locked again");
+  replaced_lo = (uintptr_t) m + 16 * MIB;
+  replaced_hi = replaced_lo + 4096;
+  check (!operand_call (a, bytes, w, threads) && registered () == 0,
+         "stale a second time: staged, unlocked");
+  replaced_lo = replaced_hi = 0;
+  later = 0;
+  for (int call = 0; call < 16; call++)
+    later += operand_call (a, bytes, w, threads);
+  check (later == 0 && registers == 2, "and shunned again for 16 calls");
+  check (operand_call (a, bytes, w, threads) && registers == 3,
+         "then locked again");
   /* a page that holds the token already cannot tell: staged */
   memset (m + 30 * MIB, 0xa5, 4);
   check (!operand_call (a, bytes, w, threads) && registered () == 0
@@ -495,8 +506,10 @@ test_operands (gt_workers *w, int threads)
   /* a probe that fails midway: staged, every word put back */
   operand_call (a, bytes, w, threads);
   copies_fail = 1;
+  probe_copies = 0;
   check (!operand_call (a, bytes, w, threads) && all_bytes (m, 96 * MIB, 1)
-         && registered () == 0, "a probe that failed: staged, put back");
+         && registered () == 0 && probe_copies == 2,
+         "a probe that failed midway: staged, every word put back");
   /* more pages than one probe copy takes (2^16 rows) */
   gt_locked_forget ();
   char *big = pages (300 * MIB);
@@ -523,6 +536,73 @@ test_operands (gt_workers *w, int threads)
   check (!operand_call (a, bytes, w, threads) && registers == 0,
          "GPU_TILED_LOCK_OPERANDS=0: never");
   munmap (m, 96 * MIB);
+}
+
+/* How far back a range is remembered: a result of one of the last four
+   calls, or, with operands locked too, one of their last twelve ranges.  */
+static void
+test_seen (void)
+{
+  for (int on = 0; on < 2; on++)
+    {
+      options ("268435456", NULL, NULL);
+      if (!on)
+        unsetenv ("GPU_TILED_LOCK_OPERANDS");
+      gt_locked_forget ();
+      char *m = pages (50 * MIB);
+      for (int i = 0; i < 5; i++)
+        result_call (m + i * 10 * MIB, 8 * MIB, 0);
+      check (result_call (m, 8 * MIB, 0) == on,
+             on ? "operands on: a result five calls back locked"
+                : "a result five calls back: not locked");
+      check (result_call (m + 40 * MIB, 8 * MIB, 0),
+             "a result two calls back: locked");
+      gt_locked_forget ();
+      munmap (m, 50 * MIB);
+    }
+}
+
+/* A lock refused for an operand's memory (read-only, or locked by
+   another library) shuns that operand only; locking stays on.  Two
+   operands sharing a lock, one stale: the other, checked already, is
+   held no more, and the call reads it through the slots.  */
+static void
+test_operand_refused (void)
+{
+  options ("268435456", NULL, NULL);
+  char *m = pages (200 * MIB);
+  char *a = m, *b = m + 40 * MIB + 1024;
+  const size_t an = 40 * MIB + 512;   /* a's last page is b's first */
+  operand_call (a, 40 * MIB, NULL, 1);
+  refuse = 1;
+  check (!operand_call (a, 40 * MIB, NULL, 1) && registered () == 0,
+         "an operand's lock refused: staged");
+  refuse = 0;
+  check (!operand_call (a, 40 * MIB, NULL, 1), "and shunned");
+  char *r = m + 120 * MIB;
+  result_call (r, 40 * MIB, 0);
+  check (result_call (r, 40 * MIB, 0), "results still locked");
+  gt_locked_forget ();
+  for (int call = 0; call < 2; call++)
+    {
+      gt_locked_begin ();
+      gt_locked_operand (a, an, 0, NULL, 1);
+      gt_locked_operand (b, 40 * MIB, 0, NULL, 1);
+      gt_locked_settle (NULL, 0, 1);
+    }
+  check (registers >= 1 && within_one (a, 80 * MIB + 1024),
+         "two operands sharing a page: one lock");
+  gt_locked_begin ();
+  check (gt_locked_operand (a, an, 0, NULL, 1), "a checked");
+  replaced_lo = (uintptr_t) b + 20 * MIB;
+  replaced_hi = replaced_lo + 4096;
+  check (!gt_locked_operand (b, 40 * MIB, 0, NULL, 1),
+         "b stale: staged");
+  check (!gt_locked_holds (a, an) && registered () == 0,
+         "and a, whose lock went with b's, held no more");
+  gt_locked_settle (NULL, 0, 1);
+  replaced_lo = replaced_hi = 0;
+  munmap (m, 200 * MIB);
 }
 
 /* Operands and a result over the budget: none of a call's own ranges is
@@ -586,6 +666,8 @@ main (void)
   test_operands (w, 4);   /* the probe's passes on copy threads */
   gt_workers_free (w);
   test_operands_budget ();
+  test_operand_refused ();
+  test_seen ();
   test_operand_replace ();
   return checks_done ();
 }

@@ -37,7 +37,9 @@
                                   arithmetic writes quiet NaNs only */
 #define LOCKED_MAX 16          /* ranges locked at once */
 #define SEEN_MAX 12            /* ranges remembered, not locked: the
-                                  operands and results of 4 calls */
+                                  operands and results of 4 calls (the
+                                  results alone: SEEN_RESULTS) */
+#define SEEN_RESULTS 4
 #define SHUN_MAX 4             /* operands found not the lock's */
 #define SHUN_CALLS 16          /* not locked again for so many calls */
 
@@ -139,13 +141,15 @@ unlock (range *r, int lost)
   r->lo = r->hi = 0;
 }
 
-/* Whether [lo, hi) was a result of one of the last SEEN_MAX calls; it is
-   remembered as the latest either way.  */
+/* Whether [lo, hi) was an operand or result of one of the last four
+   calls (a result, where operands are not locked); it is remembered as
+   the latest either way.  */
 static int
 seen_before (uintptr_t lo, uintptr_t hi)
 {
+  const int n = operands_on ? SEEN_MAX : SEEN_RESULTS;
   int i = 0;
-  while (i < SEEN_MAX - 1 && !(seen[i].lo == lo && seen[i].hi == hi))
+  while (i < n - 1 && !(seen[i].lo == lo && seen[i].hi == hi))
     i++;
   const int found = seen[i].lo == lo && seen[i].hi == hi;
   for (; i > 0; i--)   /* the match, or the oldest, makes room */
@@ -239,7 +243,7 @@ make_room (uintptr_t lo, uintptr_t hi, size_t inside)
    device dev (-1: the current one), which the product uses: a lock
    takes a context, and no other device's is made for it.  */
 static int
-lock_range (uintptr_t lo, uintptr_t hi, int dev)
+lock_range (uintptr_t lo, uintptr_t hi, int dev, int operand)
 {
   if (dev < 0 && cudaGetDevice (&dev) != cudaSuccess)
     dev = 0;
@@ -260,9 +264,12 @@ lock_range (uintptr_t lo, uintptr_t hi, int dev)
   leave (back);
   if (err != cudaSuccess)
     {
-      /* no device, or memory someone else locked: staged until a reset */
+      /* no device, or memory someone else locked: staged until a reset
+         (an operand's own memory, read-only or locked by another
+         library, only that operand: the caller shuns it) */
       cudaGetLastError ();
-      state = -1;
+      if (!operand)
+        state = -1;
       return 0;
     }
   r->lo = lo;
@@ -279,15 +286,17 @@ static int
 shunned (uintptr_t lo, uintptr_t hi)
 {
   for (int i = 0; i < SHUN_MAX; i++)
-    if (shun[i].hi && shun[i].lo == lo && shun[i].hi == hi)
-      return calls < shun[i].used;
+    if (shun[i].hi && shun[i].lo == lo && shun[i].hi == hi
+        && calls < shun[i].used)
+      return 1;
   return 0;
 }
 
 /* gt_locked_result's rule, for a result or an operand: whether the pages
-   [lo, hi) are locked now, locked here where they come back.  */
+   [lo, hi) are locked now (1), locked here where they come back, or not
+   (0; -1: the lock was refused).  */
 static int
-lock_or_hold (uintptr_t lo, uintptr_t hi, int device)
+lock_or_hold (uintptr_t lo, uintptr_t hi, int device, int operand)
 {
   range *h = holding (lo, hi);
   if (h)
@@ -299,8 +308,9 @@ lock_or_hold (uintptr_t lo, uintptr_t hi, int device)
     return 0;
   unlock_gone ();
   const size_t inside = take_in (&lo, &hi);
-  return hi - lo <= budget && make_room (lo, hi, inside)
-         && lock_range (lo, hi, device);
+  if (hi - lo > budget || !make_room (lo, hi, inside))
+    return 0;
+  return lock_range (lo, hi, device, operand) ? 1 : -1;
 }
 
 static void
@@ -331,7 +341,7 @@ gt_locked_result (void *C, size_t bytes, int device)
     return 0;
   uintptr_t lo, hi;
   pages_of (C, bytes, &lo, &hi);
-  return lock_or_hold (lo, hi, device);
+  return lock_or_hold (lo, hi, device, 0) > 0;
 }
 
 /* GPU_TILED_TEST_STALE: 16 pages from the middle of [p, p + bytes)
@@ -356,22 +366,27 @@ test_replace (const void *p, size_t bytes)
   free (keep);
 }
 
-int
-gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
-                   int threads)
+/* [lo, hi) (an operand's pages) is not locked again for SHUN_CALLS
+   calls: in its own entry where it has one, else the oldest.  */
+static void
+shun_range (uintptr_t lo, uintptr_t hi)
 {
-  settle ();
-  if (state < 0 || !operands_on || !bytes || device < 0)
-    return 0;
-  uintptr_t lo, hi;
-  pages_of (p, bytes, &lo, &hi);
-  if (!lock_or_hold (lo, hi, device))
-    return 0;
-  if (drop_now)
-    {
-      test_replace (p, bytes);
-      dropped = 1;
-    }
+  int o = 0;
+  for (int i = 1; i < SHUN_MAX; i++)
+    if ((shun[i].lo == lo && shun[i].hi == hi)
+        || (!(shun[o].lo == lo && shun[o].hi == hi)
+            && shun[i].used < shun[o].used))
+      o = i;
+  shun[o].lo = lo;
+  shun[o].hi = hi;
+  shun[o].used = calls + SHUN_CALLS + 1;
+}
+
+/* The probe of a locked operand under device; its time told where
+   GPU_TILED_TRACE is on.  */
+static size_t
+probe (const void *p, size_t bytes, int device, gt_workers *w, int threads)
+{
   int back;
   size_t missed = (size_t) -1;
   struct timespec t0, t1;
@@ -382,7 +397,8 @@ gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
                                 threads);
       leave (back);
     }
-  if (getenv ("GPU_TILED_TRACE"))
+  const char *t = getenv ("GPU_TILED_TRACE");
+  if (t && atoi (t) > 0)
     {
       clock_gettime (CLOCK_MONOTONIC, &t1);
       fprintf (stderr, "gpu_tiled: an operand of %.1f MB probed in %.3f ms "
@@ -390,6 +406,29 @@ gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
                1e3 * (t1.tv_sec - t0.tv_sec) + 1e-6 * (t1.tv_nsec - t0.tv_nsec),
                (ssize_t) missed);
     }
+  return missed;
+}
+
+int
+gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
+                   int threads)
+{
+  settle ();
+  if (state < 0 || !operands_on || !bytes || device < 0)
+    return 0;
+  uintptr_t lo, hi;
+  pages_of (p, bytes, &lo, &hi);
+  const int got = lock_or_hold (lo, hi, device, 1);
+  if (got < 0)
+    shun_range (lo, hi);   /* its memory refused a lock */
+  if (got <= 0)
+    return 0;
+  if (drop_now)
+    {
+      test_replace (p, bytes);
+      dropped = 1;
+    }
+  const size_t missed = probe (p, bytes, device, w, threads);
   if (!missed)
     return 1;
   /* not the lock's pages (or not known): staged, the range unlocked and
@@ -399,14 +438,16 @@ gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
   for (int i = 0; i < LOCKED_MAX; i++)
     if (overlaps (&locked[i], lo, hi))
       unlock (&locked[i], -1);
-  int o = 0;
-  for (int i = 1; i < SHUN_MAX; i++)
-    if (shun[i].used < shun[o].used)
-      o = i;
-  shun[o].lo = lo;
-  shun[o].hi = hi;
-  shun[o].used = calls + SHUN_CALLS + 1;
+  shun_range (lo, hi);
   return 0;
+}
+
+int
+gt_locked_holds (const void *p, size_t bytes)
+{
+  uintptr_t lo, hi;
+  pages_of (p, bytes, &lo, &hi);
+  return holding (lo, hi) != NULL;
 }
 
 void

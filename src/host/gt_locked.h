@@ -36,6 +36,13 @@ void gt_locked_begin (void);
 int gt_locked_operand (const void *p, size_t bytes, int device,
                        gt_workers *w, int threads);
 
+/* Whether [p, p + bytes) lies in one locked range still: an operand
+   checked by gt_locked_operand whose lock a later lock of the same call
+   replaced, or whose stale neighbour's unlock took with it, is read
+   through the slots (a straight copy from memory not locked, or from
+   one lock into unlocked memory, is slow or refused).  */
+int gt_locked_holds (const void *p, size_t bytes);
+
 /* gt_locked_probe.c: the pages of [p, p + bytes) (4-byte aligned, locked,
    device current) that are not the lock's: a word of each page saved,
    written from device through the lock, read, and put back.  (size_t) -1

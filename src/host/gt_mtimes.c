@@ -95,8 +95,8 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
      lock may then take in a page it shares with one of them.  */
   const int dev0 = first_device (device);
   gt_locked_begin ();
-  const int a_locked = operand_locked (type, A, m * k, dev0);
-  const int b_locked = A.data == B.data && A.type == B.type && m * k == k * n
+  int a_locked = operand_locked (type, A, m * k, dev0);
+  int b_locked = A.data == B.data && A.type == B.type && m * k == k * n
                        ? a_locked : operand_locked (type, B, k * n, dev0);
   /* The glue allocates C for the result: new memory to fault in, or a
      freed result's that the heap kept (gt_result_heap_begin); results
@@ -108,6 +108,12 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   const int locked = there && gt_locked_result (C, bytes, dev0);
   if (locked)
     gt_locked_test_drop (C, bytes);
+  /* a later unlock or lock of this call may have taken an operand's away
+     (a stale neighbour's unlock; C's lock over its page, refused) */
+  a_locked = a_locked
+             && gt_locked_holds (A.data, m * k * gt_type_size (A.type));
+  b_locked = b_locked
+             && gt_locked_holds (B.data, k * n * gt_type_size (B.type));
   gt_product p = { type, A, B, C, m, n, k, m, k, m, tile, 1, (char *) C,
                    there ? 0 : bytes, locked, a_locked, b_locked, NULL, 0 };
   st = device == GT_DEVICES_ALL ? gt_multi_product (&p, interrupted)
