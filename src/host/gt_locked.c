@@ -32,7 +32,7 @@
 #include "gpu_tiled.h"
 #include "gt_locked.h"
 
-#define MARK_STEP ((uintptr_t) 4096)   /* marks a page apart, at most */
+#define MARK_STEP ((uintptr_t) GT_LOCKED_STEP)
 #define SENTINEL 0x7fa5a5a5u   /* a float signalling NaN: the GPU's
                                   arithmetic writes quiet NaNs only */
 #define LOCKED_MAX 16          /* ranges locked at once */
@@ -349,13 +349,23 @@ gt_locked_result (void *C, size_t bytes, int device)
    bytes written back), as an array freed and made again at the same
    address would be: the operand the caller sees is unchanged, and the
    probe must find those pages.  */
+/* GPU_TILED_TEST_STALE's pages: 16 marks' whole pages from the middle
+   of [p, p + bytes), *mid on; 0 where they do not fit in it.  */
+static int
+test_pages (const void *p, size_t bytes, uintptr_t *mid, size_t *len)
+{
+  const uintptr_t page = page_size ();
+  *mid = ((uintptr_t) p + bytes / 2) / page * page;
+  *len = (16 * MARK_STEP + page - 1) / page * page;
+  return *mid >= (uintptr_t) p && *mid + *len <= (uintptr_t) p + bytes;
+}
+
 static void
 test_replace (const void *p, size_t bytes)
 {
-  const uintptr_t page = page_size ();
-  const uintptr_t mid = ((uintptr_t) p + bytes / 2) / page * page;
-  const size_t len = (16 * MARK_STEP + page - 1) / page * page;
-  if (mid < (uintptr_t) p || mid + len > (uintptr_t) p + bytes)
+  uintptr_t mid;
+  size_t len;
+  if (!test_pages (p, bytes, &mid, &len))
     return;
   char *keep = (char *) malloc (len);
   if (!keep)
@@ -512,12 +522,10 @@ gt_locked_test_drop (void *C, size_t bytes)
   if (!drop_now)
     return;
   dropped = 1;
-  /* 16 marks' pages from the middle of C (its memory is not a result
-     yet: nothing of the caller's is lost) */
-  const uintptr_t page = page_size ();
-  const uintptr_t mid = ((uintptr_t) C + bytes / 2) / page * page;
-  const uintptr_t len = (16 * MARK_STEP + page - 1) / page * page;
-  if (mid >= (uintptr_t) C && mid + len <= (uintptr_t) C + bytes)
+  /* C's memory is not a result yet: nothing of the caller's is lost */
+  uintptr_t mid;
+  size_t len;
+  if (test_pages (C, bytes, &mid, &len))
     madvise ((void *) mid, len, MADV_DONTNEED);
 }
 

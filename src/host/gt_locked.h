@@ -54,6 +54,10 @@ size_t gt_locked_probe (const char *p, size_t bytes, int device,
                         gt_workers *w, int threads);
 void gt_locked_probe_forget (int lost);
 
+/* The marks' and the operands' probe's words are this far apart at most
+   (a page, or less where pages are larger): every page holds one.  */
+#define GT_LOCKED_STEP ((size_t) 4096)
+
 /* Before a copy out straight into locked memory: one 32-bit word of each
    page of [p, p + bytes) (4-byte aligned, a multiple of 4) set to a value
    no product writes there (a signalling NaN; a double's half that equals

@@ -21,8 +21,7 @@
 #include "gpu_tiled.h"
 #include "gt_locked.h"
 
-#define STEP ((uintptr_t) 4096)      /* a word this far apart, at most a
-                                        page (as gt_locked_mark's) */
+#define STEP ((uintptr_t) GT_LOCKED_STEP)   /* as gt_locked_mark's */
 #define TOKEN 0xa5a5a5a5u            /* what the device writes; a page
                                         that held it already is counted
                                         as not the lock's (a needless

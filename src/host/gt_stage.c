@@ -217,6 +217,27 @@ next_piece (const gt_stager *st, piece *p, size_t rows, size_t ld,
   return 1;
 }
 
+/* Whether height rows of width bytes, spitch apart at the source and
+   dpitch at the destination, are one contiguous range at both ends.  */
+static int
+one_range (size_t width, size_t height, size_t spitch, size_t dpitch)
+{
+  return height == 1 || (dpitch == width && spitch == width);
+}
+
+/* A copy of height rows of width bytes on stream: one plain copy where
+   the rows are one range at both ends, else one 2-D copy.  */
+static cudaError_t
+copy_rows (char *dst, size_t dpitch, const char *src, size_t spitch,
+           size_t width, size_t height, enum cudaMemcpyKind kind,
+           cudaStream_t stream)
+{
+  if (one_range (width, height, spitch, dpitch))
+    return cudaMemcpyAsync (dst, src, width * height, kind, stream);
+  return cudaMemcpy2DAsync (dst, dpitch, src, spitch, width, height, kind,
+                            stream);
+}
+
 /* One piece of an upload: takes a slot, copies job's block into it on
    the copy threads (job->dst is set here), then queues the DMA from the
    slot to dst on ctx->up, `height` rows of `width` bytes (dst rows
@@ -239,11 +260,9 @@ slot_send (gt_stager *st, copy_job *job, char *dst, size_t dpitch,
   st->bytes_in += job->rows * job->cols
                   * (job->selem ? job->selem : job->elem);
   const int mu = gt_mark_begin (st, 'U', width * height, st->ctx->up);
-  cudaError_t err = height == 1
-    ? cudaMemcpyAsync (dst, job->dst, width, cudaMemcpyHostToDevice,
-                       st->ctx->up)
-    : cudaMemcpy2DAsync (dst, dpitch, job->dst, width, width, height,
-                         cudaMemcpyHostToDevice, st->ctx->up);
+  cudaError_t err = copy_rows (dst, dpitch, (const char *) job->dst, width,
+                               width, height, cudaMemcpyHostToDevice,
+                               st->ctx->up);
   gt_mark_end (st, mu, st->ctx->up);
   if (err == cudaSuccess)
     err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->up);
@@ -269,8 +288,7 @@ static int
 goes_straight (const gt_stager *st, const char *lo, const char *hi,
                size_t width, size_t height, size_t spitch, size_t dpitch)
 {
-  if (height > 1 && (spitch != width || dpitch != width)
-      && width < DIRECT_MIN_ROW)
+  if (!one_range (width, height, spitch, dpitch) && width < DIRECT_MIN_ROW)
     return 0;
   for (int i = 0; i < 2; i++)
     if (st->in_lo[i] && st->in_lo[i] <= lo && hi <= st->in_hi[i])
@@ -286,11 +304,8 @@ upload_direct (gt_stager *st, char *dst, size_t dpitch, const char *src,
                size_t spitch, size_t width, size_t height)
 {
   const int mu = gt_mark_begin (st, 'U', width * height, st->ctx->up);
-  cudaError_t err = height == 1 || (dpitch == width && spitch == width)
-    ? cudaMemcpyAsync (dst, src, width * height, cudaMemcpyHostToDevice,
-                       st->ctx->up)
-    : cudaMemcpy2DAsync (dst, dpitch, src, spitch, width, height,
-                         cudaMemcpyHostToDevice, st->ctx->up);
+  cudaError_t err = copy_rows (dst, dpitch, src, spitch, width, height,
+                               cudaMemcpyHostToDevice, st->ctx->up);
   gt_mark_end (st, mu, st->ctx->up);
   if (err != cudaSuccess)
     return gt_fail_cuda (err, "copying to the device");
@@ -377,19 +392,6 @@ at (const char *p, size_t ld, size_t es, size_t r, size_t c)
   return p + (c * ld + r) * es;
 }
 
-/* A device-to-host copy of height rows of width bytes on stream (one
-   plain copy where the rows are contiguous at both ends).  */
-static cudaError_t
-copy_back (char *dst, size_t dpitch, const char *src, size_t spitch,
-           size_t width, size_t height, cudaStream_t stream)
-{
-  if (height == 1 || (dpitch == width && spitch == width))
-    return cudaMemcpyAsync (dst, src, width * height, cudaMemcpyDeviceToHost,
-                            stream);
-  return cudaMemcpy2DAsync (dst, dpitch, src, spitch, width, height,
-                            cudaMemcpyDeviceToHost, stream);
-}
-
 /* The staged way of gt_stage_download: a slot a piece (packed: rows
    apart in the slot).  */
 static gt_status
@@ -406,9 +408,10 @@ download_staged (gt_stager *st, const gt_block_out *o, size_t c_begin,
         return stt;
       const size_t nc = p.nc ? p.nc : 1, nr = p.nc ? rows : p.nr;
       const int md = gt_mark_begin (st, 'D', nr * nc * es, st->ctx->down);
-      cudaError_t err = copy_back (slot_ptr (st, s), nr * es,
+      cudaError_t err = copy_rows (slot_ptr (st, s), nr * es,
                                    at (o->src, o->dld, es, p.r0, p.c0),
-                                   o->dld * es, nr * es, nc, st->ctx->down);
+                                   o->dld * es, nr * es, nc,
+                                   cudaMemcpyDeviceToHost, st->ctx->down);
       gt_mark_end (st, md, st->ctx->down);
       if (err == cudaSuccess)
         err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->down);
@@ -433,7 +436,8 @@ typedef struct
   size_t n;
 } pages_job;
 
-#define PAGE_ALIGN(a) (((a) + (uintptr_t) 4095) & ~(uintptr_t) 4095)
+#define STEP_ALIGN(a) \
+  (((a) + GT_LOCKED_STEP - 1) / GT_LOCKED_STEP * GT_LOCKED_STEP)
 
 static void
 pages_part (void *arg, int part, int parts)
@@ -442,13 +446,13 @@ pages_part (void *arg, int part, int parts)
   const gt_block_out *o = j->o;
   const size_t bytes = o->rows * o->es;
   size_t n = 0;
-  if (o->hld == o->rows)   /* one range, cut at page boundaries */
+  if (o->hld == o->rows)   /* one range, cut where the marks' steps are */
     {
       const uintptr_t p = (uintptr_t) (o->dst + j->c0 * bytes);
       const uintptr_t end = p + (j->c1 - j->c0) * bytes;
       const uintptr_t per = (end - p + parts - 1) / parts;
-      const uintptr_t b = part ? PAGE_ALIGN (p + part * per) : p;
-      uintptr_t e = part + 1 < parts ? PAGE_ALIGN (p + (part + 1) * per)
+      const uintptr_t b = part ? STEP_ALIGN (p + part * per) : p;
+      uintptr_t e = part + 1 < parts ? STEP_ALIGN (p + (part + 1) * per)
                                      : end;
       e = e < end ? e : end;
       if (b < e && j->mark)
@@ -482,7 +486,7 @@ direct_pages (const gt_stager *st, const gt_block_out *o, size_t c0,
               size_t c1, int mark)
 {
   pages_job j = { o, c0, c1, mark, 0 };
-  const size_t pages = (c1 - c0) * o->rows * o->es / 4096;
+  const size_t pages = (c1 - c0) * o->rows * o->es / GT_LOCKED_STEP;
   if (pages >= DIRECT_PARALLEL_PAGES && st->threads > 1)
     gt_copy_parts (st->ctx->workers, st->threads, pages_part, &j);
   else
@@ -530,9 +534,10 @@ download_direct (gt_stager *st, const gt_block_out *o, size_t c_begin,
   const size_t es = o->es, width = o->rows * es, cols = c_end - c_begin;
   direct_pages (st, o, c_begin, c_end, 1);
   const int md = gt_mark_begin (st, 'D', width * cols, st->ctx->down);
-  cudaError_t err = copy_back (o->dst + c_begin * o->hld * es, o->hld * es,
+  cudaError_t err = copy_rows (o->dst + c_begin * o->hld * es, o->hld * es,
                                at (o->src, o->dld, es, 0, c_begin),
-                               o->dld * es, width, cols, st->ctx->down);
+                               o->dld * es, width, cols,
+                               cudaMemcpyDeviceToHost, st->ctx->down);
   gt_mark_end (st, md, st->ctx->down);
   if (err == cudaSuccess)
     err = cudaEventRecord (st->ctx->direct_done[i], st->ctx->down);
