@@ -18,8 +18,8 @@
    gt_locked_unwritten: whether the page the CPU sees is the one locked;
    the device buffers hold bytes 1, never its mark), and the
    rate of locking itself; then uploads straight from locked memory too,
-   alone and beside the straight downloads (what locked operands could
-   move, their check aside).
+   alone and beside the straight downloads (what locked operands move),
+   and the package's probe of a locked operand (gt_locked_probe).
      make -C bench stage_cache && bench/stage_cache [--direct]  */
 
 #include <pthread.h>
@@ -216,43 +216,28 @@ direct_main (int gpus)
   run (&direct[0]);
   printf ("16 pages dropped under the lock: %zu pages not written\n",
           direct[0].stale);
-  /* An operand's check, exact, for next time: a word of each page of the
-     locked source written from the device first (a 2-D copy of 4-byte
-     rows a page apart), read on the host (the page the process sees is
-     the locked one where the word arrived), then put back; what the
-     probe and the host's part cost for 512 MiB.  */
+  /* A locked operand's check, as the package makes it before each call
+     (gt_locked_probe: a word of each page saved, written from the device
+     through the lock, read, put back), on one thread and on the copy
+     threads; with no page replaced, none may be missed.  */
   {
-    const size_t pages = BYTES / 4096;
-    unsigned *tokens, *saved = (unsigned *) malloc (pages * sizeof *saved);
-    char *src = up_direct[0].host;
     CHECK (cudaSetDevice (0));
-    CHECK (cudaMalloc ((void **) &tokens, pages * sizeof *tokens));
-    CHECK (cudaMemset (tokens, 0xa5, pages * sizeof *tokens));
-    double probe[5], host_part[5];
-    size_t missed = 0;
-    for (int rep = 0; rep < 5; rep++)
+    for (int t = 1; t <= 12; t += 11)
       {
-        const double t0 = now ();
-        for (size_t i = 0; i < pages; i++)
-          saved[i] = *(volatile unsigned *) (src + i * 4096);
-        const double t1 = now ();
-        CHECK (cudaMemcpy2DAsync (src, 4096, tokens, 4, 4, pages,
-                                  cudaMemcpyDeviceToHost, up_direct[0].s));
-        CHECK (cudaStreamSynchronize (up_direct[0].s));
-        const double t2 = now ();
-        for (size_t i = 0; i < pages; i++)
+        double secs[5];
+        size_t missed = 0;
+        for (int rep = 0; rep < 5; rep++)
           {
-            missed += *(volatile unsigned *) (src + i * 4096) != 0xa5a5a5a5u;
-            *(volatile unsigned *) (src + i * 4096) = saved[i];
+            const double t0 = now ();
+            missed += gt_locked_probe (up_direct[0].host, BYTES, 0,
+                                       up_direct[0].w, t);
+            secs[rep] = now () - t0;
           }
-        probe[rep] = t2 - t1;
-        host_part[rep] = (t1 - t0) + (now () - t2);
+        printf ("operand probe, 512 MiB (%zu pages), %d thread%s: %.3f ms,"
+                " %zu missed\n", (size_t) BYTES / GT_LOCKED_STEP, t,
+                t > 1 ? "s" : "", 1e3 * median (secs, 5), missed);
       }
-    printf ("operand check, 512 MiB (%zu pages): probe copy %.3f ms, host's"
-            " save, check and put back %.3f ms, %zu missed\n", pages,
-            1e3 * median (probe, 5), 1e3 * median (host_part, 5), missed);
-    CHECK (cudaFree (tokens));
-    free (saved);
+    gt_locked_probe_forget (-1);
   }
   /* the check's own cost, one GPU's 512 MiB */
   const double t0 = now ();
