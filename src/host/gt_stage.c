@@ -392,6 +392,22 @@ at (const char *p, size_t ld, size_t es, size_t r, size_t c)
   return p + (c * ld + r) * es;
 }
 
+/* A copy of height rows of width bytes from the device on ctx->down,
+   marked for the timeline, then `done` recorded after it.  */
+static gt_status
+queue_down (gt_stager *st, char *dst, size_t dpitch, const char *src,
+            size_t spitch, size_t width, size_t height, cudaEvent_t done)
+{
+  const int md = gt_mark_begin (st, 'D', width * height, st->ctx->down);
+  cudaError_t err = copy_rows (dst, dpitch, src, spitch, width, height,
+                               cudaMemcpyDeviceToHost, st->ctx->down);
+  gt_mark_end (st, md, st->ctx->down);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (done, st->ctx->down);
+  return err == cudaSuccess ? GT_OK
+                            : gt_fail_cuda (err, "copying from the device");
+}
+
 /* The staged way of gt_stage_download: a slot a piece (packed: rows
    apart in the slot).  */
 static gt_status
@@ -407,16 +423,11 @@ download_staged (gt_stager *st, const gt_block_out *o, size_t c_begin,
       if (stt != GT_OK)
         return stt;
       const size_t nc = p.nc ? p.nc : 1, nr = p.nc ? rows : p.nr;
-      const int md = gt_mark_begin (st, 'D', nr * nc * es, st->ctx->down);
-      cudaError_t err = copy_rows (slot_ptr (st, s), nr * es,
-                                   at (o->src, o->dld, es, p.r0, p.c0),
-                                   o->dld * es, nr * es, nc,
-                                   cudaMemcpyDeviceToHost, st->ctx->down);
-      gt_mark_end (st, md, st->ctx->down);
-      if (err == cudaSuccess)
-        err = cudaEventRecord (st->ctx->slot_done[s], st->ctx->down);
-      if (err != cudaSuccess)
-        return gt_fail_cuda (err, "copying from the device");
+      stt = queue_down (st, slot_ptr (st, s), nr * es,
+                        at (o->src, o->dld, es, p.r0, p.c0), o->dld * es,
+                        nr * es, nc, st->ctx->slot_done[s]);
+      if (stt != GT_OK)
+        return stt;
       copy_job j = { o->dst + (p.c0 * o->hld + p.r0) * es, slot_ptr (st, s),
                      o->hld, nr, nr, nc, es, 0 };
       j.stream = 1;   /* a result: nothing reads it back soon */
@@ -533,16 +544,13 @@ download_direct (gt_stager *st, const gt_block_out *o, size_t c_begin,
   const int i = st->n_direct;
   const size_t es = o->es, width = o->rows * es, cols = c_end - c_begin;
   direct_pages (st, o, c_begin, c_end, 1);
-  const int md = gt_mark_begin (st, 'D', width * cols, st->ctx->down);
-  cudaError_t err = copy_rows (o->dst + c_begin * o->hld * es, o->hld * es,
-                               at (o->src, o->dld, es, 0, c_begin),
-                               o->dld * es, width, cols,
-                               cudaMemcpyDeviceToHost, st->ctx->down);
-  gt_mark_end (st, md, st->ctx->down);
-  if (err == cudaSuccess)
-    err = cudaEventRecord (st->ctx->direct_done[i], st->ctx->down);
-  if (err != cudaSuccess)
-    return gt_fail_cuda (err, "copying from the device");
+  const gt_status stt = queue_down (st, o->dst + c_begin * o->hld * es,
+                                    o->hld * es,
+                                    at (o->src, o->dld, es, 0, c_begin),
+                                    o->dld * es, width, cols,
+                                    st->ctx->direct_done[i]);
+  if (stt != GT_OK)
+    return stt;
   st->direct_out[i].o = *o;
   st->direct_out[i].c_begin = c_begin;
   st->direct_out[i].c_end = c_end;
