@@ -1970,7 +1970,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!         nd = s.operands_direct;
 %!         assert ((stale && nd == 0)
 %!                 || (! stale && (nd == 3
-%!                                 || (m > 4 * n && ! isempty (split{1}))))),
+%!                                 || (m > 4 * n && ! isempty (split{1})))),
 %!                 "%s: %d products read operands straight", what,
 %!                 s.operands_direct);
 %!         sp = s.operands_stale_pages;

@@ -96,6 +96,12 @@ if [ -n "${TEST_DEVICE:-}" ]; then
   fi
 fi
 
+# every test block parses, those a machine without a GPU skips included
+"$octave" --no-gui --no-init-file --no-window-system --no-history --quiet \
+  --eval "addpath ('$here'); parse_test_blocks ($(for f in "$src_dir"/*.cc "$here"/../inst/*.m; do printf "'%s', " "$f"; done | sed 's/, $//'))" \
+  > "$scratch/parse.log" 2>&1 || true
+add_counts parse_test_blocks "$scratch/parse.log"
+
 cd "$scratch"
 "$octave" --no-gui --no-init-file --no-window-system --no-history --quiet --eval "
   $setup
