@@ -2038,9 +2038,13 @@ class (Z), iscomplex (Z)            # double, complex\n\
 
 %!## C = A * B emulated (the count of emulated products goes up by one),
 %!## no worse than Octave's own single product against a double one (to
-%!## 10%: where both sit at the floor of rounding C to single the two
-%!## differ by chance; "fewhuge" at 129x1000x257 once came out 1.08), and
-%!## norm-wise
+%!## 10%), or within 1.5x of the exact product rounded to single (the
+%!## least error a single C can have), and norm-wise.  Where a few entries
+%!## of C dwarf the rest ("fewhuge") both products sit near that least
+%!## error on those few, and the first test alone fails by chance: in 150
+%!## draws at 129x1000x257 the emulation's error was 0.88x Octave's at the
+%!## median, over 1.10x in 3 draws (1.13x at most), and 1.28x the least
+%!## error at most.
 %!function check_emulated (A, B, what, in_blocks)
 %!  before = gpu_tiled_info ().emulation.products;
 %!  C = gpu_tiled_mtimes (A, B);
@@ -2056,8 +2060,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!  R = double (A) * double (B);
 %!  err = norm (double (C) - R, "fro");
 %!  err_host = norm (double (A * B) - R, "fro");
-%!  assert (err <= 1.10 * err_host, "%s: error %g, Octave's single * %g",
-%!          what, err, err_host);
+%!  err_least = norm (double (single (R)) - R, "fro");
+%!  assert (err <= max (1.10 * err_host, 1.5 * err_least),
+%!          "%s: error %g, Octave's single * %g, R rounded to single %g",
+%!          what, err, err_host, err_least);
 %!  bound = 4 * columns (A) * eps ("single") * norm (double (A), "fro") ...
 %!          * norm (double (B), "fro");
 %!  assert (err <= bound, "%s: error %g above %g", what, err, bound);
