@@ -1939,7 +1939,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!              "double", "double", 3001, 800, 3003, 2;
 %!              "csingle", "csingle", 2001, 1100, 2003, 2;
 %!              "double", "same", 2002, 2002, 2002, 1;
-%!              "single", "double", 2004, 2200, 2003, 1}'
+%!              "single", "double", 2004, 2200, 2008, 1}'
 %!       [ca, cb, m, k, n, straight] = p{:};
 %!       A = make_operand (ca, m, k);
 %!       if (strcmp (cb, "same"))
@@ -1962,15 +1962,17 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!           clear C;
 %!         endfor
 %!         s = gpu_tiled_info ();
-%!         ## rounds 2-4 straight, but for the tall product split by rows:
-%!         ## once C is locked (from round 2 where an earlier test left its
-%!         ## memory in the heap), each band takes blocks of rows too narrow
-%!         ## to go straight; a range found stale is not locked again for 16
-%!         ## calls
+%!         ## rounds 2-4 straight, but where a split goes by rows (m > n,
+%!         ## the tall product): a band's A is a block of rows, read
+%!         ## straight only where a column's part is 32 KiB or more (the
+%!         ## tall product's bands, until C is locked: from round 2 where an
+%!         ## earlier test left its memory in the heap, each band then takes
+%!         ## blocks of 6272 rows); a range found stale is not locked again
+%!         ## for 16 calls
 %!         nd = s.operands_direct;
 %!         assert ((stale && nd == 0)
 %!                 || (! stale && (nd == 3
-%!                                 || (m > 4 * n && ! isempty (split{1})))),
+%!                                 || (m > n && ! isempty (split{1})))),
 %!                 "%s: %d products read operands straight", what,
 %!                 s.operands_direct);
 %!         sp = s.operands_stale_pages;
