@@ -125,16 +125,31 @@
 ##
 ## @item operands_direct
 ## products that read an operand straight from locked memory, since
-## @code{gpu_tiled_reset}.  Off by default; where
-## @env{GPU_TILED_LOCK_OPERANDS}=1, operands of 16 MiB or more that need no
-## conversion are locked by the results' rule (an operand or result of one
-## of the last four calls again; within the same @code{result_heap}
-## bytes).  Before the
-## uploads, every call checks each locked operand: a word of each page is
-## written from the GPU through the lock, read, and put back, so that the
-## operand is unchanged when the product starts.  That check costs about
-## as much as the straight uploads save, more at most shapes on the hosts
-## measured, hence off by default.
+## @code{gpu_tiled_reset}.  Operands of 16 MiB or more that need no
+## conversion may be locked by the results' rule (an operand or result of
+## one of the last four calls again; within the same @code{result_heap}
+## bytes).  Before the uploads, every call then checks each locked
+## operand: a word of each page is written from the GPU through the lock,
+## read, and put back, so that the operand is unchanged when the product
+## starts.  That check costs about 2.5 microseconds per MB: more than the
+## straight uploads save on some hosts, less on others (where the host's
+## copies, not the link, are slow, or several GPUs copy at once).  So,
+## by default, each product that comes back is timed both ways (see
+## @code{operands_lock}).
+##
+## @item operands_lock
+## how operands are locked: @qcode{"timed"} (the default: a product that
+## comes back, with the same class, shape and devices, runs three timed
+## calls with its operands locked and three staged, in turn, then goes on
+## the faster way for its next 256 calls, and is timed again),
+## @qcode{"always"} (@env{GPU_TILED_LOCK_OPERANDS}=1) or @qcode{"never"}
+## (@env{GPU_TILED_LOCK_OPERANDS}=0).  Read at the first product and after
+## @code{gpu_tiled_reset}.
+##
+## @item operands_chosen_locked
+## @itemx operands_chosen_staged
+## of the last 8 products timed, those whose operands now go locked, and
+## those whose operands now go staged.
 ##
 ## @item operands_stale_pages
 ## pages of locked operands that were no longer the process's (their
@@ -215,7 +230,8 @@ endfunction
 %!          "device_count", "devices", "devices_used", "crossover", ...
 %!          "emulation", "result_heap", "result_heap_reused", ...
 %!          "results_locked", "results_direct", "results_stale_pages", ...
-%!          "operands_direct", "operands_stale_pages"}
+%!          "operands_direct", "operands_stale_pages", "operands_lock", ...
+%!          "operands_chosen_locked", "operands_chosen_staged"}
 %!   assert (isfield (s, f{1}), true, f{1});
 %! endfor
 %! assert (islogical (s.usable));
@@ -233,6 +249,9 @@ endfunction
 %! assert (isscalar (s.results_stale_pages) && s.results_stale_pages >= 0);
 %! assert (isscalar (s.operands_direct) && s.operands_direct >= 0);
 %! assert (isscalar (s.operands_stale_pages) && s.operands_stale_pages >= 0);
+%! assert (any (strcmp (s.operands_lock, {"timed", "always", "never"})));
+%! assert (s.operands_chosen_locked >= 0 && s.operands_chosen_staged >= 0);
+%! assert (s.operands_chosen_locked + s.operands_chosen_staged <= 8);
 %! assert ({s.crossover.class}, {"single", "double", "complex single", ...
 %!                              "complex double"});
 %! if (s.usable)

@@ -149,5 +149,11 @@ Private: use @code{gpu_tiled_info}.\n\
   s.assign ("operands_direct", static_cast<double> (gt_operands_direct ()));
   s.assign ("operands_stale_pages",
             static_cast<double> (gt_operands_stale_pages ()));
+  const int mode = gt_operands_lock_mode ();
+  s.assign ("operands_lock", mode < 0 ? "timed" : mode ? "always" : "never");
+  s.assign ("operands_chosen_locked",
+            static_cast<double> (gt_operands_chosen (1)));
+  s.assign ("operands_chosen_staged",
+            static_cast<double> (gt_operands_chosen (0)));
   return ovl (s);
 }

@@ -156,19 +156,26 @@ size_t gt_results_locked_bytes (void);
 unsigned long gt_results_direct (void);
 unsigned long gt_results_stale_pages (void);
 
-/* Where GPU_TILED_LOCK_OPERANDS=1 (off by default: on the hosts measured
-   the check below cost more than the straight uploads saved, but at a
-   few shapes split over two GPUs; bench/RESULTS.md), operands of 16 MiB
-   or more that need no conversion are locked by the same rule (an
-   operand or result of one of the last four calls again, under the same
-   budget): the uploads read them straight.  Before the uploads, each call checks that every
-   page of a locked operand is still the page the process sees (a word
-   of each written from the device through the lock, read, put back); an
-   operand whose pages changed is staged, and its range is not locked
-   again for 16 calls.  The probe writes a word of each page for a moment
-   (put back before the uploads): no other thread may read the operands
-   during the call.  The products that read an operand straight and
-   the pages found changed, since gt_reset.  */
+/* Operands of 16 MiB or more that need no conversion may be locked by
+   the same rule (an operand or result of one of the last four calls
+   again, under the same budget): the uploads then read them straight.
+   Before the uploads, each call checks that every page of a locked
+   operand is still the page the process sees (a word of each written
+   from the device through the lock, read, put back); an operand whose
+   pages changed is staged, and its range is not locked again for 16
+   calls.  The probe writes a word of each page for a moment (put back
+   before the uploads): no other thread may read the operands during the
+   call.  It costs about 2.5 us per MB, more than straight uploads save
+   on some hosts and less on others (bench/RESULTS.md), so by default a
+   product that comes back (the same class, shape and devices) is timed
+   both ways, three calls each, alternately, and goes on the faster for
+   its next 256 calls; GPU_TILED_LOCK_OPERANDS=1 locks always, =0 never
+   (gt_operands_lock_mode: 1, 0, or -1 for timed).  The products that
+   read an operand straight and the pages found changed, since gt_reset;
+   the products timed whose operands go locked (gt_operands_chosen (1))
+   or staged (0), of the last 8 remembered.  */
+int gt_operands_lock_mode (void);
+unsigned long gt_operands_chosen (int locked);
 unsigned long gt_operands_direct (void);
 unsigned long gt_operands_stale_pages (void);
 

@@ -1998,15 +1998,35 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     endfor
 %!     assert (gpu_tiled_info ().operands_direct >= 1);
 %!   endfor
-%!   ## off by default
+%!   ## by default timed: a product that comes back runs its operands
+%!   ## locked (from its second call, which locks them) and staged in
+%!   ## turn, three timed calls each, then goes the faster way; the
+%!   ## result is the same either way
 %!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
 %!   gpu_tiled_reset ();
 %!   A = make_operand ("single", 3000, 3000);
-%!   for round = 1:3
+%!   A0 = A;  A0(1) = A0(1);
+%!   for round = 1:12
+%!     C = gpu_tiled_mtimes (A, A);
+%!     assert (isequal (A, A0), "timed, round %d: the operand changed", round);
+%!     check_rows (A0, A0, C, sprintf ("timed, round %d", round));
+%!     clear C;
+%!   endfor
+%!   s = gpu_tiled_info ();
+%!   assert (s.operands_lock, "timed");
+%!   assert (s.operands_chosen_locked + s.operands_chosen_staged, 1);
+%!   assert (s.operands_direct >= 3 && s.operands_direct <= 11,
+%!           "timed: %d products read straight", s.operands_direct);
+%!   ## GPU_TILED_LOCK_OPERANDS=0: never
+%!   setenv ("GPU_TILED_LOCK_OPERANDS", "0");
+%!   gpu_tiled_reset ();
+%!   for round = 1:4
 %!     C = gpu_tiled_mtimes (A, A);
 %!     clear C;
 %!   endfor
-%!   assert (gpu_tiled_info ().operands_direct, 0);
+%!   s = gpu_tiled_info ();
+%!   assert (s.operands_lock, "never");
+%!   assert (s.operands_direct, 0);
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
 %!   unsetenv ("GPU_TILED_RESULT_HEAP");

@@ -74,8 +74,12 @@ c_test test_heap -I"$src_dir" -I"$src_dir/host" "$src_dir/host/gt_heap.c"
 # checks (the CUDA runtime's locks and copies stood in for)
 c_test test_locked -pthread -I"$src_dir" -I"$src_dir/host" \
   -I"${CUDA_INC:-/usr/local/cuda/include}" "$src_dir/host/gt_locked.c" \
-  "$src_dir/host/gt_locked_probe.c" "$src_dir/host/gt_copy.c" \
+  "$src_dir/host/gt_locked_probe.c" "$src_dir/host/gt_lock_choice.c" \
+  "$src_dir/host/gt_copy.c" \
   "$src_dir/host/gt_heap.c"
+# the operands' way, locked or staged, chosen per product by timing
+c_test test_lock_choice -I"$src_dir" -I"$src_dir/host" \
+  "$src_dir/host/gt_lock_choice.c"
 # the order of a split band's first-panel pieces: whole, and no circle of
 # bands waiting for each other
 c_test test_order -I"$src_dir" -I"$src_dir/host" "$src_dir/host/gt_order.c"

@@ -435,7 +435,7 @@ static int
 operand_call (const char *p, size_t bytes, gt_workers *w, int threads)
 {
   gt_locked_begin ();
-  const int in = gt_locked_operand (p, bytes, 0, w, threads);
+  const int in = gt_locked_operand (p, bytes, 0, w, threads, 1);
   if (in)
     gt_locked_went_in ();
   gt_locked_settle (NULL, 0, 1);
@@ -527,9 +527,17 @@ test_operands (gt_workers *w, int threads)
   options ("268435456", NULL, NULL);
   unsetenv ("GPU_TILED_LOCK_OPERANDS");
   gt_locked_forget ();
-  operand_call (a, bytes, w, threads);
-  check (!operand_call (a, bytes, w, threads) && registers == 0,
-         "GPU_TILED_LOCK_OPERANDS unset: never (off by default)");
+  gt_locked_begin ();
+  check (!gt_locked_operand (a, bytes, 0, w, threads, 0) && registers == 0,
+         "a call on the staged way: staged");
+  check (operand_call (a, bytes, w, threads) && registers == 1,
+         "unset (timed): the next on the locked way locks what came back");
+  gt_locked_begin ();
+  check (!gt_locked_operand (a, bytes, 0, w, threads, 0) && registers == 1,
+         "and a call on the staged way after it stages, the lock kept");
+  gt_locked_settle (NULL, 0, 1);
+  gt_locked_forget ();
+  registers = 0;
   setenv ("GPU_TILED_LOCK_OPERANDS", "0", 1);
   gt_locked_forget ();
   operand_call (a, bytes, w, threads);
@@ -547,7 +555,7 @@ test_seen (void)
     {
       options ("268435456", NULL, NULL);
       if (!on)
-        unsetenv ("GPU_TILED_LOCK_OPERANDS");
+        setenv ("GPU_TILED_LOCK_OPERANDS", "0", 1);
       gt_locked_forget ();
       char *m = pages (50 * MIB);
       for (int i = 0; i < 5; i++)
@@ -586,17 +594,17 @@ test_operand_refused (void)
   for (int call = 0; call < 2; call++)
     {
       gt_locked_begin ();
-      gt_locked_operand (a, an, 0, NULL, 1);
-      gt_locked_operand (b, 40 * MIB, 0, NULL, 1);
+      gt_locked_operand (a, an, 0, NULL, 1, 1);
+      gt_locked_operand (b, 40 * MIB, 0, NULL, 1, 1);
       gt_locked_settle (NULL, 0, 1);
     }
   check (registers >= 1 && within_one (a, 80 * MIB + 1024),
          "two operands sharing a page: one lock");
   gt_locked_begin ();
-  check (gt_locked_operand (a, an, 0, NULL, 1), "a checked");
+  check (gt_locked_operand (a, an, 0, NULL, 1, 1), "a checked");
   replaced_lo = (uintptr_t) b + 20 * MIB;
   replaced_hi = replaced_lo + 4096;
-  check (!gt_locked_operand (b, 40 * MIB, 0, NULL, 1),
+  check (!gt_locked_operand (b, 40 * MIB, 0, NULL, 1, 1),
          "b stale: staged");
   check (!gt_locked_holds (a, an) && registered () == 0,
          "and a, whose lock went with b's, held no more");
@@ -620,8 +628,8 @@ test_operands_budget (void)
       if (call == 2)
         regs = registers;
       gt_locked_begin ();
-      gt_locked_operand (a, 40 * MIB, 0, NULL, 1);
-      gt_locked_operand (b, 40 * MIB, 0, NULL, 1);
+      gt_locked_operand (a, 40 * MIB, 0, NULL, 1, 1);
+      gt_locked_operand (b, 40 * MIB, 0, NULL, 1, 1);
       gt_locked_result (c, 40 * MIB, 0);
       gt_locked_settle (c, 40 * MIB, 1);
     }
@@ -641,9 +649,9 @@ test_operand_replace (void)
   for (size_t i = 0; i < 64 * MIB; i += 4096)
     m[i + 7] = (char) (i >> 12);
   gt_locked_begin ();
-  gt_locked_operand (m, 64 * MIB, 0, NULL, 1);
+  gt_locked_operand (m, 64 * MIB, 0, NULL, 1, 1);
   gt_locked_begin ();
-  gt_locked_operand (m, 64 * MIB, 0, NULL, 1);   /* the probe can't see it */
+  gt_locked_operand (m, 64 * MIB, 0, NULL, 1, 1);   /* the probe can't see it */
   gt_locked_settle (NULL, 0, 1);
   int same = 1;
   for (size_t i = 0; i < 64 * MIB; i += 4096)

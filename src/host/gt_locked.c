@@ -31,6 +31,7 @@
 #include <cuda_runtime_api.h>
 #include "gpu_tiled.h"
 #include "gt_locked.h"
+#include "gt_lock_choice.h"
 
 #define MARK_STEP ((uintptr_t) GT_LOCKED_STEP)
 #define SENTINEL 0x7fa5a5a5u   /* a float signalling NaN: the GPU's
@@ -51,7 +52,8 @@ typedef struct
 } range;
 
 static int state;             /* 0 not read since a reset, 1 on, -1 off */
-static int operands_on;       /* GPU_TILED_LOCK_OPERANDS=1 */
+static int operands_on;       /* operands may be locked (unless
+                                 GPU_TILED_LOCK_OPERANDS=0) */
 static size_t budget;         /* bytes locked at most */
 static int test_drops;        /* GPU_TILED_TEST_STALE calls left */
 static range locked[LOCKED_MAX];
@@ -69,6 +71,7 @@ static unsigned long in_products, in_stale_pages;
 static int stale_now;         /* pages stale in the product under way */
 static int straight_now;      /* copies went straight in it */
 static int in_now;            /* uploads read an operand straight in it */
+static int fresh;             /* the call under way took a new lock */
 
 static uintptr_t
 page_size (void)
@@ -85,8 +88,7 @@ settle (void)
   const char *v = getenv ("GPU_TILED_LOCK_RESULTS");
   budget = gt_result_heap_budget ();
   state = budget && !(v && v[0] == '0' && !v[1]) ? 1 : -1;
-  const char *o = getenv ("GPU_TILED_LOCK_OPERANDS");
-  operands_on = o && o[0] == '1' && !o[1];
+  operands_on = gt_operands_lock_mode () != 0;
   const char *t = getenv ("GPU_TILED_TEST_STALE");
   test_drops = t ? atoi (t) : 0;
 }
@@ -277,6 +279,7 @@ lock_range (uintptr_t lo, uintptr_t hi, int dev, int operand)
   r->used = ++tick;
   r->dev = dev;
   locked_bytes += hi - lo;
+  fresh = 1;
   return 1;
 }
 
@@ -331,6 +334,13 @@ gt_locked_begin (void)
     test_drops--;
   dropped = 0;
   drop_now = test_drops > 0;
+  fresh = 0;
+}
+
+int
+gt_locked_fresh (void)
+{
+  return fresh;
 }
 
 int
@@ -421,13 +431,20 @@ probe (const void *p, size_t bytes, int device, gt_workers *w, int threads)
 
 int
 gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
-                   int threads)
+                   int threads, int allow)
 {
   settle ();
   if (state < 0 || !operands_on || !bytes || device < 0)
     return 0;
   uintptr_t lo, hi;
   pages_of (p, bytes, &lo, &hi);
+  if (!allow)
+    {
+      /* staged this call, remembered for a call that may lock it (a lock
+         it holds ages: the staged way may be the chosen one) */
+      seen_before (lo, hi);
+      return 0;
+    }
   const int got = lock_or_hold (lo, hi, device, 1);
   if (got < 0)
     shun_range (lo, hi);   /* its memory refused a lock */
@@ -541,7 +558,7 @@ gt_locked_forget_lost (int lost)
   for (int i = 0; i < SHUN_MAX; i++)
     shun[i].lo = shun[i].hi = 0;
   state = 0;
-  drop_now = dropped = 0;
+  drop_now = dropped = fresh = 0;
   __atomic_store_n (&stale_now, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&straight_now, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&in_now, 0, __ATOMIC_RELAXED);
@@ -551,6 +568,7 @@ void
 gt_locked_forget (void)
 {
   gt_locked_forget_lost (-1);
+  gt_lock_choice_forget ();
   __atomic_store_n (&direct_products, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&stale_pages, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&in_products, 0, __ATOMIC_RELAXED);

@@ -27,14 +27,19 @@ int gt_locked_result (void *C, size_t bytes, int device);
 void gt_locked_begin (void);
 
 /* Whether an operand's [p, p + bytes) is locked now and its pages are
-   the process's, so that the uploads may read it straight: locked by
-   gt_locked_result's rule where GPU_TILED_LOCK_OPERANDS=1 (else never), then
+   the process's, so that the uploads may read it straight: where allow
+   (gt_lock_choice_begin's way for the call), locked by
+   gt_locked_result's rule (never where GPU_TILED_LOCK_OPERANDS=0), then
    probed (gt_locked_probe) on the copy threads of w.  Where a page is not
    the lock's, the range is unlocked and not locked again for 16 calls,
-   and the call stages the operand.  Caller's thread, outside any product,
-   before gt_locked_result.  */
+   and the call stages the operand.  Not allow: staged, and remembered as
+   come back (a lock it holds is kept).  Caller's thread, outside any
+   product, before gt_locked_result.  */
 int gt_locked_operand (const void *p, size_t bytes, int device,
-                       gt_workers *w, int threads);
+                       gt_workers *w, int threads, int allow);
+
+/* Whether the call under way (since gt_locked_begin) took a new lock.  */
+int gt_locked_fresh (void);
 
 /* Whether [p, p + bytes) lies in one locked range still: an operand
    checked by gt_locked_operand whose lock a later lock of the same call
@@ -92,8 +97,9 @@ void gt_locked_settle (void *C, size_t bytes, int ok);
    thread.  */
 void gt_locked_test_drop (void *C, size_t bytes);
 
-/* Unlocks every range (gt_reset) and reads the options again at the
-   next result; the counts start again.  gt_locked_forget_lost: a device
+/* Unlocks every range (gt_reset), forgets the operands' choices
+   (gt_lock_choice_forget) and reads the options again at the next
+   result; the counts start again.  gt_locked_forget_lost: a device
    context lost (current), whose own locks go with it; the others are
    unlocked under the device that locked them, the counts kept.  */
 void gt_locked_forget (void);

@@ -4,9 +4,11 @@
 
 #include <string.h>
 #include "gt_heap.h"
+#include "gt_lock_choice.h"
 #include "gt_locked.h"
 #include "gt_plan.h"
 #include "gt_product.h"
+#include "gt_stage.h"   /* gt_now */
 
 double
 gt_flops (gt_type c, size_t m, size_t n, size_t k)
@@ -65,21 +67,44 @@ first_device (int device)
   return gt_resolve_device (&device) == GT_OK ? device : -1;
 }
 
-/* Whether operand X (its type t, elems elements) is locked in place and
-   checked, for the uploads to read straight: only where it needs no
-   conversion (a double operand of a single product is rounded in the host
-   copy) and is large enough to pay.  */
+/* The devices a call runs on, as one number: the device, or where the
+   call may split, -1 less the set's mask (a product timed on one set of
+   devices is another product on another set).  */
 static int
-operand_locked (gt_type c, gt_operand X, size_t elems, int device)
+devices_key (int device)
 {
-  const size_t bytes = elems * gt_type_size (X.type);
-  if (device < 0 || bytes < GT_LOCK_OPERAND_MIN_BYTES
-      || gt_type_size (gt_type_real (X.type))
-         != gt_type_size (gt_type_real (c)))
-    return 0;
+  int devs[GT_MAX_DEVICES];
+  if (device != GT_DEVICES_ALL)
+    return device;
+  const int count = gt_get_devices (devs, GT_MAX_DEVICES);
+  int mask = 0;
+  for (int i = 0; i < count; i++)
+    mask |= devs[i] < 30 ? 1 << devs[i] : 0;
+  return -1 - mask;
+}
+
+/* Whether operand X (elems elements) of a product of class c could be
+   locked in place for the uploads to read straight: only where it needs
+   no conversion (a double operand of a single product is rounded in the
+   host copy) and is large enough to pay.  */
+static int
+operand_lockable (gt_type c, gt_operand X, size_t elems, int device)
+{
+  return device >= 0
+         && elems * gt_type_size (X.type) >= GT_LOCK_OPERAND_MIN_BYTES
+         && gt_type_size (gt_type_real (X.type))
+            == gt_type_size (gt_type_real (c));
+}
+
+/* Whether such an operand is locked and checked now (allow: the call's
+   way; not allow, it is only remembered as come back).  */
+static int
+operand_locked (gt_operand X, size_t elems, int device, int allow)
+{
   int threads;
   gt_workers *w = gt_ctx_workers (device, &threads);
-  return gt_locked_operand (X.data, bytes, device, w, threads);
+  return gt_locked_operand (X.data, elems * gt_type_size (X.type), device,
+                            w, threads, allow);
 }
 
 gt_status
@@ -91,13 +116,22 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   gt_status st = call_trivial (type, A.type, B.type, C, m, n, k, tile, &done);
   if (done)
     return st;
+  const double t0 = gt_now ();
   /* Operands that come back are locked and checked first: a result's
-     lock may then take in a page it shares with one of them.  */
+     lock may then take in a page it shares with one of them.  Whether
+     they are, for a product with one that could be, is timed
+     (gt_lock_choice.h).  */
   const int dev0 = first_device (device);
   gt_locked_begin ();
-  int a_locked = operand_locked (type, A, m * k, dev0);
+  const int a_can = operand_lockable (type, A, m * k, dev0);
+  const int b_can = operand_lockable (type, B, k * n, dev0);
+  const int timed = a_can || b_can;
+  const int allow = timed && gt_lock_choice_begin (type, m, n, k,
+                                                      devices_key (device));
+  int a_locked = a_can && operand_locked (A, m * k, dev0, allow);
   int b_locked = A.data == B.data && A.type == B.type && m * k == k * n
-                       ? a_locked : operand_locked (type, B, k * n, dev0);
+                   ? a_locked
+                   : b_can && operand_locked (B, k * n, dev0, allow);
   /* The glue allocates C for the result: new memory to fault in, or a
      freed result's that the heap kept (gt_result_heap_begin); results
      under GT_PREFAULT_MIN_BYTES are not faulted in ahead either way */
@@ -120,5 +154,8 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
                                 : gt_device_product (device, &p, interrupted);
   if (locked || a_locked || b_locked)
     gt_locked_settle (locked ? C : NULL, bytes, st == GT_OK);
+  if (timed)
+    gt_lock_choice_end (gt_now () - t0, a_locked || b_locked,
+                        gt_locked_fresh (), st == GT_OK);
   return st;
 }
