@@ -1980,13 +1980,15 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!                 what, sp);
 %!       endfor
 %!     endfor
-%!     ## the last result as the next operand (A, B and E under 16 MiB:
-%!     ## C alone can be read straight)
+%!     ## the last result as the next operand (A and B under 16 MiB, E a
+%!     ## double, rounded in the host copy: C alone can be read straight;
+%!     ## C * E wider than tall, so that a split goes by columns and each
+%!     ## band reads C whole)
 %!     gpu_tiled_reset ();
 %!     setenv ("GPU_TILED_TEST_STALE", "0");
 %!     A = make_operand ("single", 3000, 1300);
 %!     B = make_operand ("single", 1300, 3000);
-%!     E = make_operand ("single", 3000, 1300);
+%!     E = make_operand ("double", 3000, 3100);
 %!     R = double (A) * double (B);
 %!     bound = 4 * 4300 * eps ("single") * norm (double (A), "fro") ...
 %!             * norm (double (B), "fro") * norm (double (E), "fro");
