@@ -1,7 +1,7 @@
 ## e2e_gpus (CSV, DEVICE) -- end to end from Octave on one GPU and on every
 ## GPU of the host (gpu_tiled_devices), single and double, at the squares
 ## and odd shapes of the multi-GPU goal: median and best of 7 calls after
-## a warm-up, results freed between calls; the split result is compared
+## 8 calls' warm-up, results freed between calls; the split result is compared
 ## with the one-GPU result.  Rows as bench_gpu_tiled_mtimes's CSV, with
 ## the gpus column.
 ##   octave-cli --eval 'cd bench; e2e_gpus ("results/e2e-gpus-h200x2.csv", "h200x2")'
@@ -56,9 +56,12 @@ function e2e_gpus (csv = "e2e-gpus.csv", device = "")
 
 endfunction
 
+## 8 calls' warm-up: the speeds measured, and the operands' way chosen
+## (a product's first 8 calls time them locked and staged in turn)
 function [t, C] = time_calls (A, B)
-  C = gpu_tiled_mtimes (A, B);   # warm-up (and the speeds measured)
-  C = gpu_tiled_mtimes (A, B);
+  for w = 1:8
+    C = gpu_tiled_mtimes (A, B);
+  endfor
   t = zeros (1, 7);
   for i = 1:7
     clear C;
