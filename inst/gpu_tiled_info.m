@@ -106,7 +106,8 @@
 ## @item results_locked
 ## bytes of host memory page-locked now: results, and operands (see
 ## @code{operands_direct}).  Where such a result's memory
-## comes back (it was the result of one of the last four calls), it is
+## comes back (it was one of the last four results, or of the last eight
+## operands), it is
 ## locked once and stays so: the GPU then writes the result straight into
 ## it instead of through the staging buffers, and a word of each page is
 ## checked afterwards (pages whose memory changed under the lock are copied
@@ -126,8 +127,8 @@
 ## @item operands_direct
 ## products that read an operand straight from locked memory, since
 ## @code{gpu_tiled_reset}.  Operands of 16 MiB or more that need no
-## conversion may be locked by the results' rule (an operand or result of
-## one of the last four calls again; within the same @code{result_heap}
+## conversion may be locked by the results' rule (one of the last four
+## results or eight operands again; within the same @code{result_heap}
 ## bytes).  Before the uploads, every call then checks each locked
 ## operand: a word of each page is written from the GPU through the lock,
 ## read, and put back, so that the operand is unchanged when the product
@@ -138,17 +139,19 @@
 ## @code{operands_lock}).
 ##
 ## @item operands_lock
-## how operands are locked: @qcode{"timed"} (the default: a product that
-## comes back, with the same class, shape and devices, runs three timed
-## calls with its operands locked and three staged, in turn, then goes on
-## the faster way for its next 256 calls, and is timed again),
-## @qcode{"always"} (@env{GPU_TILED_LOCK_OPERANDS}=1) or @qcode{"never"}
-## (@env{GPU_TILED_LOCK_OPERANDS}=0).  Read at the first product and after
-## @code{gpu_tiled_reset}.
+## how operands are locked: @qcode{"timed"} (the default, and where
+## @env{GPU_TILED_LOCK_OPERANDS} is neither 0 nor 1: a product that comes
+## back, with the same classes, shape and devices, runs three timed calls
+## with its operands locked and three staged, in pairs, then goes on the
+## faster way for its next 256 calls, and is timed again; one whose
+## operands cannot be locked goes staged), @qcode{"always"}
+## (@env{GPU_TILED_LOCK_OPERANDS}=1) or @qcode{"never"}
+## (@env{GPU_TILED_LOCK_OPERANDS}=0).  Read at the first product after
+## @code{gpu_tiled_reset}; until then, what the variable says now.
 ##
 ## @item operands_chosen_locked
 ## @itemx operands_chosen_staged
-## of the last 8 products timed, those whose operands now go locked, and
+## of the last 32 products timed, those whose operands now go locked, and
 ## those whose operands now go staged.
 ##
 ## @item operands_stale_pages
@@ -251,7 +254,7 @@ endfunction
 %! assert (isscalar (s.operands_stale_pages) && s.operands_stale_pages >= 0);
 %! assert (any (strcmp (s.operands_lock, {"timed", "always", "never"})));
 %! assert (s.operands_chosen_locked >= 0 && s.operands_chosen_staged >= 0);
-%! assert (s.operands_chosen_locked + s.operands_chosen_staged <= 8);
+%! assert (s.operands_chosen_locked + s.operands_chosen_staged <= 32);
 %! assert ({s.crossover.class}, {"single", "double", "complex single", ...
 %!                              "complex double"});
 %! if (s.usable)

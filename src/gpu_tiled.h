@@ -143,8 +143,8 @@ size_t gt_result_heap_budget (void);   /* bytes; 0 where off */
    result's), since gt_reset.  */
 unsigned long gt_result_heap_reused (void);
 
-/* Such a result's memory, when it comes back (a result of one of the
-   last four calls again), is page-locked and stays so: the copies out
+/* Such a result's memory, when it comes back (one of the last four
+   results' ranges again, or of the last eight operands'), is page-locked and stays so: the copies out
    write it straight from the device, not through the staging.  Each
    copy checks a word of each page afterwards and copies again through
    the staging the pages whose memory changed under the lock.  Locked at
@@ -157,23 +157,27 @@ unsigned long gt_results_direct (void);
 unsigned long gt_results_stale_pages (void);
 
 /* Operands of 16 MiB or more that need no conversion may be locked by
-   the same rule (an operand or result of one of the last four calls
-   again, under the same budget): the uploads then read them straight.
-   Before the uploads, each call checks that every page of a locked
-   operand is still the page the process sees (a word of each written
-   from the device through the lock, read, put back); an operand whose
-   pages changed is staged, and its range is not locked again for 16
-   calls.  The probe writes a word of each page for a moment (put back
-   before the uploads): no other thread may read the operands during the
-   call.  It costs about 2.5 us per MB, more than straight uploads save
-   on some hosts and less on others (bench/RESULTS.md), so by default a
-   product that comes back (the same class, shape and devices) is timed
-   both ways, three calls each, alternately, and goes on the faster for
-   its next 256 calls; GPU_TILED_LOCK_OPERANDS=1 locks always, =0 never
-   (gt_operands_lock_mode: 1, 0, or -1 for timed).  The products that
-   read an operand straight and the pages found changed, since gt_reset;
-   the products timed whose operands go locked (gt_operands_chosen (1))
-   or staged (0), of the last 8 remembered.  */
+   the same rule (one of the last four results' ranges or of the last
+   eight operands' again, under the same budget): the uploads then read
+   them straight.  Before the uploads, each call checks that every page
+   of a locked operand is still the page the process sees (a word of
+   each written from the device through the lock, read, put back); an
+   operand whose pages changed is staged, and its range is not locked
+   again for 16 calls.  The probe writes a word of each page for a
+   moment (put back before the uploads): no other thread may read the
+   operands during the call.  It costs about 2.5 us per MB, more than
+   straight uploads save on some hosts and less on others
+   (bench/RESULTS.md), so by default a product that comes back (the
+   same classes, shape, lockable operands and devices) is timed both
+   ways, three calls each, in pairs (locked, staged, staged, locked,
+   ...), and goes on the faster for its next 256 calls; one whose locked
+   way gives no timed call in 8 goes staged.  GPU_TILED_LOCK_OPERANDS=1
+   locks always, =0 never, anything else times (gt_operands_lock_mode:
+   1, 0, or -1 for timed; before the first call after gt_reset, what the
+   variable says now).  The products that read an operand straight and
+   the pages found changed, since gt_reset; the products timed whose
+   operands go locked (gt_operands_chosen (1)) or staged (0), of the
+   last 32 remembered.  */
 int gt_operands_lock_mode (void);
 unsigned long gt_operands_chosen (int locked);
 unsigned long gt_operands_direct (void);

@@ -1,5 +1,5 @@
 /* test_lock_choice.c -- the operands' way, locked or staged, chosen per
-   product by timing (src/host/gt_lock_choice.c), with made-up times.
+   product by timing (src/host/gt_lock_choice.c), with made-up products.
    Prints one line per check and "N passed, N failed".  */
 
 #include <stdio.h>
@@ -8,64 +8,101 @@
 #include "gt_lock_choice.h"
 #include "test_check.h"
 
-/* One call of product (m, device): its way, ended after the time its way
-   takes (locked, staged), as gt_mtimes_host would end it: probed where
-   the way was locked and the operand could be (lockable), fresh where
-   that call took the lock.  */
-static int
-call (size_t m, int device, double locked, double staged, int lockable,
-      int fresh)
+/* A made-up product: its key, whether its operand can be locked, and
+   the time of a call each way (locked: times[] in turn where given).
+   As in gt_mtimes_host, its operand comes back from its second call, the
+   first call of the locked way after that takes the lock (no sample),
+   and the later ones are probed and read it straight.  */
+typedef struct
 {
-  const int way = gt_lock_choice_begin (GT_SINGLE, m, 512, 512, device);
-  const int probed = way && lockable;
-  gt_lock_choice_end (probed ? locked : staged, probed, probed && fresh, 1);
+  gt_choice_key key;
+  int lockable, seen, locked, next;
+  double t_locked, t_staged;
+  const double *times;
+  int n_times;
+} sim;
+
+static sim
+product (size_t m, int devices, int b_type, double t_locked, double t_staged)
+{
+  sim s = { { GT_SINGLE, GT_SINGLE, b_type, 1, devices, m, 512, 512 },
+            1, 0, 0, 0, t_locked, t_staged, NULL, 0 };
+  return s;
+}
+
+/* One call: its way (1 locked), ended as gt_mtimes_host ends it.  */
+static int
+call (sim *s)
+{
+  const int way = gt_lock_choice_begin (&s->key);
+  const int probed = way && s->lockable && s->seen;
+  const int fresh = probed && !s->locked;
+  s->locked |= probed;
+  s->seen = 1;
+  double t = s->t_staged;
+  if (probed)
+    t = s->times ? s->times[s->next++ % s->n_times] : s->t_locked;
+  gt_lock_choice_end (t, probed, fresh, 1);
   return way;
 }
 
-/* n calls of a product whose operands lock from its second call on; the
-   ways taken, one bit a call (call i: bit i) */
+/* n calls; the ways taken, one bit a call (call i: bit i).  */
 static unsigned
-calls (int n, size_t m, double locked, double staged)
+calls (sim *s, int n)
 {
   unsigned ways = 0;
   for (int i = 0; i < n; i++)
-    ways |= (unsigned) call (m, 0, locked, staged, i > 0, i == 1) << i;
+    ways |= (unsigned) call (s) << i;
   return ways;
 }
 
 static void
 test_modes (void)
 {
+  sim s = product (1000, 0, GT_SINGLE, 2, 1);
   setenv ("GPU_TILED_LOCK_OPERANDS", "1", 1);
   gt_lock_choice_forget ();
-  check (gt_operands_lock_mode () == 1 && calls (12, 1000, 2, 1) == 0xfff,
+  check (gt_operands_lock_mode () == 1 && calls (&s, 12) == 0xfff,
          "GPU_TILED_LOCK_OPERANDS=1: locked always, slower or not");
   setenv ("GPU_TILED_LOCK_OPERANDS", "0", 1);
   gt_lock_choice_forget ();
-  check (gt_operands_lock_mode () == 0 && calls (12, 1000, 1, 2) == 0,
+  s = product (1000, 0, GT_SINGLE, 1, 2);
+  check (gt_operands_lock_mode () == 0 && calls (&s, 12) == 0,
          "GPU_TILED_LOCK_OPERANDS=0: staged always, faster or not");
+  const char *timed[] = { NULL, "yes", "", "10" };
+  int all = 1;
+  for (int i = 0; i < 4; i++)
+    {
+      if (timed[i])
+        setenv ("GPU_TILED_LOCK_OPERANDS", timed[i], 1);
+      else
+        unsetenv ("GPU_TILED_LOCK_OPERANDS");
+      gt_lock_choice_forget ();
+      all &= gt_operands_lock_mode () == -1;
+    }
+  check (all, "unset, empty or another value: timed");
+  setenv ("GPU_TILED_LOCK_OPERANDS", "1", 1);
+  check (gt_operands_lock_mode () == 1, "the mode told before a call reads "
+         "what the variable says now");
   unsetenv ("GPU_TILED_LOCK_OPERANDS");
   gt_lock_choice_forget ();
-  check (gt_operands_lock_mode () == -1, "unset: timed");
-  setenv ("GPU_TILED_LOCK_OPERANDS", "yes", 1);
-  gt_lock_choice_forget ();
-  check (gt_operands_lock_mode () == -1, "another value: timed");
-  unsetenv ("GPU_TILED_LOCK_OPERANDS");
 }
 
 static void
 test_timed (void)
 {
   gt_lock_choice_forget ();
-  /* calls 0-1 locked (no sample: nothing to lock, then the lock), then
-     locked and staged in turn to three samples each (calls 2-7) */
-  const unsigned faster = calls (16, 1000, 1, 2);
-  check ((faster & 0xff) == 0x57, "timing: locked twice, then in turn");
+  /* locked (nothing to lock yet), staged twice, locked twice (the first
+     takes the lock), staged (its third sample), locked twice */
+  sim fast = product (1000, 0, GT_SINGLE, 1, 2);
+  const unsigned faster = calls (&fast, 16);
+  check ((faster & 0xff) == 0xd9, "timing: in pairs, the locked way first");
   check ((faster >> 8) == 0xff && gt_operands_chosen (1) == 1
          && gt_operands_chosen (0) == 0,
          "locked faster: locked from then on");
-  const unsigned slower = calls (16, 2000, 2, 1);
-  check ((slower & 0xff) == 0x57 && (slower >> 8) == 0
+  sim slow = product (2000, 0, GT_SINGLE, 2, 1);
+  const unsigned slower = calls (&slow, 16);
+  check ((slower & 0xff) == 0xd9 && (slower >> 8) == 0
          && gt_operands_chosen (0) == 1,
          "locked slower: staged from then on");
   gt_lock_choice_forget ();
@@ -78,56 +115,94 @@ static void
 test_median (void)
 {
   gt_lock_choice_forget ();
-  const double locked[] = { 0, 0, 1.0, 9.0, 1.0 };
-  const double staged[] = { 1.5, 1.5, 1.5 };
-  int l = 0, s = 0;
-  for (int i = 0; i < 8; i++)
-    {
-      const int way = gt_lock_choice_begin (GT_SINGLE, 100, 100, 100, 0);
-      const int probed = way && i > 0;
-      const double t = probed ? locked[2 + l++ % 3] : staged[s++ % 3];
-      gt_lock_choice_end (t, probed, i == 1, 1);
-    }
-  check (gt_operands_chosen (1) == 1, "a slow call of the locked way: "
-         "still locked, by the median");
+  static const double locked[] = { 1.0, 9.0, 1.0 };
+  sim s = product (100, 0, GT_SINGLE, 0, 1.5);
+  s.times = locked;
+  s.n_times = 3;
+  calls (&s, 8);
+  check (gt_operands_chosen (1) == 1,
+         "a slow call of the locked way: still locked, by the median");
 }
 
-/* A product is its class, shape and devices; a failed call, or one that
-   went staged on the locked way (its operand found stale), is no
-   sample.  */
+/* Products apart: by devices, by an operand's class; two of one key in
+   one loop each get both ways.  */
 static void
 test_keys (void)
 {
   gt_lock_choice_forget ();
+  sim one = product (1000, 0, GT_SINGLE, 1, 2);
+  sim two = product (1000, -4, GT_SINGLE, 2, 1);
   for (int i = 0; i < 16; i++)
     {
-      call (1000, 0, 1, 2, i > 0, i == 1);
-      call (1000, -4, 2, 1, i > 0, i == 1);   /* the same on two devices */
+      call (&one);
+      call (&two);
     }
   check (gt_operands_chosen (1) == 1 && gt_operands_chosen (0) == 1,
          "one shape, other devices: chosen apart");
   gt_lock_choice_forget ();
+  sim s = product (1000, 0, GT_SINGLE, 1, 2);
+  sim d = product (1000, 0, GT_DOUBLE, 2, 1);   /* B rounded: A alone */
+  d.key.lockable = 1;
   for (int i = 0; i < 16; i++)
     {
-      const int way = gt_lock_choice_begin (GT_SINGLE, 7, 7, 7, 0);
+      call (&s);
+      call (&d);
+    }
+  check (gt_operands_chosen (1) == 1 && gt_operands_chosen (0) == 1,
+         "A * B and A * (a double) in turn: chosen apart");
+  gt_lock_choice_forget ();
+  sim p = product (3000, 0, GT_SINGLE, 1, 1);
+  sim q = p;
+  unsigned wp = 0, wq = 0;
+  for (int i = 0; i < 3; i++)
+    {
+      wp |= 1u << call (&p);
+      wq |= 1u << call (&q);
+    }
+  check (wp == 3 && wq == 3, "two products of one key in turn: each both "
+         "ways");
+}
+
+/* No sample from a failed call; a locked way that never locks (a lock
+   refused, operands found stale) is given up.  */
+static void
+test_misses (void)
+{
+  gt_lock_choice_forget ();
+  sim s = product (7, 0, GT_SINGLE, 1, 2);
+  for (int i = 0; i < 16; i++)
+    {
+      const int way = gt_lock_choice_begin (&s.key);
       gt_lock_choice_end (1, way, 0, 0);   /* every call failed */
     }
   check (gt_operands_chosen (0) + gt_operands_chosen (1) == 0,
          "failed calls: no samples, no choice");
-  for (int i = 0; i < 16; i++)
-    call (8, 0, 1, 2, 0, 0);   /* never lockable: the locked way stages */
-  check (gt_operands_chosen (0) + gt_operands_chosen (1) == 0
-         && gt_lock_choice_begin (GT_SINGLE, 8, 512, 512, 0) == 1,
-         "the locked way never locked: still trying it");
-  gt_lock_choice_end (1, 0, 0, 1);
-  /* nine products: the least recently used is forgotten, and timed
-     again when it comes back */
+  sim never = product (8, 0, GT_SINGLE, 1, 2);
+  never.lockable = 0;
+  int locked = 0;
+  for (int i = 0; i < 32; i++)
+    locked += call (&never);
+  check (gt_operands_chosen (0) == 1 && locked == GT_CHOICE_MISSES,
+         "a locked way that never locks: staged after its misses");
+}
+
+/* The least recently used product is forgotten, and timed again when it
+   comes back.  */
+static void
+test_lru (void)
+{
   gt_lock_choice_forget ();
-  for (int p = 0; p < 9; p++)
-    calls (8, 100 + p, 1, 2);
-  check (gt_operands_chosen (1) == 8, "eight products remembered");
-  check (call (100, 0, 1, 2, 1, 0) == 1 && gt_operands_chosen (1) == 7,
-         "a ninth in place of the first: the first timed again");
+  sim p[GT_CHOICE_KEYS + 1];
+  for (int i = 0; i <= GT_CHOICE_KEYS; i++)
+    {
+      p[i] = product (100 + i, 0, GT_SINGLE, 1, 2);
+      calls (&p[i], 8);
+    }
+  check (gt_operands_chosen (1) == GT_CHOICE_KEYS,
+         "as many products as remembered");
+  p[0].seen = p[0].locked = 1;
+  check (call (&p[0]) == 1 && gt_operands_chosen (1) == GT_CHOICE_KEYS - 1,
+         "one more in place of the first: the first timed again");
 }
 
 /* After GT_CHOICE_REVISIT calls the choice is timed again: a host whose
@@ -136,15 +211,16 @@ static void
 test_revisit (void)
 {
   gt_lock_choice_forget ();
-  calls (8, 1000, 1, 2);
+  sim s = product (1000, 0, GT_SINGLE, 1, 2);
+  calls (&s, 8);
   int locked = 0;
   for (int i = 0; i < GT_CHOICE_REVISIT; i++)
-    locked += call (1000, 0, 1, 2, 1, 0);
+    locked += call (&s);
   check (locked == GT_CHOICE_REVISIT && gt_operands_chosen (1) == 1,
          "the choice held for its calls");
-  for (int i = 0; i < 6; i++)   /* timed again: now staged is faster */
-    call (1000, 0, 3, 2, 1, 0);
-  check (gt_operands_chosen (0) == 1 && call (1000, 0, 3, 2, 1, 0) == 0,
+  s.t_locked = 3;
+  calls (&s, 6);   /* timed again: now staged is faster */
+  check (gt_operands_chosen (0) == 1 && call (&s) == 0,
          "timed again: the other way where it is faster now");
 }
 
@@ -155,6 +231,8 @@ main (void)
   test_timed ();
   test_median ();
   test_keys ();
+  test_misses ();
+  test_lru ();
   test_revisit ();
   return checks_done ();
 }

@@ -546,28 +546,48 @@ test_operands (gt_workers *w, int threads)
   munmap (m, 96 * MIB);
 }
 
-/* How far back a range is remembered: a result of one of the last four
-   calls, or, with operands locked too, one of their last twelve ranges.  */
+/* How far back a range is remembered: one of the last four results'
+   ranges (operands never locked, or timed), or of the last eight
+   operands' (each kind apart: operands in between do not push a result
+   out).  */
 static void
 test_seen (void)
 {
-  for (int on = 0; on < 2; on++)
+  for (int timed = 0; timed < 2; timed++)
     {
       options ("268435456", NULL, NULL);
-      if (!on)
+      if (timed)
+        unsetenv ("GPU_TILED_LOCK_OPERANDS");
+      else
         setenv ("GPU_TILED_LOCK_OPERANDS", "0", 1);
       gt_locked_forget ();
       char *m = pages (50 * MIB);
       for (int i = 0; i < 5; i++)
         result_call (m + i * 10 * MIB, 8 * MIB, 0);
-      check (result_call (m, 8 * MIB, 0) == on,
-             on ? "operands on: a result five calls back locked"
-                : "a result five calls back: not locked");
+      check (!result_call (m, 8 * MIB, 0),
+             timed ? "operands timed: a result five calls back not locked"
+                   : "operands never: a result five calls back not locked");
       check (result_call (m + 40 * MIB, 8 * MIB, 0),
              "a result two calls back: locked");
       gt_locked_forget ();
       munmap (m, 50 * MIB);
     }
+  options ("268435456", NULL, NULL);
+  gt_locked_forget ();
+  char *m = pages (130 * MIB);
+  result_call (m, 8 * MIB, 0);
+  for (int i = 1; i < 4; i++)
+    {
+      char *c = m + i * 30 * MIB;
+      gt_locked_begin ();
+      gt_locked_operand (c, 8 * MIB, 0, NULL, 1, 0);   /* staged way */
+      gt_locked_operand (c + 10 * MIB, 8 * MIB, 0, NULL, 1, 0);
+      gt_locked_result (c + 20 * MIB, 8 * MIB, 0);
+    }
+  check (result_call (m, 8 * MIB, 0),
+         "a result four calls back, six operands since: locked");
+  gt_locked_forget ();
+  munmap (m, 130 * MIB);
 }
 
 /* A lock refused for an operand's memory (read-only, or locked by

@@ -1,99 +1,118 @@
 /* gt_lock_choice.c -- operands locked or staged, chosen per product by
    timing both ways (gt_lock_choice.h).
 
-   A product is known by its class, shape and devices; the last
-   CHOICE_KEYS are remembered.  Until a product has GT_CHOICE_SAMPLES
-   timed calls each way, its calls alternate (the locked way first: its
-   first calls cannot lock yet, an operand is locked only where it comes
-   back, and the call that locks is no sample); then the way with the
-   smaller median goes on, for GT_CHOICE_REVISIT calls, when both are
-   timed again (the host's load may have changed).  Alternating, rather
-   than one way's calls then the other's, keeps a drift of the host's
-   clocks or load out of the comparison.  */
+   The last GT_CHOICE_KEYS products are remembered.  Until a product has
+   GT_CHOICE_SAMPLES timed calls each way, its calls go locked, staged,
+   staged, locked, locked, staged ... (in pairs: two products of one key
+   in one loop each get both ways; the locked way first, as its first
+   calls cannot lock yet: an operand is locked only where it comes back,
+   and the call that locks is no sample); once one way has its samples,
+   the other's calls follow.  Then the way with the smaller median goes
+   on, for GT_CHOICE_REVISIT calls, when both are timed again (the
+   host's load may have changed).  A product whose locked way gives no
+   sample in GT_CHOICE_MISSES calls goes staged.  */
 
 #include <stdlib.h>
 #include <string.h>
 #include "gpu_tiled.h"
 #include "gt_lock_choice.h"
 
-#define CHOICE_KEYS 8
-
 typedef struct
 {
-  int type, device;
-  size_t m, n, k;      /* m 0: a free entry */
+  gt_choice_key key;
+  int in_use;
   unsigned long used;  /* LRU */
   double t[2][GT_CHOICE_SAMPLES];   /* [staged, locked] */
   int got[2];
+  int trial;           /* calls of the timing so far */
+  int misses;          /* locked-way calls that gave no sample */
   int choice;          /* -1 timing, else the way */
   unsigned long since; /* calls since the choice */
 } product;
 
 static int mode = -2;  /* -2 not read since a reset */
-static product keys[CHOICE_KEYS];
+static product products[GT_CHOICE_KEYS];
 static unsigned long tick;
 static product *now;   /* the call under way's, NULL: not timed */
 static int now_way;
 
-static void
-read_mode (void)
+/* GPU_TILED_LOCK_OPERANDS: 1 always, 0 never, -1 timed (unset, or any
+   other value).  */
+static int
+mode_of_env (void)
 {
-  if (mode != -2)
-    return;
   const char *o = getenv ("GPU_TILED_LOCK_OPERANDS");
-  mode = o && !o[1] && (o[0] == '0' || o[0] == '1') ? o[0] - '0' : -1;
+  return o && (o[0] == '0' || o[0] == '1') && !o[1] ? o[0] - '0' : -1;
 }
 
+/* The mode the calls go by (read at the first call after a reset); what
+   it will be where no call has read it yet.  */
 int
 gt_operands_lock_mode (void)
 {
-  read_mode ();
-  return mode;
+  return mode != -2 ? mode : mode_of_env ();
 }
 
-/* The entry of a product, made (in place of the least recently used)
-   where it is new.  */
-static product *
-find (int type, size_t m, size_t n, size_t k, int device)
+static int
+same_key (const gt_choice_key *a, const gt_choice_key *b)
 {
-  product *old = &keys[0];
-  for (int i = 0; i < CHOICE_KEYS; i++)
+  return a->type == b->type && a->a_type == b->a_type
+         && a->b_type == b->b_type && a->lockable == b->lockable
+         && a->devices == b->devices && a->m == b->m && a->n == b->n
+         && a->k == b->k;
+}
+
+/* A product's entry, made (in place of the least recently used) where
+   it is new.  */
+static product *
+find (const gt_choice_key *key)
+{
+  product *old = &products[0];
+  for (int i = 0; i < GT_CHOICE_KEYS; i++)
     {
-      product *p = &keys[i];
-      if (p->m == m && p->n == n && p->k == k && p->type == type
-          && p->device == device)
+      product *p = &products[i];
+      if (p->in_use && same_key (&p->key, key))
         return p;
-      if (p->used < old->used)
+      if (!p->in_use || (old->in_use && p->used < old->used))
         old = p;
     }
   memset (old, 0, sizeof *old);
-  old->type = type;
-  old->device = device;
-  old->m = m;
-  old->n = n;
-  old->k = k;
+  old->key = *key;
+  old->in_use = 1;
   old->choice = -1;
   return old;
 }
 
-int
-gt_lock_choice_begin (int type, size_t m, size_t n, size_t k, int device)
+/* The way of a timing's next call.  */
+static int
+next_way (product *p)
 {
-  read_mode ();
+  if (p->got[0] >= GT_CHOICE_SAMPLES)
+    return 1;
+  if (p->got[1] >= GT_CHOICE_SAMPLES)
+    return 0;
+  return (p->trial++ + 1) / 2 % 2 == 0;
+}
+
+int
+gt_lock_choice_begin (const gt_choice_key *key)
+{
+  if (mode == -2)
+    mode = mode_of_env ();
   now = NULL;
   if (mode >= 0)
     return mode;
-  product *p = find (type, m, n, k, device);
+  product *p = find (key);
   p->used = ++tick;
   if (p->choice >= 0 && ++p->since > GT_CHOICE_REVISIT)
     {
       p->choice = -1;
-      p->got[0] = p->got[1] = 0;
+      p->got[0] = p->got[1] = p->trial = p->misses = 0;
     }
   if (p->choice >= 0)
     return p->choice;
   now = p;
-  now_way = p->got[1] <= p->got[0];
+  now_way = next_way (p);
   return now_way;
 }
 
@@ -111,38 +130,49 @@ median (double *t, int count)
   return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
 }
 
+static void
+choose (product *p, int way)
+{
+  p->choice = way;
+  p->since = 0;
+}
+
 void
 gt_lock_choice_end (double seconds, int probed, int fresh, int ok)
 {
   product *p = now;
   now = NULL;
-  /* a locked-way call that did not lock (an operand not yet come back,
-     or found stale) went the staged way: no sample of either */
-  if (!p || !ok || fresh || probed != now_way)
+  if (!p || !ok)
     return;
+  /* a locked-way call that did not lock (an operand not yet come back,
+     found stale, or refused) went the staged way: no sample of either */
+  if (fresh || probed != now_way)
+    {
+      if (now_way && ++p->misses >= GT_CHOICE_MISSES)
+        choose (p, 0);
+      return;
+    }
   int *got = &p->got[now_way];
   if (*got < GT_CHOICE_SAMPLES)
     p->t[now_way][(*got)++] = seconds;
-  if (p->got[0] < GT_CHOICE_SAMPLES || p->got[1] < GT_CHOICE_SAMPLES)
-    return;
-  p->choice = median (p->t[1], GT_CHOICE_SAMPLES)
-              < median (p->t[0], GT_CHOICE_SAMPLES);
-  p->since = 0;
+  if (p->got[0] >= GT_CHOICE_SAMPLES && p->got[1] >= GT_CHOICE_SAMPLES)
+    choose (p, median (p->t[1], GT_CHOICE_SAMPLES)
+               < median (p->t[0], GT_CHOICE_SAMPLES));
 }
 
 unsigned long
 gt_operands_chosen (int locked)
 {
   unsigned long c = 0;
-  for (int i = 0; i < CHOICE_KEYS; i++)
-    c += keys[i].m && keys[i].choice == locked;
+  for (int i = 0; i < GT_CHOICE_KEYS; i++)
+    c += products[i].in_use && products[i].choice == locked;
   return c;
 }
 
 void
 gt_lock_choice_forget (void)
 {
-  memset (keys, 0, sizeof keys);
+  memset (products, 0, sizeof products);
   mode = -2;
   now = NULL;
   tick = 0;

@@ -37,10 +37,9 @@
 #define SENTINEL 0x7fa5a5a5u   /* a float signalling NaN: the GPU's
                                   arithmetic writes quiet NaNs only */
 #define LOCKED_MAX 16          /* ranges locked at once */
-#define SEEN_MAX 12            /* ranges remembered, not locked: the
-                                  operands and results of 4 calls (the
-                                  results alone: SEEN_RESULTS) */
-#define SEEN_RESULTS 4
+#define SEEN_RESULTS 4         /* ranges remembered, not locked: the
+                                  last results' */
+#define SEEN_OPERANDS 8        /* and the last operands' */
 #define SHUN_MAX 4             /* operands found not the lock's */
 #define SHUN_CALLS 16          /* not locked again for so many calls */
 
@@ -57,7 +56,7 @@ static int operands_on;       /* operands may be locked (unless
 static size_t budget;         /* bytes locked at most */
 static int test_drops;        /* GPU_TILED_TEST_STALE calls left */
 static range locked[LOCKED_MAX];
-static range seen[SEEN_MAX];
+static range seen[SEEN_RESULTS + SEEN_OPERANDS];   /* results first */
 static range shun[SHUN_MAX];  /* used: the call from which it may be
                                  locked again */
 static size_t locked_bytes;
@@ -71,7 +70,8 @@ static unsigned long in_products, in_stale_pages;
 static int stale_now;         /* pages stale in the product under way */
 static int straight_now;      /* copies went straight in it */
 static int in_now;            /* uploads read an operand straight in it */
-static int fresh;             /* the call under way took a new lock */
+static int fresh;             /* the call under way took a new lock, or
+                                 gave one up */
 
 static uintptr_t
 page_size (void)
@@ -141,23 +141,32 @@ unlock (range *r, int lost)
   cudaGetLastError ();
   locked_bytes -= r->hi - r->lo;
   r->lo = r->hi = 0;
+  fresh = 1;   /* a call that unlocks pays for it too: no sample */
 }
 
-/* Whether [lo, hi) was an operand or result of one of the last four
-   calls (a result, where operands are not locked); it is remembered as
-   the latest either way.  */
+/* Whether [lo, hi) was one of the last SEEN_RESULTS results' ranges or
+   one of the last SEEN_OPERANDS operands' (each kind remembered apart:
+   a loop's results are remembered as before whatever its operands);
+   it is remembered as the latest of its kind either way.  */
 static int
-seen_before (uintptr_t lo, uintptr_t hi)
+seen_before (uintptr_t lo, uintptr_t hi, int operand)
 {
-  const int n = operands_on ? SEEN_MAX : SEEN_RESULTS;
-  int i = 0;
-  while (i < n - 1 && !(seen[i].lo == lo && seen[i].hi == hi))
+  range *list = seen + (operand ? SEEN_RESULTS : 0);
+  const int n = operand ? SEEN_OPERANDS : SEEN_RESULTS;
+  int found = 0;
+  for (int i = 0; i < SEEN_RESULTS + SEEN_OPERANDS; i++)
+    if (seen[i].lo == lo && seen[i].hi == hi)
+      {
+        found = 1;
+        seen[i].lo = seen[i].hi = 0;
+      }
+  int i = 0;   /* the first free entry, or the oldest, makes room */
+  while (i < n - 1 && list[i].hi)
     i++;
-  const int found = seen[i].lo == lo && seen[i].hi == hi;
-  for (; i > 0; i--)   /* the match, or the oldest, makes room */
-    seen[i] = seen[i - 1];
-  seen[0].lo = lo;
-  seen[0].hi = hi;
+  for (; i > 0; i--)
+    list[i] = list[i - 1];
+  list[0].lo = lo;
+  list[0].hi = hi;
   return found;
 }
 
@@ -307,7 +316,7 @@ lock_or_hold (uintptr_t lo, uintptr_t hi, int device, int operand)
       h->used = ++tick;
       return 1;
     }
-  if (!seen_before (lo, hi) || shunned (lo, hi))
+  if (!seen_before (lo, hi, operand) || shunned (lo, hi))
     return 0;
   unlock_gone ();
   const size_t inside = take_in (&lo, &hi);
@@ -442,7 +451,7 @@ gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
     {
       /* staged this call, remembered for a call that may lock it (a lock
          it holds ages: the staged way may be the chosen one) */
-      seen_before (lo, hi);
+      seen_before (lo, hi, 1);
       return 0;
     }
   const int got = lock_or_hold (lo, hi, device, 1);
@@ -553,7 +562,7 @@ gt_locked_forget_lost (int lost)
     if (locked[i].hi)
       unlock (&locked[i], lost);
   gt_locked_probe_forget (lost);
-  for (int i = 0; i < SEEN_MAX; i++)
+  for (int i = 0; i < SEEN_RESULTS + SEEN_OPERANDS; i++)
     seen[i].lo = seen[i].hi = 0;
   for (int i = 0; i < SHUN_MAX; i++)
     shun[i].lo = shun[i].hi = 0;

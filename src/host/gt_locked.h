@@ -11,7 +11,7 @@
 
 /* Whether C's [C, C + bytes) is locked now, for a result whose pages are
    there already (gt_result_resident).  Locks it where the same range was
-   a result of one of the last four calls and the lock budget allows (the
+   one of the last four results' or eight operands' and the lock budget allows (the
    result heap's budget; GPU_TILED_LOCK_RESULTS=0: never), as one range
    with the locked ranges it overlaps (a copy may not cross from one lock
    into another; a loop's result and the last, both alive while the new

@@ -68,8 +68,9 @@ first_device (int device)
 }
 
 /* The devices a call runs on, as one number: the device, or where the
-   call may split, -1 less the set's mask (a product timed on one set of
-   devices is another product on another set).  */
+   call may split, -1 less a mask of the set (a product timed on one set
+   of devices is another product on another set; devices past the 30th
+   share the mask's last bit: a key, not the set).  */
 static int
 devices_key (int device)
 {
@@ -79,7 +80,7 @@ devices_key (int device)
   const int count = gt_get_devices (devs, GT_MAX_DEVICES);
   int mask = 0;
   for (int i = 0; i < count; i++)
-    mask |= devs[i] < 30 ? 1 << devs[i] : 0;
+    mask |= 1 << (devs[i] < 30 ? devs[i] : 30);
   return -1 - mask;
 }
 
@@ -126,8 +127,9 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   const int a_can = operand_lockable (type, A, m * k, dev0);
   const int b_can = operand_lockable (type, B, k * n, dev0);
   const int timed = a_can || b_can;
-  const int allow = timed && gt_lock_choice_begin (type, m, n, k,
-                                                      devices_key (device));
+  const gt_choice_key key = { type, A.type, B.type, a_can | b_can << 1,
+                              devices_key (device), m, n, k };
+  const int allow = timed && gt_lock_choice_begin (&key);
   int a_locked = a_can && operand_locked (A, m * k, dev0, allow);
   int b_locked = A.data == B.data && A.type == B.type && m * k == k * n
                    ? a_locked

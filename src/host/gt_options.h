@@ -63,8 +63,8 @@ void gt_options_read (gt_options *o);
    GPU_TILED_SPLIT=always: every product wide enough is split over the
    devices, whether or not it pays (gt_multi.c; for the tests).  Read
    where they act, as these: GPU_TILED_RESULT_HEAP (gt_heap.c),
-   GPU_TILED_LOCK_RESULTS, GPU_TILED_LOCK_OPERANDS and GPU_TILED_TEST_STALE
-   (gt_locked.c).  */
+   GPU_TILED_LOCK_RESULTS and GPU_TILED_TEST_STALE (gt_locked.c),
+   GPU_TILED_LOCK_OPERANDS (gt_lock_choice.c).  */
 int gt_option_crossover_off (void);
 int gt_option_split_always (void);
 
