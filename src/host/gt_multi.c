@@ -34,6 +34,14 @@
 /* A further device's own pipeline: two H200s, each split forced, gained
    from 1.3 ms (double 4096^3, 10.9 -> 9.6 ms) up (bench/RESULTS.md) */
 #define SPLIT_FIXED_S 1e-3
+/* Where C is locked and the split goes by columns, each device's copies
+   out go straight over its own link: the split also saves C's bytes at a
+   link's rate on all but one device, and costs less (two H200s with
+   results locked, each split forced: 3000x700x5000 single 1.97 -> 1.37
+   ms, 10000x1000x10000 single 8.99 -> 5.36; bench/RESULTS.md).  By rows
+   it lost (100000x256x256: a band's blocks of A's rows go staged).  */
+#define SPLIT_LINK_RATE 55e9
+#define SPLIT_FIXED_STRAIGHT_S 0.3e-3
 /* Bands are cut on multiples of this (the widest kernel tile).  */
 #define BAND_STEP 256
 /* Devices whose speeds differ by less than this factor get equal bands.  */
@@ -472,7 +480,8 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
   return st;
 }
 
-/* Whether splitting p over count devices pays (see SPLIT_KERNEL_RATE);
+/* Whether splitting p over count devices pays (see SPLIT_KERNEL_RATE and
+   SPLIT_LINK_RATE);
    peers: A is shared in parts, device to device, not through the host a
    second time.  */
 static int
@@ -489,9 +498,15 @@ split_pays (const gt_product *p, int count, int by_cols, int peers)
   const double saved = gt_flops (p->type, p->m, p->n, p->k)
                        / (single ? SPLIT_KERNEL_RATE_S : SPLIT_KERNEL_RATE)
                        * (1 - 1.0 / count);
+  const int straight = p->c_locked && by_cols;
+  const double out = straight ? (double) p->m * p->n * gt_type_size (p->type)
+                                / SPLIT_LINK_RATE * (1 - 1.0 / count)
+                              : 0;
   const double added = (count - 1) * ((peers ? 0 : 2) * shared
-                                      / SPLIT_HOST_RATE + SPLIT_FIXED_S);
-  return saved > added;
+                                      / SPLIT_HOST_RATE
+                                      + (straight ? SPLIT_FIXED_STRAIGHT_S
+                                                  : SPLIT_FIXED_S));
+  return saved + out > added;
 }
 
 gt_status
