@@ -16,32 +16,9 @@
 #include "gt_copy.h"
 #include "gt_plan.h"
 #include "gt_product.h"
+#include "gt_split_rule.h"
 #include "gt_stage.h"
 
-/* A split pays where the kernel time it saves is more than what it adds:
-   a pipeline of its own for each further device, and, where the devices
-   cannot copy from each other, its own copy of the shared operand, staged
-   through the host as the other copies are (so counted twice: it takes
-   the host's copy bandwidth from them).  Between peers each device stages
-   only its part of A and copies the others' device to device: the host
-   moves the same bytes as for one device.  The
-   rates are those measured on Hopper hosts (bench/RESULTS.md, "Several
-   GPUs"); GPU_TILED_SPLIT=always (read at the first call, and after
-   gt_reset) splits every product wide enough, for the tests.  */
-#define SPLIT_KERNEL_RATE 45e12   /* flop/s of one GPU on doubles */
-#define SPLIT_KERNEL_RATE_S 100e12   /* on singles (kernel 11 from 4096^3) */
-#define SPLIT_HOST_RATE 47e9      /* bytes/s through the pinned staging */
-/* A further device's own pipeline: two H200s, each split forced, gained
-   from 1.3 ms (double 4096^3, 10.9 -> 9.6 ms) up (bench/RESULTS.md) */
-#define SPLIT_FIXED_S 1e-3
-/* Where C is locked and the split goes by columns, each device's copies
-   out go straight over its own link: the split also saves C's bytes at a
-   link's rate on all but one device, and costs less (two H200s with
-   results locked, each split forced: 3000x700x5000 single 1.97 -> 1.37
-   ms, 10000x1000x10000 single 8.99 -> 5.36; bench/RESULTS.md).  By rows
-   it lost (100000x256x256: a band's blocks of A's rows go staged).  */
-#define SPLIT_LINK_RATE 55e9
-#define SPLIT_FIXED_STRAIGHT_S 0.3e-3
 /* Bands are cut on multiples of this (the widest kernel tile).  */
 #define BAND_STEP 256
 /* Devices whose speeds differ by less than this factor get equal bands.  */
@@ -480,10 +457,10 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
   return st;
 }
 
-/* Whether splitting p over count devices pays (see SPLIT_KERNEL_RATE and
-   SPLIT_LINK_RATE);
-   peers: A is shared in parts, device to device, not through the host a
-   second time.  */
+/* Whether splitting p over count devices pays (gt_split_rule.c; always
+   under GPU_TILED_SPLIT=always, read at the first call and after
+   gt_reset, for the tests); peers: A is shared in parts, device to
+   device, not through the host a second time.  */
 static int
 split_pays (const gt_product *p, int count, int by_cols, int peers)
 {
@@ -491,22 +468,15 @@ split_pays (const gt_product *p, int count, int by_cols, int peers)
     split_always = gt_option_split_always ();
   if (split_always)
     return 1;
-  const double shared = by_cols
-    ? (double) p->m * p->k * gt_type_size (p->A.type)
-    : (double) p->k * p->n * gt_type_size (p->B.type);
-  const int single = gt_type_real (p->type) == GT_SINGLE;
-  const double saved = gt_flops (p->type, p->m, p->n, p->k)
-                       / (single ? SPLIT_KERNEL_RATE_S : SPLIT_KERNEL_RATE)
-                       * (1 - 1.0 / count);
-  const int straight = p->c_locked && by_cols;
-  const double out = straight ? (double) p->m * p->n * gt_type_size (p->type)
-                                / SPLIT_LINK_RATE * (1 - 1.0 / count)
-                              : 0;
-  const double added = (count - 1) * ((peers ? 0 : 2) * shared
-                                      / SPLIT_HOST_RATE
-                                      + (straight ? SPLIT_FIXED_STRAIGHT_S
-                                                  : SPLIT_FIXED_S));
-  return saved + out > added;
+  const gt_split_case s = {
+    p->m, p->n, p->k,
+    p->type == GT_COMPLEX_SINGLE || p->type == GT_COMPLEX_DOUBLE,
+    gt_type_real (p->type) == GT_SINGLE,
+    by_cols ? (double) p->m * p->k * gt_type_size (p->A.type)
+            : (double) p->k * p->n * gt_type_size (p->B.type),
+    (double) p->m * p->n * gt_type_size (p->type),
+    count, by_cols, peers, p->c_locked };
+  return gt_split_pays (&s);
 }
 
 gt_status
