@@ -15,7 +15,7 @@ pays (size_t m, size_t k, size_t n, int complex_, int es, int c_locked)
   const int by_cols = n >= m;
   const double e = es * (complex_ ? 2 : 1);
   const gt_split_case s = {
-    m, n, k, complex_, es == 4,
+    2.0 * m * n * k * (complex_ ? 4 : 1), es == 4,
     by_cols ? (double) m * k * e : (double) k * n * e,
     (double) m * n * e, 2, by_cols, by_cols, c_locked };
   return gt_split_pays (&s);
@@ -44,7 +44,7 @@ main (void)
          && !pays (1500, 700, 2500, 0, 4, 1),
          "small products, C locked: not split");
   /* without peers the shared operand crosses the host twice */
-  const gt_split_case far = { 3000, 5000, 700, 0, 1, 3000.0 * 700 * 4,
+  const gt_split_case far = { 2.0 * 3000 * 5000 * 700, 1, 3000.0 * 700 * 4,
                               3000.0 * 5000 * 4, 2, 1, 0, 1 };
   double saved, added;
   gt_split_times (&far, &saved, &added);

@@ -469,8 +469,7 @@ split_pays (const gt_product *p, int count, int by_cols, int peers)
   if (split_always)
     return 1;
   const gt_split_case s = {
-    p->m, p->n, p->k,
-    p->type == GT_COMPLEX_SINGLE || p->type == GT_COMPLEX_DOUBLE,
+    gt_flops (p->type, p->m, p->n, p->k),
     gt_type_real (p->type) == GT_SINGLE,
     by_cols ? (double) p->m * p->k * gt_type_size (p->A.type)
             : (double) p->k * p->n * gt_type_size (p->B.type),

@@ -31,10 +31,9 @@
 void
 gt_split_times (const gt_split_case *s, double *saved, double *added)
 {
-  const double flops = 2.0 * s->m * s->n * s->k * (s->complex_ ? 4 : 1);
   const double spare = 1 - 1.0 / s->count;
   const int straight = s->c_locked && s->by_cols;
-  *saved = flops / (s->single ? SPLIT_KERNEL_RATE_S : SPLIT_KERNEL_RATE)
+  *saved = s->flops / (s->single ? SPLIT_KERNEL_RATE_S : SPLIT_KERNEL_RATE)
            * spare
            + (straight ? s->c_bytes / SPLIT_LINK_RATE * spare : 0);
   *added = (s->count - 1) * ((s->peers ? 0 : 2) * s->shared_bytes

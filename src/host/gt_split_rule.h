@@ -6,18 +6,16 @@
 #ifndef GT_SPLIT_RULE_H
 #define GT_SPLIT_RULE_H
 
-#include <stddef.h>
-
-/* A product of 2 m n k flops (times 4: complex) of a single class or a
-   double one, whose result has c_bytes, split into `count` bands by
+/* A product of `flops` (gt_flops) of a single class or a double one,
+   whose result has c_bytes, split into `count` bands by
    columns (C and B cut, A shared) or by rows (C and A cut, B shared):
    shared_bytes of the operand every band needs, sent device to device
    between peers (else through the host to each); c_locked: C's memory
    is locked, so that the copies out go straight from each device.  */
 typedef struct
 {
-  size_t m, n, k;
-  int complex_, single;
+  double flops;
+  int single;
   double shared_bytes, c_bytes;
   int count, by_cols, peers, c_locked;
 } gt_split_case;
