@@ -55,6 +55,7 @@ static int operands_on;       /* operands may be locked (unless
                                  GPU_TILED_LOCK_OPERANDS=0) */
 static size_t budget;         /* bytes locked at most */
 static int test_drops;        /* GPU_TILED_TEST_STALE calls left */
+static int trace;             /* GPU_TILED_TRACE: the probes' times told */
 static range locked[LOCKED_MAX];
 static range seen[SEEN_RESULTS + SEEN_OPERANDS];   /* results first */
 static range shun[SHUN_MAX];  /* used: the call from which it may be
@@ -91,6 +92,8 @@ settle (void)
   operands_on = gt_operands_lock_mode () != 0;
   const char *t = getenv ("GPU_TILED_TEST_STALE");
   test_drops = t ? atoi (t) : 0;
+  const char *tr = getenv ("GPU_TILED_TRACE");
+  trace = tr && atoi (tr) > 0;
 }
 
 /* Whether r is locked and shares a page with [lo, hi).  */
@@ -142,6 +145,15 @@ unlock (range *r, int lost)
   locked_bytes -= r->hi - r->lo;
   r->lo = r->hi = 0;
   fresh = 1;   /* a call that unlocks pays for it too: no sample */
+}
+
+/* Every locked range sharing a page with [lo, hi) unlocked.  */
+static void
+unlock_overlapping (uintptr_t lo, uintptr_t hi)
+{
+  for (int i = 0; i < LOCKED_MAX; i++)
+    if (overlaps (&locked[i], lo, hi))
+      unlock (&locked[i], -1);
 }
 
 /* Whether [lo, hi) was one of the last SEEN_RESULTS results' ranges or
@@ -258,14 +270,11 @@ lock_range (uintptr_t lo, uintptr_t hi, int dev, int operand)
 {
   if (dev < 0 && cudaGetDevice (&dev) != cudaSuccess)
     dev = 0;
+  unlock_overlapping (lo, hi);
   range *r = NULL;
-  for (int i = 0; i < LOCKED_MAX; i++)
-    {
-      if (overlaps (&locked[i], lo, hi))
-        unlock (&locked[i], -1);
-      if (!locked[i].hi && !r)
-        r = &locked[i];
-    }
+  for (int i = 0; i < LOCKED_MAX && !r; i++)
+    if (!locked[i].hi)
+      r = &locked[i];
   int back;
   if (!enter (dev, &back))
     return 0;   /* no such device here: this call staged */
@@ -363,11 +372,6 @@ gt_locked_result (void *C, size_t bytes, int device)
   return lock_or_hold (lo, hi, device, 0) > 0;
 }
 
-/* GPU_TILED_TEST_STALE: 16 pages from the middle of [p, p + bytes)
-   replaced under the lock by copies of themselves (madvise, then the
-   bytes written back), as an array freed and made again at the same
-   address would be: the operand the caller sees is unchanged, and the
-   probe must find those pages.  */
 /* GPU_TILED_TEST_STALE's pages: 16 marks' whole pages from the middle
    of [p, p + bytes), *mid on; 0 where they do not fit in it.  */
 static int
@@ -379,6 +383,10 @@ test_pages (const void *p, size_t bytes, uintptr_t *mid, size_t *len)
   return *mid >= (uintptr_t) p && *mid + *len <= (uintptr_t) p + bytes;
 }
 
+/* GPU_TILED_TEST_STALE: those pages of [p, p + bytes) replaced under the
+   lock by copies of themselves (madvise, then the bytes written back),
+   as an array freed and made again at the same address would be: the
+   operand the caller sees is unchanged, and the probe must find them.  */
 static void
 test_replace (const void *p, size_t bytes)
 {
@@ -426,8 +434,7 @@ probe (const void *p, size_t bytes, int device, gt_workers *w, int threads)
                                 threads);
       leave (back);
     }
-  const char *t = getenv ("GPU_TILED_TRACE");
-  if (t && atoi (t) > 0)
+  if (trace)
     {
       clock_gettime (CLOCK_MONOTONIC, &t1);
       fprintf (stderr, "gpu_tiled: an operand of %.1f MB probed in %.3f ms "
@@ -471,9 +478,7 @@ gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
      not locked again for a while */
   if (missed != (size_t) -1)
     in_stale_pages += missed;
-  for (int i = 0; i < LOCKED_MAX; i++)
-    if (overlaps (&locked[i], lo, hi))
-      unlock (&locked[i], -1);
+  unlock_overlapping (lo, hi);
   shun_range (lo, hi);
   return 0;
 }
@@ -536,10 +541,7 @@ gt_locked_settle (void *C, size_t bytes, int ok)
     return;
   if (!__atomic_exchange_n (&stale_now, 0, __ATOMIC_RELAXED))
     return;
-  const uintptr_t lo = (uintptr_t) C, hi = lo + bytes;
-  for (int i = 0; i < LOCKED_MAX; i++)
-    if (overlaps (&locked[i], lo, hi))
-      unlock (&locked[i], -1);
+  unlock_overlapping ((uintptr_t) C, (uintptr_t) C + bytes);
 }
 
 void

@@ -84,15 +84,14 @@ devices_key (int device)
   return -1 - mask;
 }
 
-/* Whether operand X (elems elements) of a product of class c could be
-   locked in place for the uploads to read straight: only where it needs
-   no conversion (a double operand of a single product is rounded in the
+/* Whether operand X (its bytes) of a product of class c could be locked
+   in place for the uploads to read straight: only where it needs no
+   conversion (a double operand of a single product is rounded in the
    host copy) and is large enough to pay.  */
 static int
-operand_lockable (gt_type c, gt_operand X, size_t elems, int device)
+operand_lockable (gt_type c, gt_operand X, size_t bytes, int device)
 {
-  return device >= 0
-         && elems * gt_type_size (X.type) >= GT_LOCK_OPERAND_MIN_BYTES
+  return device >= 0 && bytes >= GT_LOCK_OPERAND_MIN_BYTES
          && gt_type_size (gt_type_real (X.type))
             == gt_type_size (gt_type_real (c));
 }
@@ -100,12 +99,11 @@ operand_lockable (gt_type c, gt_operand X, size_t elems, int device)
 /* Whether such an operand is locked and checked now (allow: the call's
    way; not allow, it is only remembered as come back).  */
 static int
-operand_locked (gt_operand X, size_t elems, int device, int allow)
+operand_locked (gt_operand X, size_t bytes, int device, int allow)
 {
   int threads;
   gt_workers *w = gt_ctx_workers (device, &threads);
-  return gt_locked_operand (X.data, elems * gt_type_size (X.type), device,
-                            w, threads, allow);
+  return gt_locked_operand (X.data, bytes, device, w, threads, allow);
 }
 
 gt_status
@@ -123,17 +121,19 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
      they are, for a product with one that could be, is timed
      (gt_lock_choice.h).  */
   const int dev0 = first_device (device);
+  const size_t a_bytes = m * k * gt_type_size (A.type);
+  const size_t b_bytes = k * n * gt_type_size (B.type);
   gt_locked_begin ();
-  const int a_can = operand_lockable (type, A, m * k, dev0);
-  const int b_can = operand_lockable (type, B, k * n, dev0);
+  const int a_can = operand_lockable (type, A, a_bytes, dev0);
+  const int b_can = operand_lockable (type, B, b_bytes, dev0);
   const int timed = a_can || b_can;
   const gt_choice_key key = { type, A.type, B.type, a_can | b_can << 1,
                               devices_key (device), m, n, k };
   const int allow = timed && gt_lock_choice_begin (&key);
-  int a_locked = a_can && operand_locked (A, m * k, dev0, allow);
+  int a_locked = a_can && operand_locked (A, a_bytes, dev0, allow);
   int b_locked = A.data == B.data && A.type == B.type && m * k == k * n
                    ? a_locked
-                   : b_can && operand_locked (B, k * n, dev0, allow);
+                   : b_can && operand_locked (B, b_bytes, dev0, allow);
   /* The glue allocates C for the result: new memory to fault in, or a
      freed result's that the heap kept (gt_result_heap_begin); results
      under GT_PREFAULT_MIN_BYTES are not faulted in ahead either way */
@@ -146,10 +146,8 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
     gt_locked_test_drop (C, bytes);
   /* a later unlock or lock of this call may have taken an operand's away
      (a stale neighbour's unlock; C's lock over its page, refused) */
-  a_locked = a_locked
-             && gt_locked_holds (A.data, m * k * gt_type_size (A.type));
-  b_locked = b_locked
-             && gt_locked_holds (B.data, k * n * gt_type_size (B.type));
+  a_locked = a_locked && gt_locked_holds (A.data, a_bytes);
+  b_locked = b_locked && gt_locked_holds (B.data, b_bytes);
   gt_product p = { type, A, B, C, m, n, k, m, k, m, tile, 1, (char *) C,
                    there ? 0 : bytes, locked, a_locked, b_locked, NULL, 0 };
   st = device == GT_DEVICES_ALL ? gt_multi_product (&p, interrupted)

@@ -296,15 +296,26 @@ goes_straight (const gt_stager *st, const char *lo, const char *hi,
   return 0;
 }
 
-/* An upload straight from a locked operand: `height` host rows of
-   `width` bytes, `spitch` bytes apart, to device rows `dpitch` apart, one
-   copy on ctx->up.  */
+/* Rows [r0, r1) of host columns [c_begin, c_end) of src (leading
+   dimension hld) to the same rows of device dst (leading dimension ld)
+   straight from a locked operand, one copy on ctx->up, where goes_straight
+   says so (*done); else nothing (the caller stages them).  */
 static gt_status
-upload_direct (gt_stager *st, char *dst, size_t dpitch, const char *src,
-               size_t spitch, size_t width, size_t height)
+upload_direct (gt_stager *st, char *dst, size_t ld, size_t es,
+               const char *src, size_t src_es, size_t hld, size_t r0,
+               size_t r1, size_t c_begin, size_t c_end, int *done)
 {
+  const char *first = src + (c_begin * hld + r0) * src_es;
+  const size_t width = (r1 - r0) * es, height = c_end - c_begin;
+  const size_t spitch = hld * es, dpitch = ld * es;
+  *done = src_es == es
+          && goes_straight (st, first, src + ((c_end - 1) * hld + r1) * es,
+                            width, height, spitch, dpitch);
+  if (!*done)
+    return GT_OK;
+  dst += (c_begin * ld + r0) * es;
   const int mu = gt_mark_begin (st, 'U', width * height, st->ctx->up);
-  cudaError_t err = copy_rows (dst, dpitch, src, spitch, width, height,
+  cudaError_t err = copy_rows (dst, dpitch, first, spitch, width, height,
                                cudaMemcpyHostToDevice, st->ctx->up);
   gt_mark_end (st, mu, st->ctx->up);
   if (err != cudaSuccess)
@@ -323,12 +334,11 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
 {
   if (c_begin >= c_end || rows == 0)
     return GT_OK;
-  const char *first = src + c_begin * hld * src_es;
-  if (src_es == es
-      && goes_straight (st, first, src + ((c_end - 1) * hld + rows) * es,
-                        rows * es, c_end - c_begin, hld * es, ld * es))
-    return upload_direct (st, dst + c_begin * ld * es, ld * es, first,
-                          hld * es, rows * es, c_end - c_begin);
+  int done;
+  gt_status stt = upload_direct (st, dst, ld, es, src, src_es, hld, 0, rows,
+                                 c_begin, c_end, &done);
+  if (stt != GT_OK || done)
+    return stt;
   piece p = { c_begin, 0, 0, 0 };
   while (next_piece (st, &p, rows, ld, c_end, es))
     {
@@ -340,8 +350,8 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
       if (!p.nc)
         j.dld = j.sld = j.rows;
       const size_t elems = p.nc ? nc * ld : p.nr;
-      gt_status stt = slot_send (st, &j, dst + (p.c0 * ld + p.r0) * es,
-                                 0, elems * es, 1);
+      stt = slot_send (st, &j, dst + (p.c0 * ld + p.r0) * es, 0,
+                       elems * es, 1);
       if (stt != GT_OK)
         return stt;
     }
@@ -361,12 +371,11 @@ gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
   const size_t h = r1 - r0;
   if (c_begin >= c_end || h == 0)
     return GT_OK;
-  const char *first = src + (c_begin * hld + r0) * src_es;
-  if (src_es == es
-      && goes_straight (st, first, src + ((c_end - 1) * hld + r1) * es,
-                        h * es, c_end - c_begin, hld * es, ld * es))
-    return upload_direct (st, dst + (c_begin * ld + r0) * es, ld * es, first,
-                          hld * es, h * es, c_end - c_begin);
+  int done;
+  gt_status stt = upload_direct (st, dst, ld, es, src, src_es, hld, r0, r1,
+                                 c_begin, c_end, &done);
+  if (stt != GT_OK || done)
+    return stt;
   const size_t per_slot = GT_SLOT_BYTES / es / h;
   for (size_t c = c_begin; c < c_end; c += per_slot)
     {
@@ -375,9 +384,8 @@ gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
       const size_t nc = c_end - c < per_slot ? c_end - c : per_slot;
       copy_job j = { NULL, src + (c * hld + r0) * src_es, h, hld, h, nc, es,
                      src_es };
-      gt_status stt = slot_send (st, &j, dst + (c * ld + r0) * es,
-                                 ld * es, h * es,
-                                 nc);
+      stt = slot_send (st, &j, dst + (c * ld + r0) * es, ld * es, h * es,
+                       nc);
       if (stt != GT_OK)
         return stt;
     }
@@ -436,9 +444,8 @@ download_staged (gt_stager *st, const gt_block_out *o, size_t c_begin,
   return GT_OK;
 }
 
-/* Marks, or counts the pages left unwritten, of columns [c0, c1) of the
-   host block: part `part` of `parts` of them (pages a part apart where the
-   columns are one range, else columns), the count added to *n.  */
+/* Columns [c0, c1) of a host block whose pages are to be marked (mark)
+   or counted where left unwritten (n).  */
 typedef struct
 {
   const gt_block_out *o;
@@ -450,6 +457,8 @@ typedef struct
 #define STEP_ALIGN(a) \
   (((a) + GT_LOCKED_STEP - 1) / GT_LOCKED_STEP * GT_LOCKED_STEP)
 
+/* Part `part` of `parts` of a pages_job (pages a part apart where the
+   columns are one range, else columns), its count added to j->n.  */
 static void
 pages_part (void *arg, int part, int parts)
 {
