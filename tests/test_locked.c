@@ -28,6 +28,7 @@ static int registers, refuse, current;
 static uintptr_t replaced_lo, replaced_hi;   /* pages the lock lost */
 static int copies_fail;   /* the next copy to the host fails midway */
 static int probe_copies;  /* copies to the host made */
+static int fail_at_copy;  /* that copy (counted from 1) fails midway */
 
 cudaError_t
 cudaMalloc (void **p, size_t bytes)
@@ -56,6 +57,11 @@ to_host (char *dst, size_t dpitch, const char *src, size_t spitch,
          size_t width, size_t height)
 {
   probe_copies++;
+  if (fail_at_copy == probe_copies)
+    {
+      fail_at_copy = 0;
+      copies_fail = 1;
+    }
   for (size_t r = 0; r < height; r++)
     {
       if (copies_fail && height > 1 && r == height / 2)
@@ -84,6 +90,31 @@ cudaMemcpy2D (void *dst, size_t dpitch, const void *src, size_t spitch,
   (void) k;
   return to_host ((char *) dst, dpitch, (const char *) src, spitch, width,
                   height);
+}
+
+/* the copies queued on a stream: made at once here */
+cudaError_t
+cudaMemcpyAsync (void *dst, const void *src, size_t bytes,
+                 enum cudaMemcpyKind k, cudaStream_t s)
+{
+  (void) s;
+  return cudaMemcpy (dst, src, bytes, k);
+}
+
+cudaError_t
+cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t spitch,
+                   size_t width, size_t height, enum cudaMemcpyKind k,
+                   cudaStream_t s)
+{
+  (void) s;
+  return cudaMemcpy2D (dst, dpitch, src, spitch, width, height, k);
+}
+
+cudaError_t
+cudaStreamSynchronize (cudaStream_t s)
+{
+  (void) s;
+  return cudaSuccess;
 }
 
 cudaError_t
@@ -466,7 +497,7 @@ test_operands (gt_workers *w, int threads)
   probe_copies = 0;
   check (operand_call (a, bytes, w, threads) && registers == 1
          && within_one (a, bytes), "the same again: locked, checked");
-  check (probe_copies == 2, "one word and one 2-D copy");
+  check (probe_copies == 3, "one word and a 2-D copy for each of two chunks");
   check (all_bytes (m, 96 * MIB, 1), "every word put back, none outside");
   check (gt_operands_direct () == 1 && gt_operands_stale_pages () == 0,
          "counted");
@@ -510,20 +541,29 @@ test_operands (gt_workers *w, int threads)
   check (!operand_call (a, bytes, w, threads) && all_bytes (m, 96 * MIB, 1)
          && registered () == 0 && probe_copies == 2,
          "a probe that failed midway: staged, every word put back");
-  /* more pages than one probe copy takes (2^16 rows) */
+  /* more pages than one probe copy takes (2^16 rows): in three chunks */
   gt_locked_forget ();
-  char *big = pages (300 * MIB);
+  const size_t big_bytes = 520 * MIB;
+  char *big = pages (big_bytes);
   options ("1073741824", NULL, NULL);
-  operand_call (big, 300 * MIB, w, threads);
+  operand_call (big, big_bytes, w, threads);
   probe_copies = 0;
-  replaced_lo = (uintptr_t) big + 280 * MIB;
+  replaced_lo = (uintptr_t) big + 500 * MIB;
   replaced_hi = replaced_lo + 3 * 4096;
-  check (!operand_call (big, 300 * MIB, w, threads) && probe_copies == 3
+  check (!operand_call (big, big_bytes, w, threads) && probe_copies == 4
          && gt_operands_stale_pages () == 3
-         && all_bytes (big, 300 * MIB, 1),
-         "300 MiB: the probe in two copies, 3 pages past the first found");
+         && all_bytes (big, big_bytes, 1),
+         "520 MiB: the probe in three chunks, 3 pages in the last found");
+  /* a copy that fails in the second chunk: every word put back */
+  gt_locked_forget ();
+  operand_call (big, big_bytes, w, threads);
   replaced_lo = replaced_hi = 0;
-  munmap (big, 300 * MIB);
+  probe_copies = 0;
+  fail_at_copy = 3;
+  check (!operand_call (big, big_bytes, w, threads) && probe_copies == 3
+         && all_bytes (big, big_bytes, 1) && registered () == 0,
+         "520 MiB, the second chunk's copy failed: staged, every word back");
+  munmap (big, big_bytes);
   options ("268435456", NULL, NULL);
   unsetenv ("GPU_TILED_LOCK_OPERANDS");
   gt_locked_forget ();

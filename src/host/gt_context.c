@@ -224,6 +224,8 @@ ctx_create_handles (gt_context *c)
        "creating streams");
   TRY (cudaStreamCreateWithFlags (&c->down, cudaStreamNonBlocking),
        "creating streams");
+  TRY (cudaStreamCreateWithFlags (&c->peer, cudaStreamNonBlocking),
+       "creating streams");
   for (int i = 0; i < GT_SIDE_STREAMS; i++)
     TRY (cudaStreamCreateWithFlags (&c->side[i], cudaStreamNonBlocking),
          "creating streams");
@@ -246,6 +248,8 @@ ctx_create_handles (gt_context *c)
   TRY (cudaEventCreateWithFlags (&c->work_free, cudaEventDisableTiming),
        "creating events");
   TRY (cudaEventCreateWithFlags (&c->a_done, cudaEventDisableTiming),
+       "creating events");
+  TRY (cudaEventCreateWithFlags (&c->peer_in, cudaEventDisableTiming),
        "creating events");
   return GT_OK;
 }
@@ -273,6 +277,7 @@ ctx_destroy_handles (gt_context *c)
   destroy_stream (&c->up);
   destroy_stream (&c->comp);
   destroy_stream (&c->down);
+  destroy_stream (&c->peer);
   for (int i = 0; i < GT_SIDE_STREAMS; i++)
     destroy_stream (&c->side[i]);
   destroy_event (&c->side_mark);
@@ -286,6 +291,7 @@ ctx_destroy_handles (gt_context *c)
     }
   destroy_event (&c->work_free);
   destroy_event (&c->a_done);
+  destroy_event (&c->peer_in);
   cudaGetLastError ();
 }
 

@@ -24,6 +24,7 @@ typedef struct
   gt_options opt;                   /* read when the context was set up */
   gt_workers *workers;              /* copy and prefault helper threads */
   cudaStream_t up, comp, down;      /* host-to-device, kernels, back */
+  cudaStream_t peer;                /* other devices' parts of a shared A */
   cudaStream_t side[GT_SIDE_STREAMS];   /* kernels beside comp's */
   cudaEvent_t side_mark;            /* orders comp and the side streams */
   cudaEvent_t slot_done[GT_SLOTS];  /* last copy through the slot ended */
@@ -33,6 +34,7 @@ typedef struct
   cudaEvent_t work_free;            /* device-pointer calls share scratch */
   cudaEvent_t a_done;               /* this band's part of a shared A queued
                                        so far, for other devices' copies */
+  cudaEvent_t peer_in;              /* peer's copies queued so far, for comp */
   void *dev;                        /* A | B | C | scratch of host calls */
   size_t dev_bytes;
   void *work;                       /* scratch of device-pointer calls */

@@ -73,6 +73,7 @@ typedef struct
   int panel0_out;               /* panel 0's blocks of rows went out as
                                    they were done */
   int straight;                 /* C locked: copies out straight */
+  int a_straight;               /* A locked: its uploads go straight */
   size_t w_given;               /* panels this wide (0: the plan's) */
 } gt_call;
 
@@ -194,16 +195,21 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
   const size_t kc = piece_of (c, larger (GT_FIRST_PIECE_MIN_K, plan_least),
                               plan_least);
   /* Kernel 11's real products: the panel whole, plain kernel 9's pieces
-     or kernel 11's own, whichever is predicted to end first (A's copy at
-     the host's rate, the host shared by every band of a split) */
+     or kernel 11's own, whichever is predicted to end first.  A comes in
+     at the host's rate: all of it, where it is staged (the staging is
+     shared by every band of a split); where A goes straight from its lock
+     and is shared, a band's own part over its own link while the others'
+     parts cross theirs and come over as peer copies.  */
   if (c->panels >= 2)
     {
       const size_t kc11 = c->plan_full.kernel == GT_K11_OZAKI
                           ? piece_of (c, GT_K11_PIECE_MIN_K,
                                       GT_K11_PIECE_MIN_K)
                           : 0;
+      const int parts = c->shared_a && c->a_straight
+                        ? gt_shared_a_parts (c->shared_a) : 1;
       const double a_seconds = (double) c->m * c->k * c->hs_a
-                               / PIECES_HOST_RATE;
+                               / (parts * PIECES_HOST_RATE);
       const int head = gt_plan_head_pieces (&c->plan_full, c->m, c->w, c->k,
                                             kc, kc11, a_seconds);
       if (head == GT_HEAD_WHOLE)
@@ -590,9 +596,13 @@ a_bytes_upto (const gt_call *c, size_t k1)
   return k1 * c->lda * c->es_a;
 }
 
-/* Part i of a shared A (another band's) up to column e queued on
-   ctx->up: peer copies of what that band has queued, until it hands on no
-   more, then through the host.  */
+/* Part i of a shared A (another band's) up to column e: peer copies of
+   what that band has queued, until it hands on no more, on ctx->peer,
+   ctx->comp waiting for them; then through the host on ctx->up.  The
+   peer copies have a stream of their own because each waits for the other
+   band's upload: on ctx->up that wait held this band's own uploads back
+   behind it, and the two bands took their parts in lockstep
+   (bench/RESULTS.md, "Peer copies beside the uploads").  */
 static gt_status
 a_part_in (gt_context *ctx, gt_call *c, gt_stager *sg, int i, size_t e,
            gt_interrupt_fn interrupted)
@@ -605,7 +615,11 @@ a_part_in (gt_context *ctx, gt_call *c, gt_stager *sg, int i, size_t e,
       int fetched = 0;
       cudaError_t err = gt_shared_a_fetch (c->shared_a, i, ctx->device,
                                            c->dA, need, &c->a_got[i],
-                                           ctx->up, &fetched);
+                                           ctx->peer, &fetched);
+      if (err == cudaSuccess && fetched)
+        err = cudaEventRecord (ctx->peer_in, ctx->peer);
+      if (err == cudaSuccess && fetched)
+        err = cudaStreamWaitEvent (ctx->comp, ctx->peer_in, 0);
       if (err != cudaSuccess)
         return gt_fail_cuda (err, "copying A from another device");
       if (fetched)
@@ -1251,6 +1265,7 @@ abort_call (gt_context *ctx)
   if (!ctx->ready)
     return;
   cudaStreamSynchronize (ctx->up);
+  cudaStreamSynchronize (ctx->peer);
   cudaStreamSynchronize (ctx->comp);
   for (int i = 0; i < GT_SIDE_STREAMS; i++)
     cudaStreamSynchronize (ctx->side[i]);
@@ -1353,6 +1368,7 @@ call_init (gt_call *c, const gt_product *p)
   c->shared_a = p->shared_a;
   c->a_part = p->a_part;
   c->straight = p->c_locked;
+  c->a_straight = p->a_locked;
 }
 
 static size_t

@@ -37,6 +37,7 @@ typedef struct
   char *p;            /* word 0 */
   size_t words;
   uint32_t *saved;
+  size_t b, e;        /* this pass's words */
   int put_back;       /* 0: save; 1: count and put back */
   size_t missed;      /* added to by each part */
 } probe_pass;
@@ -51,8 +52,9 @@ static void
 pass_part (void *arg, int part, int parts)
 {
   probe_pass *q = (probe_pass *) arg;
-  const size_t per = (q->words + parts - 1) / parts;
-  const size_t b = per * part, e = b + per < q->words ? b + per : q->words;
+  const size_t per = (q->e - q->b + parts - 1) / parts;
+  const size_t b = q->b + per * part;
+  const size_t e = b + per < q->e ? b + per : q->e;
   size_t missed = 0;
   for (size_t i = b; i < e; i++)
     if (!q->put_back)
@@ -66,35 +68,70 @@ pass_part (void *arg, int part, int parts)
     __atomic_fetch_add (&q->missed, missed, __ATOMIC_RELAXED);
 }
 
-/* The device's tokens written through the lock into every word of q.  */
-static cudaError_t
-probe_copy (const probe_pass *q, int device)
+/* Words [b, e) saved (put_back 0) or counted and put back (1), on the copy
+   threads where there are enough of them.  */
+static void
+pass (probe_pass *q, size_t b, size_t e, int put_back, gt_workers *w,
+      int threads)
 {
-  if (!tokens[device])
+  q->b = b;
+  q->e = e;
+  q->put_back = put_back;
+  gt_copy_parts (w, e - b >= PARALLEL_MIN ? threads : 1, pass_part, q);
+}
+
+/* The device's tokens, TOKEN_WORDS of them.  */
+static cudaError_t
+tokens_of (int device)
+{
+  if (tokens[device])
+    return cudaSuccess;
+  cudaError_t err = cudaMalloc ((void **) &tokens[device],
+                                TOKEN_WORDS * sizeof (uint32_t));
+  if (err == cudaSuccess)
+    err = cudaMemset (tokens[device], 0xa5, TOKEN_WORDS * sizeof (uint32_t));
+  if (err != cudaSuccess)
     {
-      cudaError_t err = cudaMalloc ((void **) &tokens[device],
-                                    TOKEN_WORDS * sizeof (uint32_t));
-      if (err == cudaSuccess)
-        err = cudaMemset (tokens[device], 0xa5,
-                          TOKEN_WORDS * sizeof (uint32_t));
-      if (err != cudaSuccess)
-        {
-          cudaFree (tokens[device]);
-          tokens[device] = NULL;
-          return err;
-        }
-    }
-  cudaError_t err = cudaMemcpy ((void *) q->p, tokens[device],
-                                sizeof (uint32_t), cudaMemcpyDeviceToHost);
-  for (size_t i = 1; i < q->words && err == cudaSuccess; i += TOKEN_WORDS)
-    {
-      const size_t n = q->words - i < TOKEN_WORDS ? q->words - i
-                                                  : TOKEN_WORDS;
-      err = cudaMemcpy2D ((void *) word (q, i), STEP, tokens[device],
-                          sizeof (uint32_t), sizeof (uint32_t), n,
-                          cudaMemcpyDeviceToHost);
+      cudaFree (tokens[device]);
+      tokens[device] = NULL;
     }
   return err;
+}
+
+/* The device's tokens written through the lock into words [b, e) of q,
+   queued on stream s.  */
+static cudaError_t
+probe_copy (const probe_pass *q, int device, size_t b, size_t e,
+            cudaStream_t s)
+{
+  cudaError_t err = cudaSuccess;
+  if (b == 0)
+    err = cudaMemcpyAsync ((void *) q->p, tokens[device], sizeof (uint32_t),
+                           cudaMemcpyDeviceToHost, s);
+  for (size_t i = b ? b : 1; i < e && err == cudaSuccess; i += TOKEN_WORDS)
+    {
+      const size_t n = e - i < TOKEN_WORDS ? e - i : TOKEN_WORDS;
+      err = cudaMemcpy2DAsync ((void *) word (q, i), STEP, tokens[device],
+                               sizeof (uint32_t), sizeof (uint32_t), n,
+                               cudaMemcpyDeviceToHost, s);
+    }
+  return err;
+}
+
+/* The words in chunks, so that the host's passes over one chunk run while
+   the device writes the tokens of another: a chunk saved, its copy
+   queued, the next saved meanwhile, then once the copy is done the next
+   chunk's copy queued and this one put back meanwhile.  Two chunks at
+   least where the copy threads have work; TOKEN_WORDS at most.  */
+static size_t
+chunk_words (size_t words)
+{
+  if (words < 2 * PARALLEL_MIN)
+    return words;
+  size_t chunks = (words + TOKEN_WORDS - 1) / TOKEN_WORDS;
+  if (chunks < 2)
+    chunks = 2;
+  return (words + chunks - 1) / chunks;
 }
 
 size_t
@@ -104,7 +141,7 @@ gt_locked_probe (const char *p, size_t bytes, int device, gt_workers *w,
   if (device < 0 || device >= GT_MAX_DEVICES || bytes < sizeof (uint32_t)
       || (uintptr_t) p % sizeof (uint32_t))
     return (size_t) -1;
-  probe_pass q = { NULL, (char *) p, 1, NULL, 0, 0 };
+  probe_pass q = { NULL, (char *) p, 1, NULL, 0, 0, 0, 0 };
   const uintptr_t first = ((uintptr_t) p / STEP + 1) * STEP;
   const uintptr_t end = (uintptr_t) p + bytes - sizeof (uint32_t);
   q.first = (char *) first;
@@ -113,20 +150,36 @@ gt_locked_probe (const char *p, size_t bytes, int device, gt_workers *w,
   q.saved = (uint32_t *) malloc (q.words * sizeof *q.saved);
   if (!q.saved)
     return (size_t) -1;
-  const int t = q.words >= PARALLEL_MIN ? threads : 1;
-  gt_copy_parts (w, t, pass_part, &q);
-  const cudaError_t err = probe_copy (&q, device);
-  /* put back whether or not the copy ran (where it failed midway, the
-     words it wrote are restored too) */
-  q.put_back = 1;
-  gt_copy_parts (w, t, pass_part, &q);
+  const cudaStream_t s = cudaStreamPerThread;
+  const size_t per = chunk_words (q.words);
+  cudaError_t err = tokens_of (device);
+  pass (&q, 0, per, 0, w, threads);
+  if (err == cudaSuccess)
+    err = probe_copy (&q, device, 0, per, s);
+  for (size_t b = 0; b < q.words; b += per)
+    {
+      const size_t e = b + per < q.words ? b + per : q.words;
+      const size_t e1 = e + per < q.words ? e + per : q.words;
+      if (e < q.words)
+        pass (&q, e, e1, 0, w, threads);
+      /* a failed copy leaves the chunks after it uncopied; every chunk
+         saved is put back whether or not its copy ran, once nothing
+         queued can write to it any more */
+      const cudaError_t done = cudaStreamSynchronize (s);
+      if (err == cudaSuccess)
+        err = done;
+      if (err == cudaSuccess && e < q.words)
+        err = probe_copy (&q, device, e, e1, s);
+      pass (&q, b, e, 1, w, threads);
+    }
+  const size_t missed = q.missed;
   free (q.saved);
   if (err != cudaSuccess)
     {
       cudaGetLastError ();
       return (size_t) -1;
     }
-  return q.missed;
+  return missed;
 }
 
 void
