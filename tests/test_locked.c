@@ -9,7 +9,6 @@
    operands' probe, the options.  Prints "N passed, N failed".  */
 
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +29,6 @@ static uintptr_t replaced_lo, replaced_hi;   /* pages the lock lost */
 static int copies_fail;   /* the next copy to the host fails midway */
 static int probe_copies;  /* copies to the host made */
 static int fail_at_copy;  /* that copy (counted from 1) fails midway */
-#define MAX_COPIERS 64
-static pthread_t copier[MAX_COPIERS];   /* threads that made copies, each */
-static int copiers;                     /* where it differs from the last */
-static pthread_mutex_t copier_lock = PTHREAD_MUTEX_INITIALIZER;
 
 cudaError_t
 cudaMalloc (void **p, size_t bytes)
@@ -61,13 +56,8 @@ static cudaError_t
 to_host (char *dst, size_t dpitch, const char *src, size_t spitch,
          size_t width, size_t height)
 {
-  const int copy = __atomic_add_fetch (&probe_copies, 1, __ATOMIC_RELAXED);
-  const pthread_t me = pthread_self ();
-  pthread_mutex_lock (&copier_lock);
-  if (!copiers || !pthread_equal (copier[copiers - 1], me))
-    copier[copiers < MAX_COPIERS ? copiers++ : MAX_COPIERS - 1] = me;
-  pthread_mutex_unlock (&copier_lock);
-  if (fail_at_copy == copy)
+  probe_copies++;
+  if (fail_at_copy == probe_copies)
     {
       fail_at_copy = 0;
       copies_fail = 1;
@@ -730,56 +720,6 @@ test_operand_replace (void)
   munmap (m, 64 * MIB);
 }
 
-/* two threads among the copiers since copiers was set to 0 */
-static int
-two_copiers (void)
-{
-  for (int i = 1; i < copiers; i++)
-    if (!pthread_equal (copier[i], copier[0]))
-      return 1;
-  return 0;
-}
-
-/* A call's two operands, both large: probed side by side, each found
-   as it is.  */
-static void
-test_operand_pair (gt_workers *w, int threads)
-{
-  options ("1073741824", NULL, NULL);
-  const size_t na = 80 * MIB, nb = 72 * MIB;
-  char *a = pages (na), *b = pages (nb);
-  int x, y;
-  gt_locked_begin ();
-  gt_locked_operands (a, na, b, nb, 0, w, threads, 1, &x, &y);
-  gt_locked_settle (NULL, 0, 1);
-  check (!x && !y && registered () == 0, "two operands the first time: "
-         "staged");
-  gt_locked_begin ();
-  copiers = 0;
-  gt_locked_operands (a, na, b, nb, 0, w, threads, 1, &x, &y);
-  gt_locked_settle (NULL, 0, 1);
-  check (x && y && within_one (a, na) && within_one (b, nb),
-         "the same again: both locked and checked");
-  check (two_copiers (), "their probes on two threads");
-  check (all_bytes (a, na, 1) && all_bytes (b, nb, 1),
-         "every word of both put back");
-  replaced_lo = (uintptr_t) b + 40 * MIB;
-  replaced_hi = replaced_lo + 5 * 4096;
-  const unsigned long stale = gt_operands_stale_pages ();
-  gt_locked_begin ();
-  gt_locked_operands (a, na, b, nb, 0, w, threads, 1, &x, &y);
-  gt_locked_settle (NULL, 0, 1);
-  replaced_lo = replaced_hi = 0;
-  check (x && !y && gt_locked_holds (a, na) && !gt_locked_holds (b, nb)
-         && gt_operands_stale_pages () == stale + 5,
-         "5 of b's pages replaced: b staged and unlocked, a locked");
-  check (all_bytes (a, na, 1) && all_bytes (b, nb, 1),
-         "and every word of both as it was");
-  gt_locked_forget ();
-  munmap (a, na);
-  munmap (b, nb);
-}
-
 int
 main (void)
 {
@@ -792,7 +732,6 @@ main (void)
   test_operands (NULL, 1);
   gt_workers *w = gt_workers_new ();
   test_operands (w, 4);   /* the probe's passes on copy threads */
-  test_operand_pair (w, 4);
   gt_workers_free (w);
   test_operands_budget ();
   test_operand_refused ();

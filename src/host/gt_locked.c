@@ -21,7 +21,6 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -446,11 +445,12 @@ probe (const void *p, size_t bytes, int device, gt_workers *w, int threads)
   return missed;
 }
 
-/* An operand's lock, where allow: 1 where it is to be probed now.  */
-static int
-operand_lock (const void *p, size_t bytes, int device, int allow)
+int
+gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
+                   int threads, int allow)
 {
-  if (state < 0 || !operands_on || !p || !bytes || device < 0)
+  settle ();
+  if (state < 0 || !operands_on || !bytes || device < 0)
     return 0;
   uintptr_t lo, hi;
   pages_of (p, bytes, &lo, &hi);
@@ -471,102 +471,16 @@ operand_lock (const void *p, size_t bytes, int device, int allow)
       test_replace (p, bytes);
       dropped = 1;
     }
-  return 1;
-}
-
-/* After the probe found `missed` pages not the lock's: 1 where none.  */
-static int
-operand_probed (const void *p, size_t bytes, size_t missed)
-{
+  const size_t missed = probe (p, bytes, device, w, threads);
   if (!missed)
     return 1;
   /* not the lock's pages (or not known): staged, the range unlocked and
      not locked again for a while */
-  uintptr_t lo, hi;
-  pages_of (p, bytes, &lo, &hi);
   if (missed != (size_t) -1)
     in_stale_pages += missed;
   unlock_overlapping (lo, hi);
   shun_range (lo, hi);
   return 0;
-}
-
-/* The second operand's probe beside the first's, on a thread and copy
-   threads of its own, where both are this large: a probe's passes wait
-   on a page walk and a miss for each page, which more threads overlap
-   (bench/RESULTS.md, "The probes side by side"); a thread costs tens of
-   microseconds.  */
-#define BESIDE_MIN_BYTES ((size_t) 64 << 20)
-#define BESIDE_SPIN_US 200    /* its helpers spin between its passes */
-static gt_workers *beside_workers;
-
-static int
-beside_ready (void)
-{
-  if (!beside_workers && (beside_workers = gt_workers_new ()))
-    gt_copy_linger (beside_workers, BESIDE_SPIN_US);
-  return beside_workers != NULL;
-}
-
-typedef struct
-{
-  const void *p;
-  size_t bytes;
-  int device, threads;
-  size_t missed;
-} probe_job;
-
-static void *
-probe_beside (void *arg)
-{
-  probe_job *j = (probe_job *) arg;
-  j->missed = probe (j->p, j->bytes, j->device, beside_workers, j->threads);
-  return NULL;
-}
-
-void
-gt_locked_operands (const void *pa, size_t a_bytes, const void *pb,
-                    size_t b_bytes, int device, gt_workers *w, int threads,
-                    int allow, int *a, int *b)
-{
-  settle ();
-  int la = operand_lock (pa, a_bytes, device, allow);
-  const int lb = operand_lock (pb, b_bytes, device, allow);
-  /* b's lock may have taken a's page, and with it a's lock */
-  la = la && gt_locked_holds (pa, a_bytes);
-  size_t ma = 0, mb = 0;
-  pthread_t t;
-  probe_job j = { pb, b_bytes, device, threads, 0 };
-  int beside = la && lb && a_bytes >= BESIDE_MIN_BYTES
-               && b_bytes >= BESIDE_MIN_BYTES && beside_ready ();
-  struct timespec t0, t1;
-  clock_gettime (CLOCK_MONOTONIC, &t0);
-  beside = beside && pthread_create (&t, NULL, probe_beside, &j) == 0;
-  if (la)
-    ma = probe (pa, a_bytes, device, w, threads);
-  if (beside)
-    pthread_join (t, NULL);
-  else if (lb)
-    j.missed = probe (pb, b_bytes, device, w, threads);
-  if (trace && beside)
-    {
-      clock_gettime (CLOCK_MONOTONIC, &t1);
-      fprintf (stderr, "gpu_tiled: both operands probed side by side in "
-               "%.3f ms\n", 1e3 * (t1.tv_sec - t0.tv_sec)
-                            + 1e-6 * (t1.tv_nsec - t0.tv_nsec));
-    }
-  mb = j.missed;
-  *a = la && operand_probed (pa, a_bytes, ma);
-  *b = lb && operand_probed (pb, b_bytes, mb);
-}
-
-int
-gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
-                   int threads, int allow)
-{
-  int a, b;
-  gt_locked_operands (p, bytes, NULL, 0, device, w, threads, allow, &a, &b);
-  return a;
 }
 
 int
@@ -666,8 +580,6 @@ gt_locked_forget (void)
 {
   gt_locked_forget_lost (-1);
   gt_lock_choice_forget ();
-  gt_workers_free (beside_workers);
-  beside_workers = NULL;
   __atomic_store_n (&direct_products, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&stale_pages, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&in_products, 0, __ATOMIC_RELAXED);

@@ -37,13 +37,6 @@ void gt_locked_begin (void);
    product, before gt_locked_result.  */
 int gt_locked_operand (const void *p, size_t bytes, int device,
                        gt_workers *w, int threads, int allow);
-/* Both operands of a call so (pb NULL: only A's), *a and *b whether each
-   is locked and its pages the process's; their probes side by side where
-   both are large (the second on a thread and copy threads of its
-   own).  */
-void gt_locked_operands (const void *pa, size_t a_bytes, const void *pb,
-                         size_t b_bytes, int device, gt_workers *w,
-                         int threads, int allow, int *a, int *b);
 
 /* Whether the call under way (since gt_locked_begin) took a new lock.  */
 int gt_locked_fresh (void);

@@ -15,7 +15,6 @@
    page, which costs a TLB walk and a miss each; they run on the copy
    threads.  */
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
@@ -81,28 +80,21 @@ pass (probe_pass *q, size_t b, size_t e, int put_back, gt_workers *w,
   gt_copy_parts (w, e - b >= PARALLEL_MIN ? threads : 1, pass_part, q);
 }
 
-/* The device's tokens, TOKEN_WORDS of them (two operands' probes may
-   ask at once).  */
+/* The device's tokens, TOKEN_WORDS of them.  */
 static cudaError_t
 tokens_of (int device)
 {
-  static pthread_mutex_t making = PTHREAD_MUTEX_INITIALIZER;
-  pthread_mutex_lock (&making);
-  cudaError_t err = cudaSuccess;
-  if (!tokens[device])
+  if (tokens[device])
+    return cudaSuccess;
+  cudaError_t err = cudaMalloc ((void **) &tokens[device],
+                                TOKEN_WORDS * sizeof (uint32_t));
+  if (err == cudaSuccess)
+    err = cudaMemset (tokens[device], 0xa5, TOKEN_WORDS * sizeof (uint32_t));
+  if (err != cudaSuccess)
     {
-      err = cudaMalloc ((void **) &tokens[device],
-                        TOKEN_WORDS * sizeof (uint32_t));
-      if (err == cudaSuccess)
-        err = cudaMemset (tokens[device], 0xa5,
-                          TOKEN_WORDS * sizeof (uint32_t));
-      if (err != cudaSuccess)
-        {
-          cudaFree (tokens[device]);
-          tokens[device] = NULL;
-        }
+      cudaFree (tokens[device]);
+      tokens[device] = NULL;
     }
-  pthread_mutex_unlock (&making);
   return err;
 }
 

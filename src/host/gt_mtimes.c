@@ -96,22 +96,14 @@ operand_lockable (gt_type c, gt_operand X, size_t bytes, int device)
             == gt_type_size (gt_type_real (c));
 }
 
-/* Whether such operands (a_can, b_can) are locked and checked now
-   (allow: the call's way; not allow, they are only remembered as come
-   back); B the same matrix as A: A's answer.  */
-static void
-operands_locked (gt_operand A, size_t a_bytes, int a_can, gt_operand B,
-                 size_t b_bytes, int b_can, int device, int allow, int *a,
-                 int *b)
+/* Whether such an operand is locked and checked now (allow: the call's
+   way; not allow, it is only remembered as come back).  */
+static int
+operand_locked (gt_operand X, size_t bytes, int device, int allow)
 {
   int threads;
   gt_workers *w = gt_ctx_workers (device, &threads);
-  const int same = A.data == B.data && A.type == B.type && a_bytes == b_bytes;
-  gt_locked_operands (a_can ? A.data : NULL, a_bytes,
-                      b_can && !same ? B.data : NULL, b_bytes, device, w,
-                      threads, allow, a, b);
-  if (same)
-    *b = *a;
+  return gt_locked_operand (X.data, bytes, device, w, threads, allow);
 }
 
 gt_status
@@ -138,9 +130,10 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   const gt_choice_key key = { type, A.type, B.type, a_can | b_can << 1,
                               devices_key (device), m, n, k };
   const int allow = timed && gt_lock_choice_begin (&key);
-  int a_locked, b_locked;
-  operands_locked (A, a_bytes, a_can, B, b_bytes, b_can, dev0, allow,
-                   &a_locked, &b_locked);
+  int a_locked = a_can && operand_locked (A, a_bytes, dev0, allow);
+  int b_locked = A.data == B.data && A.type == B.type && m * k == k * n
+                   ? a_locked
+                   : b_can && operand_locked (B, b_bytes, dev0, allow);
   /* The glue allocates C for the result: new memory to fault in, or a
      freed result's that the heap kept (gt_result_heap_begin); results
      under GT_PREFAULT_MIN_BYTES are not faulted in ahead either way */
