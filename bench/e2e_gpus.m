@@ -1,6 +1,7 @@
 ## e2e_gpus (CSV, DEVICE) -- end to end from Octave on one GPU and on every
-## GPU of the host (gpu_tiled_devices), single and double, at the squares
-## and odd shapes of the multi-GPU goal: median and best of 7 calls after
+## GPU of the host (gpu_tiled_devices), single and double at the squares
+## and odd shapes of the multi-GPU goal, complex single and double at the
+## squares: median and best of 7 calls after
 ## 8 calls' warm-up, results freed between calls; the split result is compared
 ## with the one-GPU result.  Rows as bench_gpu_tiled_mtimes's CSV, with
 ## the gpus column.
@@ -19,14 +20,19 @@ function e2e_gpus (csv = "e2e-gpus.csv", device = "")
   fprintf (fid, "device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin,class,floor_seconds,of_floor,gpus\n");
   date = datestr (now (), "yyyy-mm-dd");
   unwind_protect
-    for cls = {"single", "double"}
+    for cls = {"single", "double", "complex single", "complex double"}
+      cplx = strncmp (cls{1}, "complex", 7);
       for s = 1:rows (shapes)
         m = shapes(s, 1);  k = shapes(s, 2);  n = shapes(s, 3);
-        if (strcmp (cls{1}, "double") && m * n > 1e8)
-          continue;   # 16384^2 double: 2 GiB an operand, skipped for time
+        if (! strcmp (cls{1}, "single") && m * n > 1e8)
+          continue;   # 16384^2 of 8 bytes or more: 2 GiB an operand, skipped for time
         endif
-        A = randn (m, k, cls{1});  B = randn (k, n, cls{1});
-        es = 4 * (1 + strcmp (cls{1}, "double"));
+        if (cplx && ! (m == k && k == n))
+          continue;   # complex: the squares only, for time
+        endif
+        A = random_operand (cls{1}, m, k);  B = random_operand (cls{1}, k, n);
+        es = 4 * 2 ^ (! strcmp (cls{1}, "single") + strcmp (cls{1}, "complex double"));
+        flops = (2 + 6 * cplx) * m * n * k;
         C1 = [];
         for g = unique ([1, numel(all)])
           gpu_tiled_devices (all(1:g));
@@ -38,12 +44,12 @@ function e2e_gpus (csv = "e2e-gpus.csv", device = "")
           endif
           clear C;
           floor_s = max ((m * k + k * n) * es, m * n * es) / (g * 55e9);
-          printf ("%-6s %6d %6d %6d gpus %d: median %8.3f ms, best %8.3f ms, %.2fx one GPU, of byte floor %.2f, diff %.2g\n",
+          printf ("%-14s %6d %6d %6d gpus %d: median %8.3f ms, best %8.3f ms, %.2fx one GPU, of byte floor %.2f, diff %.2g\n",
                   cls{1}, m, k, n, g, 1e3 * median (t), 1e3 * min (t),
                   t1 / median (t), median (t) / floor_s, diff);
           fprintf (fid, "%s,%s,default,%d,%d,%d,%.6g,%.4g,NaN,%s,%.6g,%.4g,%d\n",
                    device, date, m, n, k, median (t),
-                   2 * m * n * k / median (t) / 1e9, cls{1}, floor_s,
+                   flops / median (t) / 1e9, cls{1}, floor_s,
                    median (t) / floor_s, g);
         endfor
         clear A B C1;
