@@ -9,6 +9,7 @@
    operands' probe, the options.  Prints "N passed, N failed".  */
 
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@
 static struct { uintptr_t lo, hi; int dev; } reg[MAX_REG];
 static int registers, refuse, current;
 static uintptr_t replaced_lo, replaced_hi;   /* pages the lock lost */
-static int copies_fail;   /* the next copy to the host fails midway */
+static int copies_fail;   /* the next copy of rows to the host fails
+                             midway */
 static int probe_copies;  /* copies to the host made */
 static int fail_at_copy;  /* that copy (counted from 1) fails midway */
 
@@ -51,27 +53,47 @@ cudaMemset (void *p, int v, size_t bytes)
   return cudaSuccess;
 }
 
-/* the rows of a copy to the host, each where its page is the lock's */
-static cudaError_t
-to_host (char *dst, size_t dpitch, const char *src, size_t spitch,
-         size_t width, size_t height)
+/* a copy to the host: counted when made or queued; fail: it fails
+   midway */
+typedef struct
 {
+  char *dst;
+  const char *src;
+  size_t dpitch, spitch, width, height;
+  int fail;
+} host_copy;
+
+static host_copy
+count_copy (void *dst, size_t dpitch, const void *src, size_t spitch,
+            size_t width, size_t height)
+{
+  host_copy c = { (char *) dst, (const char *) src, dpitch, spitch, width,
+                  height, 0 };
   probe_copies++;
   if (fail_at_copy == probe_copies)
     {
       fail_at_copy = 0;
-      copies_fail = 1;
+      c.fail = 1;
     }
-  for (size_t r = 0; r < height; r++)
+  if (copies_fail && height > 1)   /* the next copy of several rows */
     {
-      if (copies_fail && height > 1 && r == height / 2)
-        {
-          copies_fail = 0;
-          return cudaErrorUnknown;
-        }
-      const uintptr_t d = (uintptr_t) (dst + r * dpitch);
+      copies_fail = 0;
+      c.fail = 1;
+    }
+  return c;
+}
+
+/* its rows, each where its page is the lock's */
+static cudaError_t
+apply (const host_copy *c)
+{
+  for (size_t r = 0; r < c->height; r++)
+    {
+      if (c->fail && c->height > 1 && r == c->height / 2)
+        return cudaErrorUnknown;
+      const uintptr_t d = (uintptr_t) (c->dst + r * c->dpitch);
       if (!(replaced_lo <= d && d < replaced_hi))
-        memcpy (dst + r * dpitch, src + r * spitch, width);
+        memcpy (c->dst + r * c->dpitch, c->src + r * c->spitch, c->width);
     }
   return cudaSuccess;
 }
@@ -80,7 +102,8 @@ cudaError_t
 cudaMemcpy (void *dst, const void *src, size_t bytes, enum cudaMemcpyKind k)
 {
   (void) k;
-  return to_host ((char *) dst, bytes, (const char *) src, bytes, bytes, 1);
+  const host_copy c = count_copy (dst, bytes, src, bytes, bytes, 1);
+  return apply (&c);
 }
 
 cudaError_t
@@ -88,17 +111,34 @@ cudaMemcpy2D (void *dst, size_t dpitch, const void *src, size_t spitch,
               size_t width, size_t height, enum cudaMemcpyKind k)
 {
   (void) k;
-  return to_host ((char *) dst, dpitch, (const char *) src, spitch, width,
-                  height);
+  const host_copy c = count_copy (dst, dpitch, src, spitch, width, height);
+  return apply (&c);
 }
 
-/* the copies queued on a stream: made at once here */
+/* Copies queued on a stream are made at its synchronisation, in order; a
+   failed one fails the stream there and what was queued after it is not
+   made (so a pass that put words back before its copies were done would
+   find them overwritten after).  One stream, one thread at a time.  */
+#define QUEUED_MAX 64
+static host_copy queued[QUEUED_MAX];
+static int queued_n;
+
+static cudaError_t
+queue (host_copy c)
+{
+  if (queued_n == QUEUED_MAX)
+    return cudaErrorLaunchOutOfResources;
+  queued[queued_n++] = c;
+  return cudaSuccess;
+}
+
 cudaError_t
 cudaMemcpyAsync (void *dst, const void *src, size_t bytes,
                  enum cudaMemcpyKind k, cudaStream_t s)
 {
+  (void) k;
   (void) s;
-  return cudaMemcpy (dst, src, bytes, k);
+  return queue (count_copy (dst, bytes, src, bytes, bytes, 1));
 }
 
 cudaError_t
@@ -106,15 +146,20 @@ cudaMemcpy2DAsync (void *dst, size_t dpitch, const void *src, size_t spitch,
                    size_t width, size_t height, enum cudaMemcpyKind k,
                    cudaStream_t s)
 {
+  (void) k;
   (void) s;
-  return cudaMemcpy2D (dst, dpitch, src, spitch, width, height, k);
+  return queue (count_copy (dst, dpitch, src, spitch, width, height));
 }
 
 cudaError_t
 cudaStreamSynchronize (cudaStream_t s)
 {
   (void) s;
-  return cudaSuccess;
+  cudaError_t err = cudaSuccess;
+  for (int i = 0; i < queued_n && err == cudaSuccess; i++)
+    err = apply (&queued[i]);
+  queued_n = 0;
+  return err;
 }
 
 cudaError_t
@@ -139,6 +184,12 @@ cudaHostRegister (void *p, size_t bytes, unsigned int flags)
   (void) flags;
   const uintptr_t lo = (uintptr_t) p, hi = lo + bytes;
   if (refuse || lo % 4096 || bytes % 4096)
+    return cudaErrorInvalidValue;
+  /* as the runtime: not where a page has no mapping */
+  unsigned char *in = malloc (bytes / 4096 + 1);
+  const int hole = in && mincore (p, bytes, in) && errno == ENOMEM;
+  free (in);
+  if (hole)
     return cudaErrorInvalidValue;
   for (int i = 0; i < MAX_REG; i++)
     if (reg[i].hi && reg[i].lo < hi && lo < reg[i].hi)
@@ -720,6 +771,34 @@ test_operand_replace (void)
   munmap (m, 64 * MIB);
 }
 
+/* A locked result Y whose tail the heap gave back (trimmed from its top),
+   its first page still mapped: a result X that shares that page finds Y
+   gone and locks on its own (a lock taking Y in would cover unmapped
+   pages, which the runtime refuses, and a result's refused lock turns
+   locking off until a reset), and locks go on after.  */
+static void
+test_gone_tail (void)
+{
+  options ("268435456", NULL, NULL);
+  char *m = pages (64 * MIB);
+  char *y = m + 16 * MIB;
+  result_call (y, 32 * MIB, -1);
+  check (result_call (y, 32 * MIB, -1) && is_registered (y),
+         "a result locked");
+  munmap (m + 24 * MIB, 40 * MIB);
+  const size_t xb = 16 * MIB + 100;
+  result_call (m, xb, -1);
+  check (result_call (m, xb, -1) && is_registered (m) && !is_registered (y)
+         && registered () == 16 * MIB + 4096,
+         "its tail gone: that lock dropped, a result sharing its first "
+         "page locked alone");
+  result_call (m + 4 * MIB, 8 * MIB, -1);
+  check (result_call (m + 4 * MIB, 8 * MIB, -1),
+         "and results lock after it");
+  gt_locked_forget ();
+  munmap (m, 24 * MIB);
+}
+
 int
 main (void)
 {
@@ -729,6 +808,7 @@ main (void)
   test_budget ();
   test_check_pages ();
   test_stale ();
+  test_gone_tail ();
   test_operands (NULL, 1);
   gt_workers *w = gt_workers_new ();
   test_operands (w, 4);   /* the probe's passes on copy threads */

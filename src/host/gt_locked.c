@@ -219,18 +219,28 @@ take_in (uintptr_t *lo, uintptr_t *hi)
   return inside;
 }
 
-/* Ranges whose memory is gone (a heap trimmed: mincore finds no
-   mapping) hold pinned pages nothing maps: unlocked.  */
+/* Whether the page at p has no mapping.  */
+static int
+unmapped (uintptr_t p)
+{
+  unsigned char in;
+  return mincore ((void *) p, page_size (), &in) && errno == ENOMEM;
+}
+
+/* Ranges whose memory is gone, all of it or its tail (a heap trimmed
+   from its top, the range's first page still mapped or mapped again),
+   hold pinned pages nothing maps: unlocked.  A lock taking such a range
+   in would cover unmapped pages, which the runtime refuses (and a
+   result's refused lock turns locking off until a reset).  The first and
+   the last page tell: a heap gives memory back from its top, or whole
+   mappings.  */
 static void
 unlock_gone (void)
 {
   for (int i = 0; i < LOCKED_MAX; i++)
-    {
-      unsigned char in;
-      if (locked[i].hi && mincore ((void *) locked[i].lo, page_size (), &in)
-          && errno == ENOMEM)
-        unlock (&locked[i], -1);
-    }
+    if (locked[i].hi && (unmapped (locked[i].lo)
+                         || unmapped (locked[i].hi - page_size ())))
+      unlock (&locked[i], -1);
 }
 
 /* Room for a lock of [lo, hi), which replaces the `inside` bytes of the
