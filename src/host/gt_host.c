@@ -73,7 +73,9 @@ typedef struct
   int panel0_out;               /* panel 0's blocks of rows went out as
                                    they were done */
   int straight;                 /* C locked: copies out straight */
-  int a_straight;               /* A locked: its uploads go straight */
+  int a_straight;               /* A locked: its uploads may go straight
+                                   (gt_stage.c's rule: one plain copy or
+                                   columns of 32 KiB or more) */
   size_t w_given;               /* panels this wide (0: the plan's) */
 } gt_call;
 
@@ -181,9 +183,9 @@ piece_of (const gt_call *c, size_t least, size_t floor)
 
 /* Panel 0's pieces (see piece_of), or 0 where pieces would not pay;
    *k11: kernel 11's own pieces (gt_plan_head_pieces).  In a split by
-   columns the bands' pieces may differ only where their plans do (the
-   plan's least piece); gt_shared_a_kc_agree tells each band whether they
-   do.  */
+   columns the bands' pieces may differ (their plans' least pieces, their
+   widths and panels, which gt_plan_head_pieces weighs);
+   gt_shared_a_kc_agree tells each band whether they do.  */
 static size_t
 first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
 {
@@ -635,10 +637,11 @@ a_part_in (gt_context *ctx, gt_call *c, gt_stager *sg, int i, size_t e,
   return st;
 }
 
-/* A's columns [k0, k1) queued on ctx->up: through the host, or where A is
-   shared between devices, this band's own columns among them being there
-   already (own_a_upto) and the others' progress set up (own_a_begin), the
-   others' parts from their devices (a_part_in).  */
+/* A's columns [k0, k1) queued: on ctx->up through the host, or where A
+   is shared between devices, this band's own columns among them being
+   there already (own_a_upto) and the others' progress set up
+   (own_a_begin), the others' parts from their devices on ctx->peer, which
+   ctx->comp waits for (a_part_in).  */
 static gt_status
 a_columns_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0,
               size_t k1, gt_interrupt_fn interrupted)
@@ -716,7 +719,7 @@ own_a_in (gt_context *ctx, gt_call *c, gt_stager *sg,
   return st;
 }
 
-/* All of A queued on ctx->up (see a_columns_in).  */
+/* All of A queued (see a_columns_in).  */
 static gt_status
 whole_a (gt_context *ctx, gt_call *c, gt_stager *sg,
          gt_interrupt_fn interrupted)

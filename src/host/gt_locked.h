@@ -50,7 +50,9 @@ int gt_locked_holds (const void *p, size_t bytes);
 
 /* gt_locked_probe.c: the pages of [p, p + bytes) (4-byte aligned, locked,
    device current) that are not the lock's: a word of each page saved,
-   written from device through the lock, read, and put back.  (size_t) -1
+   written from device through the lock, read, and put back, chunk by
+   chunk (the copies on the current device's per-thread default stream,
+   which also waits for that device's legacy stream).  (size_t) -1
    where the probe could not run (its error cleared).  Nothing else may
    read the range meanwhile.  gt_locked_probe_forget frees the probe's
    device memory (lost: a lost device's, which its context's reset

@@ -7,13 +7,16 @@
    the lock reads the old page, and nothing tells of it.  A result's copy
    can check itself afterwards (gt_locked_mark), but an upload's cannot:
    what it read shows only on the device.  So before the uploads, the
-   device writes a word of each page through the lock (one 2-D copy of
-   4-byte rows a page apart), and the host reads the words it sees: a
-   word that did not arrive is a page the lock no longer holds.  Each
-   word is saved first and put back after, so the operand is as it was
-   before the uploads begin.  The host's two passes touch a line of every
-   page, which costs a TLB walk and a miss each; they run on the copy
-   threads.  */
+   device writes a word of each page through the lock (2-D copies of
+   4-byte rows a page apart, on the calling thread's per-thread stream
+   of the current device), and the host reads the words it sees: a word
+   that did not arrive is a page the lock no longer holds.  Each word is
+   saved first and put back after, so the operand is as it was before the
+   uploads begin.  The host's two passes touch a line of every page,
+   which costs a TLB walk and a miss each; they run on the copy threads,
+   chunk by chunk, beside the device's copy into another chunk (two
+   probes at once, each on threads of its own, took twice as long each:
+   bench/RESULTS.md, "Peer copies beside the uploads").  */
 
 #include <stdint.h>
 #include <stdlib.h>
