@@ -162,6 +162,12 @@ cudaStreamSynchronize (cudaStream_t s)
   return err;
 }
 
+const char *
+cudaGetErrorString (cudaError_t err)
+{
+  return err == cudaSuccess ? "no error" : "an error";
+}
+
 cudaError_t
 cudaGetDevice (int *d)
 {

@@ -300,6 +300,10 @@ lock_range (uintptr_t lo, uintptr_t hi, int dev, int operand)
       cudaGetLastError ();
       if (!operand)
         state = -1;
+      if (!operand && trace)
+        fprintf (stderr, "gpu_tiled: a result's lock of %.1f MB refused "
+                 "(%s): nothing locked until gpu_tiled_reset\n",
+                 1e-6 * (hi - lo), cudaGetErrorString (err));
       return 0;
     }
   r->lo = lo;
