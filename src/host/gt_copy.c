@@ -29,9 +29,8 @@ convert_part (const copy_job *j, int part, int parts)
   const size_t cols = j->cols > 1 ? j->cols : (size_t) parts;
   const size_t len = j->cols > 1 ? j->rows * per_elem
                                  : (j->rows * per_elem + parts - 1) / parts;
-  const size_t per = (cols + parts - 1) / parts;
-  const size_t b = per * part < cols ? per * part : cols;
-  const size_t e = b + per < cols ? b + per : cols;
+  size_t b, e;
+  gt_copy_share (cols, part, parts, &b, &e);
   for (size_t c = b; c < e; c++)
     {
       float *d = (float *) j->dst + (j->cols > 1 ? c * j->dld * per_elem
@@ -118,9 +117,8 @@ copy_part (const copy_job *j, int part, int parts)
     }
   else
     {
-      const size_t per = (j->cols + parts - 1) / parts;
-      const size_t b = per * part < j->cols ? per * part : j->cols;
-      const size_t e = b + per < j->cols ? b + per : j->cols;
+      size_t b, e;
+      gt_copy_share (j->cols, part, parts, &b, &e);
       const size_t dpitch = j->dld * j->elem, spitch = j->sld * j->elem;
       for (size_t c = b; c < e; c++)
         copy_bytes (j, dst + c * dpitch, src + c * spitch, j->rows * j->elem);

@@ -77,6 +77,17 @@ void gt_copy_rest (gt_workers *w);
    threads <= 1 or the job is under GT_COPY_PARALLEL_MIN_BYTES).  */
 void gt_copy (gt_workers *w, const copy_job *job, int threads);
 
+/* Part `part` of `parts` of [0, n), as the parts of gt_copy and
+   gt_copy_parts share their work: [*b, *e), empty where the parts
+   outnumber n.  */
+static inline void
+gt_copy_share (size_t n, int part, int parts, size_t *b, size_t *e)
+{
+  const size_t per = (n + parts - 1) / parts;
+  *b = per * part < n ? per * part : n;
+  *e = *b + per < n ? *b + per : n;
+}
+
 /* Runs fn (arg, part, parts) for part 0 .. parts - 1 on the copy threads
    and the caller, as gt_copy runs a job's parts (the caller alone where
    threads <= 1 or w is NULL); returns when all are done.  */

@@ -55,11 +55,10 @@ static void
 pass_part (void *arg, int part, int parts)
 {
   probe_pass *q = (probe_pass *) arg;
-  const size_t per = (q->e - q->b + parts - 1) / parts;
-  const size_t b = q->b + per * part;
-  const size_t e = b + per < q->e ? b + per : q->e;
+  size_t b, e;
+  gt_copy_share (q->e - q->b, part, parts, &b, &e);
   size_t missed = 0;
-  for (size_t i = b; i < e; i++)
+  for (size_t i = q->b + b; i < q->b + e; i++)
     if (!q->put_back)
       q->saved[i] = *word (q, i);
     else

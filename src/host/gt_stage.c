@@ -482,10 +482,9 @@ pages_part (void *arg, int part, int parts)
     }
   else
     {
-      const size_t cols = j->c1 - j->c0, per = (cols + parts - 1) / parts;
-      const size_t b = j->c0 + part * per;
-      const size_t e = b + per < j->c1 ? b + per : j->c1;
-      for (size_t c = b; c < e; c++)
+      size_t b, e;
+      gt_copy_share (j->c1 - j->c0, part, parts, &b, &e);
+      for (size_t c = j->c0 + b; c < j->c0 + e; c++)
         {
           char *q = o->dst + c * o->hld * o->es;
           if (j->mark)
