@@ -1918,8 +1918,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## as they went in, and the products right.  Then, under
 %! ## GPU_TILED_TEST_STALE, the first call that finds them locked has 16
 %! ## pages of each replaced under the lock (by copies of themselves, as
-%! ## an array made again at the same address): the probe finds them, the
-%! ## call stages them, and the operands are still as they were.  Tall
+%! ## an array made again at the same address): the probe, once the
+%! ## uploads have read them, finds them, the call runs the product again
+%! ## with them staged (so no product counts as read straight), and the
+%! ## operands are still as they were.  Tall
 %! ## (A alone that large), square double with both, complex single, a
 %! ## product of A with itself, single times double (the double B is
 %! ## rounded in the host copy: never straight), and the last result as

@@ -11,7 +11,8 @@ GT_HOST_SRCS = host/gt_context.c host/gt_options.c host/gt_copy.c \
                host/gt_stage.c host/gt_host.c host/gt_blocks.c \
                host/gt_multi.c host/gt_crossover.c host/gt_mtimes.c \
                host/gt_device_call.c host/gt_heap.c host/gt_locked.c \
-               host/gt_locked_probe.c host/gt_lock_choice.c \
+               host/gt_locked_probe.c host/gt_probe_later.c \
+               host/gt_lock_choice.c \
                host/gt_split_rule.c \
                host/gt_order.c
 GT_HOST_HDRS = host/gt_context.h host/gt_options.h host/gt_copy.h \

@@ -1,5 +1,6 @@
 /* test_locked.c -- tests of results and operands locked in place
-   (src/host/gt_locked.c, gt_locked_probe.c) without a GPU: the CUDA
+   (src/host/gt_locked.c, gt_locked_probe.c, gt_probe_later.c) without a
+   GPU: the CUDA
    runtime's cudaHostRegister and cudaHostUnregister are stand-ins here
    that keep the ranges and refuse overlapping ones, as the runtime does;
    its device memory is host memory, and its copies to the host skip the
@@ -160,6 +161,18 @@ cudaStreamSynchronize (cudaStream_t s)
     err = apply (&queued[i]);
   queued_n = 0;
   return err;
+}
+
+/* the product runs' uploads, for the probe after them: none queued
+   here; a failing wait stands for a device lost meanwhile */
+static int events_waited, event_fails;
+
+cudaError_t
+cudaEventSynchronize (cudaEvent_t e)
+{
+  (void) e;
+  events_waited++;
+  return event_fails ? cudaErrorUnknown : cudaSuccess;
 }
 
 const char *
@@ -518,12 +531,20 @@ test_stale (void)
   munmap (m, 64 * MIB);
 }
 
-/* An operand's call: begin, then the operand as gt_mtimes_host asks.  */
+/* An operand's call: begin, then the operand as gt_mtimes_host asks,
+   one product run that reads it, and the probe after it; staged where
+   the probe found a page not the lock's (the product runs again so).  */
 static int
 operand_call (const char *p, size_t bytes, gt_workers *w, int threads)
 {
   gt_locked_begin ();
-  const int in = gt_locked_operand (p, bytes, 0, w, threads, 1);
+  int in = gt_locked_operand (p, bytes, 0, 1);
+  if (in)
+    gt_locked_test_replace (p, bytes);
+  gt_probe_begin (in ? p : NULL, bytes, NULL, 0, 0);
+  gt_probe_reads_begin ();
+  gt_probe_reads_end (NULL, w, threads);
+  in = gt_probe_end (1, w, threads) && in;
   if (in)
     gt_locked_went_in ();
   gt_locked_settle (NULL, 0, 1);
@@ -625,12 +646,12 @@ test_operands (gt_workers *w, int threads)
   unsetenv ("GPU_TILED_LOCK_OPERANDS");
   gt_locked_forget ();
   gt_locked_begin ();
-  check (!gt_locked_operand (a, bytes, 0, w, threads, 0) && registers == 0,
+  check (!gt_locked_operand (a, bytes, 0, 0) && registers == 0,
          "a call on the staged way: staged");
   check (operand_call (a, bytes, w, threads) && registers == 1,
          "unset (timed): the next on the locked way locks what came back");
   gt_locked_begin ();
-  check (!gt_locked_operand (a, bytes, 0, w, threads, 0) && registers == 1,
+  check (!gt_locked_operand (a, bytes, 0, 0) && registers == 1,
          "and a call on the staged way after it stages, the lock kept");
   gt_locked_settle (NULL, 0, 1);
   gt_locked_forget ();
@@ -677,8 +698,8 @@ test_seen (void)
     {
       char *c = m + i * 30 * MIB;
       gt_locked_begin ();
-      gt_locked_operand (c, 8 * MIB, 0, NULL, 1, 0);   /* staged way */
-      gt_locked_operand (c + 10 * MIB, 8 * MIB, 0, NULL, 1, 0);
+      gt_locked_operand (c, 8 * MIB, 0, 0);   /* staged way */
+      gt_locked_operand (c + 10 * MIB, 8 * MIB, 0, 0);
       gt_locked_result (c + 20 * MIB, 8 * MIB, 0);
     }
   check (result_call (m, 8 * MIB, 0),
@@ -711,18 +732,21 @@ test_operand_refused (void)
   for (int call = 0; call < 2; call++)
     {
       gt_locked_begin ();
-      gt_locked_operand (a, an, 0, NULL, 1, 1);
-      gt_locked_operand (b, 40 * MIB, 0, NULL, 1, 1);
+      gt_locked_operand (a, an, 0, 1);
+      gt_locked_operand (b, 40 * MIB, 0, 1);
       gt_locked_settle (NULL, 0, 1);
     }
   check (registers >= 1 && within_one (a, 80 * MIB + 1024),
          "two operands sharing a page: one lock");
   gt_locked_begin ();
-  check (gt_locked_operand (a, an, 0, NULL, 1, 1), "a checked");
+  check (gt_locked_operand (a, an, 0, 1)
+         && gt_locked_operand (b, 40 * MIB, 0, 1), "both locked");
   replaced_lo = (uintptr_t) b + 20 * MIB;
   replaced_hi = replaced_lo + 4096;
-  check (!gt_locked_operand (b, 40 * MIB, 0, NULL, 1, 1),
-         "b stale: staged");
+  gt_probe_begin (a, an, b, 40 * MIB, 0);
+  gt_probe_reads_begin ();
+  gt_probe_reads_end (NULL, NULL, 1);
+  check (!gt_probe_end (1, NULL, 1), "b stale: the product again");
   check (!gt_locked_holds (a, an) && registered () == 0,
          "and a, whose lock went with b's, held no more");
   gt_locked_settle (NULL, 0, 1);
@@ -745,8 +769,8 @@ test_operands_budget (void)
       if (call == 2)
         regs = registers;
       gt_locked_begin ();
-      gt_locked_operand (a, 40 * MIB, 0, NULL, 1, 1);
-      gt_locked_operand (b, 40 * MIB, 0, NULL, 1, 1);
+      gt_locked_operand (a, 40 * MIB, 0, 1);
+      gt_locked_operand (b, 40 * MIB, 0, 1);
       gt_locked_result (c, 40 * MIB, 0);
       gt_locked_settle (c, 40 * MIB, 1);
     }
@@ -765,11 +789,8 @@ test_operand_replace (void)
   char *m = pages (64 * MIB);
   for (size_t i = 0; i < 64 * MIB; i += 4096)
     m[i + 7] = (char) (i >> 12);
-  gt_locked_begin ();
-  gt_locked_operand (m, 64 * MIB, 0, NULL, 1, 1);
-  gt_locked_begin ();
-  gt_locked_operand (m, 64 * MIB, 0, NULL, 1, 1);   /* the probe can't see it */
-  gt_locked_settle (NULL, 0, 1);
+  operand_call (m, 64 * MIB, NULL, 1);
+  operand_call (m, 64 * MIB, NULL, 1);   /* the stand-ins can't see it */
   int same = 1;
   for (size_t i = 0; i < 64 * MIB; i += 4096)
     same &= m[i + 7] == (char) (i >> 12) && m[i] == 1;
@@ -805,6 +826,85 @@ test_gone_tail (void)
   munmap (m, 24 * MIB);
 }
 
+/* The probe after the product runs' uploads: on the thread of the last
+   run expected, once none is reading; by the caller where a run never
+   said; not at all for a product that failed; a range given twice
+   probed once.  */
+static void
+test_probe_later (void)
+{
+  options ("268435456", NULL, NULL);
+  char *m = pages (128 * MIB);
+  char *a = m, *b = m + 64 * MIB;
+  const size_t bytes = 40 * MIB;
+  operand_call (a, bytes, NULL, 1);
+  operand_call (b, bytes, NULL, 1);
+  gt_locked_begin ();
+  check (gt_locked_operand (a, bytes, 0, 1)
+         && gt_locked_operand (b, bytes, 0, 1), "both locked");
+  /* two bands: the probe once both have queued their uploads */
+  probe_copies = events_waited = 0;
+  gt_probe_begin (a, bytes, b, bytes, 0);
+  gt_probe_expect (2);
+  gt_probe_reads_begin ();
+  gt_probe_reads_begin ();
+  gt_probe_reads_end ((cudaEvent_t) 1, NULL, 1);
+  check (probe_copies == 0, "one band's uploads queued: no probe yet");
+  gt_probe_reads_end ((cudaEvent_t) 2, NULL, 1);
+  check (probe_copies == 6 && events_waited == 2,
+         "the second's: both waited for, both operands probed");
+  gt_probe_reads_begin ();   /* a run after it (blocks, a rerun) */
+  gt_probe_reads_end (NULL, NULL, 1);
+  check (gt_probe_end (1, NULL, 1) && probe_copies == 6,
+         "clean, and not probed again");
+  /* A is B: probed once */
+  gt_locked_begin ();
+  gt_locked_operand (a, bytes, 0, 1);
+  probe_copies = 0;
+  gt_probe_begin (a, bytes, a, bytes, 0);
+  gt_probe_reads_begin ();
+  gt_probe_reads_end ((cudaEvent_t) 1, NULL, 1);
+  check (gt_probe_end (1, NULL, 1) && probe_copies == 3,
+         "A is B: probed once");
+  /* a band that never got to its uploads: the caller probes */
+  gt_locked_begin ();
+  gt_locked_operand (a, bytes, 0, 1);
+  probe_copies = 0;
+  gt_probe_begin (a, bytes, NULL, 0, 0);
+  gt_probe_expect (2);
+  gt_probe_reads_begin ();
+  gt_probe_reads_end (NULL, NULL, 1);
+  check (probe_copies == 0, "one band of two said: no probe yet");
+  check (gt_probe_end (1, NULL, 1) && probe_copies == 3,
+         "the caller's end probes");
+  /* a failed product: nothing to run again, the range not probed */
+  gt_locked_begin ();
+  gt_locked_operand (a, bytes, 0, 1);
+  probe_copies = 0;
+  gt_probe_begin (a, bytes, NULL, 0, 0);
+  check (gt_probe_end (0, NULL, 1) && probe_copies == 0
+         && gt_locked_holds (a, bytes), "a failed product: no probe");
+  /* the uploads' wait failed: not known, so staged and unlocked */
+  gt_locked_begin ();
+  gt_locked_operand (a, bytes, 0, 1);
+  probe_copies = 0;
+  event_fails = 1;
+  gt_probe_begin (a, bytes, NULL, 0, 0);
+  gt_probe_reads_begin ();
+  gt_probe_reads_end ((cudaEvent_t) 1, NULL, 1);
+  event_fails = 0;
+  check (!gt_probe_end (1, NULL, 1) && probe_copies == 0
+         && !gt_locked_holds (a, bytes), "the uploads' wait failed: staged");
+  /* nothing locked: nothing to probe, the runs' calls free */
+  gt_probe_begin (NULL, 0, NULL, 0, 0);
+  gt_probe_reads_begin ();
+  gt_probe_reads_end ((cudaEvent_t) 1, NULL, 1);
+  check (gt_probe_end (1, NULL, 1) && probe_copies == 0,
+         "nothing locked: no probe");
+  gt_locked_forget ();
+  munmap (m, 128 * MIB);
+}
+
 int
 main (void)
 {
@@ -823,5 +923,6 @@ main (void)
   test_operand_refused ();
   test_seen ();
   test_operand_replace ();
+  test_probe_later ();
   return checks_done ();
 }

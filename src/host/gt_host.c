@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "gt_plan.h"
 #include "gt_product.h"
+#include "gt_locked.h"
 #include "gt_order.h"
 #include "gt_stage.h"
 
@@ -77,6 +78,8 @@ typedef struct
                                    (gt_stage.c's rule: one plain copy or
                                    columns of 32 KiB or more) */
   size_t w_given;               /* panels this wide (0: the plan's) */
+  int reads_ended;              /* gt_probe_reads_end said (all uploads
+                                   queued) */
 } gt_call;
 
 static size_t
@@ -1293,6 +1296,21 @@ test_failure (gt_context *ctx)
                                "(GPU_TILED_TEST_FAIL)", ctx->device);
 }
 
+/* Every upload of the call queued, and every kernel and copy out: the
+   locked operands' probe may run (here, where this is the last product
+   run of the call), beside what the GPU has left to do.  */
+static void
+reads_done (gt_context *ctx, gt_call *c, const gt_stager *sg)
+{
+  if (cudaEventRecord (ctx->up_done, ctx->up) != cudaSuccess)
+    {
+      cudaGetLastError ();   /* said at the run's end instead */
+      return;
+    }
+  c->reads_ended = 1;
+  gt_probe_reads_end (ctx->up_done, ctx->workers, sg->threads);
+}
+
 /* The streamed pipeline: first panel, other panels, results out.  */
 static gt_status
 streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
@@ -1325,6 +1343,8 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
     st = test_failure (ctx);
   if (st == GT_OK)
     st = other_panels (ctx, c, sg, p_first, interrupted);
+  if (st == GT_OK)
+    reads_done (ctx, c, sg);
   if (st == GT_OK)
     st = gt_stage_drain (sg);
   if (sg->prefaulting)
@@ -1415,6 +1435,7 @@ product_run (gt_context *ctx, const gt_product *p,
              gt_interrupt_fn interrupted, int wait, int *again)
 {
   const double t_start = gt_now ();
+  gt_probe_reads_begin ();   /* waits while the operands' probe runs */
   gt_call c;
   call_init (&c, p);
   c.wait = wait;
@@ -1422,7 +1443,10 @@ product_run (gt_context *ctx, const gt_product *p,
   if (c.shared_a)   /* before any wait for another band */
     gt_shared_a_say_kc (c.shared_a, c.a_part, st == GT_OK ? c.kc : 0);
   if (st != GT_OK || (st = call_buffers (ctx, &c)) != GT_OK)
-    return st;
+    {
+      gt_probe_reads_end (NULL, ctx->workers, 1);
+      return st;
+    }
   const double t_buffers = gt_now ();
   gt_stager sg;
   memset (&sg, 0, sizeof sg);
@@ -1481,6 +1505,8 @@ product_run (gt_context *ctx, const gt_product *p,
   if (st != GT_OK)
     abort_call (ctx);
   *again = st == GT_OK && c.again;
+  if (!c.reads_ended)   /* nothing of this run's in flight now */
+    gt_probe_reads_end (NULL, ctx->workers, sg.threads > 0 ? sg.threads : 1);
   return st;
 }
 

@@ -56,6 +56,7 @@ static int operands_on;       /* operands may be locked (unless
 static size_t budget;         /* bytes locked at most */
 static int test_drops;        /* GPU_TILED_TEST_STALE calls left */
 static int trace;             /* GPU_TILED_TRACE: the probes' times told */
+static int probe_first;       /* GPU_TILED_TEST_PROBE_FIRST: as once */
 static range locked[LOCKED_MAX];
 static range seen[SEEN_RESULTS + SEEN_OPERANDS];   /* results first */
 static range shun[SHUN_MAX];  /* used: the call from which it may be
@@ -94,6 +95,14 @@ settle (void)
   test_drops = t ? atoi (t) : 0;
   const char *tr = getenv ("GPU_TILED_TRACE");
   trace = tr && atoi (tr) > 0;
+  probe_first = getenv ("GPU_TILED_TEST_PROBE_FIRST") != NULL;
+}
+
+int
+gt_locked_probe_first (void)
+{
+  settle ();
+  return probe_first;
 }
 
 /* Whether r is locked and shares a page with [lo, hi).  */
@@ -433,10 +442,9 @@ shun_range (uintptr_t lo, uintptr_t hi)
   shun[o].used = calls + SHUN_CALLS + 1;
 }
 
-/* The probe of a locked operand under device; its time told where
-   GPU_TILED_TRACE is on.  */
-static size_t
-probe (const void *p, size_t bytes, int device, gt_workers *w, int threads)
+size_t
+gt_locked_probe_told (const void *p, size_t bytes, int device, gt_workers *w,
+                      int threads)
 {
   int back;
   size_t missed = (size_t) -1;
@@ -460,8 +468,7 @@ probe (const void *p, size_t bytes, int device, gt_workers *w, int threads)
 }
 
 int
-gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
-                   int threads, int allow)
+gt_locked_operand (const void *p, size_t bytes, int device, int allow)
 {
   settle ();
   if (state < 0 || !operands_on || !bytes || device < 0)
@@ -480,21 +487,30 @@ gt_locked_operand (const void *p, size_t bytes, int device, gt_workers *w,
     shun_range (lo, hi);   /* its memory refused a lock */
   if (got <= 0)
     return 0;
-  if (drop_now)
-    {
-      test_replace (p, bytes);
-      dropped = 1;
-    }
-  const size_t missed = probe (p, bytes, device, w, threads);
-  if (!missed)
-    return 1;
-  /* not the lock's pages (or not known): staged, the range unlocked and
-     not locked again for a while */
+  return 1;
+}
+
+void
+gt_locked_test_replace (const void *p, size_t bytes)
+{
+  if (!drop_now)
+    return;
+  test_replace (p, bytes);
+  dropped = 1;
+}
+
+void
+gt_locked_found_stale (const void *p, size_t bytes, size_t missed)
+{
+  uintptr_t lo, hi;
+  pages_of (p, bytes, &lo, &hi);
   if (missed != (size_t) -1)
     in_stale_pages += missed;
   unlock_overlapping (lo, hi);
   shun_range (lo, hi);
-  return 0;
+  /* what the uploads read straight is thrown away: the product runs
+     again */
+  __atomic_store_n (&in_now, 0, __ATOMIC_RELAXED);
 }
 
 int

@@ -7,6 +7,7 @@
 #define GT_LOCKED_H
 
 #include <stddef.h>
+#include <cuda_runtime_api.h>
 #include "gt_copy.h"
 
 /* Whether C's [C, C + bytes) is locked now, for a result whose pages are
@@ -26,17 +27,50 @@ int gt_locked_result (void *C, size_t bytes, int device);
    another.  */
 void gt_locked_begin (void);
 
-/* Whether an operand's [p, p + bytes) is locked now and its pages are
-   the process's, so that the uploads may read it straight: where allow
-   (gt_lock_choice_begin's way for the call), locked by
-   gt_locked_result's rule (never where GPU_TILED_LOCK_OPERANDS=0), then
-   probed (gt_locked_probe) on the copy threads of w.  Where a page is not
-   the lock's, the range is unlocked and not locked again for 16 calls,
-   and the call stages the operand.  Not allow: staged, and remembered as
-   come back (a lock it holds is kept).  Caller's thread, outside any
-   product, before gt_locked_result.  */
-int gt_locked_operand (const void *p, size_t bytes, int device,
-                       gt_workers *w, int threads, int allow);
+/* Whether an operand's [p, p + bytes) is locked now, so that the uploads
+   may read it straight once the call's probe (gt_probe_begin .. end
+   below) finds its pages the process's: where allow (gt_lock_choice_begin's
+   way for the call), locked by gt_locked_result's rule (never where
+   GPU_TILED_LOCK_OPERANDS=0).  Not allow: staged, and remembered as come
+   back (a lock it holds is kept).  Caller's thread, outside any product,
+   before gt_locked_result.  */
+int gt_locked_operand (const void *p, size_t bytes, int device, int allow);
+
+/* An operand's range whose probe found missed pages not the lock's (or,
+   (size_t) -1, could not tell): unlocked, not locked again for 16 calls,
+   the pages counted, and the call's straight reads not (the product runs
+   again).  Caller's thread, outside any product.  */
+void gt_locked_found_stale (const void *p, size_t bytes, size_t missed);
+
+/* gt_locked_probe under device (made current for it, then the caller's
+   again), its time told where GPU_TILED_TRACE is on.  Any thread.  */
+size_t gt_locked_probe_told (const void *p, size_t bytes, int device,
+                             gt_workers *w, int threads);
+
+/* The call's probe of its locked operands, after its uploads
+   (gt_probe_later.c).  gt_probe_begin: the ranges to probe (a or b NULL:
+   none; one range where b is a), locked under device; gt_probe_expect:
+   the product runs that read them (the bands of a split; 1 unless said).
+   Each product run calls gt_probe_reads_begin before its first upload (it
+   waits while the probe runs) and gt_probe_reads_end once it has queued
+   its last upload, with an event recorded after it (NULL: nothing of the
+   run's is in flight), and copy threads w (threads of them) for the
+   probe, which the last run expected runs there, beside what its GPU
+   has left to do.  gt_probe_end (ok: the product ran), after the
+   product: the probe where it has not run (not ok: none); 1 where every
+   range's pages were the lock's, else 0, and the ranges that were not
+   are unlocked (gt_locked_found_stale), so that the caller runs the
+   product again with what is still locked.  begin, expect and end:
+   caller's thread, outside any product.  */
+void gt_probe_begin (const void *a, size_t a_bytes, const void *b,
+                     size_t b_bytes, int device);
+void gt_probe_expect (int runs);
+void gt_probe_reads_begin (void);
+void gt_probe_reads_end (cudaEvent_t after, gt_workers *w, int threads);
+int gt_probe_end (int ok, gt_workers *w, int threads);
+/* GPU_TILED_TEST_PROBE_FIRST (an experiment, for A/B): the probe before
+   the uploads.  */
+int gt_locked_probe_first (void);
 
 /* Whether the call under way (since gt_locked_begin) took a new lock.  */
 int gt_locked_fresh (void);
@@ -98,6 +132,10 @@ void gt_locked_settle (void *C, size_t bytes, int ok);
    by copies of themselves, which the probe must find.  Caller's
    thread.  */
 void gt_locked_test_drop (void *C, size_t bytes);
+/* The same call's locked operand [p, p + bytes): its pages replaced,
+   once the call's locks are all taken (a later lock that takes an
+   operand's range in holds the new pages).  Caller's thread.  */
+void gt_locked_test_replace (const void *p, size_t bytes);
 
 /* Unlocks every range (gt_reset), forgets the operands' choices
    (gt_lock_choice_forget) and reads the options again at the next

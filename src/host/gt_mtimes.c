@@ -96,14 +96,30 @@ operand_lockable (gt_type c, gt_operand X, size_t bytes, int device)
             == gt_type_size (gt_type_real (c));
 }
 
-/* Whether such an operand is locked and checked now (allow: the call's
-   way; not allow, it is only remembered as come back).  */
+/* The call's product: over the devices chosen, or on the one asked for.  */
+static gt_status
+run_product (const gt_product *p, int device, gt_interrupt_fn interrupted)
+{
+  return device == GT_DEVICES_ALL ? gt_multi_product (p, interrupted)
+                                  : gt_device_product (device, p,
+                                                       interrupted);
+}
+
+/* The probe of the operands locked for p (gt_probe_end, ok: the product
+   ran); where a page was not the lock's, p's flags follow what is still
+   locked, and 0.  */
 static int
-operand_locked (gt_operand X, size_t bytes, int device, int allow)
+probe_clean (gt_product *p, int ok, int device, size_t a_bytes,
+             size_t b_bytes, size_t c_bytes)
 {
   int threads;
   gt_workers *w = gt_ctx_workers (device, &threads);
-  return gt_locked_operand (X.data, bytes, device, w, threads, allow);
+  if (gt_probe_end (ok, w, threads))
+    return 1;
+  p->a_locked = p->a_locked && gt_locked_holds (p->A.data, a_bytes);
+  p->b_locked = p->b_locked && gt_locked_holds (p->B.data, b_bytes);
+  p->c_locked = p->c_locked && gt_locked_holds (p->C, c_bytes);
+  return 0;
 }
 
 gt_status
@@ -116,8 +132,8 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   if (done)
     return st;
   const double t0 = gt_now ();
-  /* Operands that come back are locked and checked first: a result's
-     lock may then take in a page it shares with one of them.  Whether
+  /* Operands that come back are locked first: a result's lock may then
+     take in a page it shares with one of them.  Whether
      they are, for a product with one that could be, is timed
      (gt_lock_choice.h).  */
   const int dev0 = first_device (device);
@@ -130,10 +146,11 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
   const gt_choice_key key = { type, A.type, B.type, a_can | b_can << 1,
                               devices_key (device), m, n, k };
   const int allow = timed && gt_lock_choice_begin (&key);
-  int a_locked = a_can && operand_locked (A, a_bytes, dev0, allow);
+  int a_locked = a_can && gt_locked_operand (A.data, a_bytes, dev0, allow);
   int b_locked = A.data == B.data && A.type == B.type && m * k == k * n
                    ? a_locked
-                   : b_can && operand_locked (B, b_bytes, dev0, allow);
+                   : b_can && gt_locked_operand (B.data, b_bytes, dev0,
+                                                 allow);
   /* The glue allocates C for the result: new memory to fault in, or a
      freed result's that the heap kept (gt_result_heap_begin); results
      under GT_PREFAULT_MIN_BYTES are not faulted in ahead either way */
@@ -148,10 +165,24 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
      (a stale neighbour's unlock; C's lock over its page, refused) */
   a_locked = a_locked && gt_locked_holds (A.data, a_bytes);
   b_locked = b_locked && gt_locked_holds (B.data, b_bytes);
+  if (a_locked)
+    gt_locked_test_replace (A.data, a_bytes);
+  if (b_locked && B.data != A.data)
+    gt_locked_test_replace (B.data, b_bytes);
   gt_product p = { type, A, B, C, m, n, k, m, k, m, tile, 1, (char *) C,
                    there ? 0 : bytes, locked, a_locked, b_locked, NULL, 0 };
-  st = device == GT_DEVICES_ALL ? gt_multi_product (&p, interrupted)
-                                : gt_device_product (device, &p, interrupted);
+  /* The locked operands' pages are probed once the uploads have read
+     them, beside the product's last kernels; a page not the lock's
+     (rare: an array freed and made again at the same address) and the
+     product runs again with that operand staged.  */
+  gt_probe_begin (a_locked ? A.data : NULL, a_bytes,
+                  b_locked ? B.data : NULL, b_bytes, dev0);
+  if (gt_locked_probe_first ())   /* before the uploads, as once */
+    probe_clean (&p, 1, dev0, a_bytes, b_bytes, bytes);
+  st = run_product (&p, device, interrupted);
+  if (!probe_clean (&p, st == GT_OK, dev0, a_bytes, b_bytes, bytes)
+      && st == GT_OK)
+    st = run_product (&p, device, interrupted);
   if (locked || a_locked || b_locked)
     gt_locked_settle (locked ? C : NULL, bytes, st == GT_OK);
   if (timed)

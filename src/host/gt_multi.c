@@ -16,6 +16,7 @@
 #include "gt_copy.h"
 #include "gt_plan.h"
 #include "gt_product.h"
+#include "gt_locked.h"
 #include "gt_split_rule.h"
 #include "gt_stage.h"
 
@@ -494,6 +495,8 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
     return gt_device_product (devs[0], p, interrupted);
   band b[GT_MAX_DEVICES];
   const int used = make_bands (p, devs, count, by_cols, interrupted, b);
+  gt_probe_expect (used);   /* the locked operands' probe after every
+                               band's uploads (gt_probe_later.c) */
   /* once for all of C, before any band faults its share in (see
      prefault_output in gt_host.c) */
   if (p->fault_bytes)
