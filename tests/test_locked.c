@@ -167,12 +167,22 @@ cudaStreamSynchronize (cudaStream_t s)
    here; a failing wait stands for a device lost meanwhile */
 static int events_waited, event_fails;
 
+static int events_pending;   /* uploads still under way */
+
 cudaError_t
 cudaEventSynchronize (cudaEvent_t e)
 {
   (void) e;
   events_waited++;
   return event_fails ? cudaErrorUnknown : cudaSuccess;
+}
+
+cudaError_t
+cudaEventQuery (cudaEvent_t e)
+{
+  (void) e;
+  return event_fails ? cudaErrorUnknown
+         : events_pending ? cudaErrorNotReady : cudaSuccess;
 }
 
 const char *
@@ -542,8 +552,9 @@ operand_call (const char *p, size_t bytes, gt_workers *w, int threads)
   if (in)
     gt_locked_test_replace (p, bytes);
   gt_probe_begin (in ? p : NULL, bytes, NULL, 0, 0);
-  gt_probe_reads_begin ();
-  gt_probe_reads_end (NULL, w, threads);
+  int mask = gt_probe_reads_begin ();
+  gt_probe_read_done (&mask, -1, NULL);
+  gt_probe_now (1, w, threads);
   in = gt_probe_end (1, w, threads) && in;
   if (in)
     gt_locked_went_in ();
@@ -744,8 +755,8 @@ test_operand_refused (void)
   replaced_lo = (uintptr_t) b + 20 * MIB;
   replaced_hi = replaced_lo + 4096;
   gt_probe_begin (a, an, b, 40 * MIB, 0);
-  gt_probe_reads_begin ();
-  gt_probe_reads_end (NULL, NULL, 1);
+  int mask = gt_probe_reads_begin ();
+  gt_probe_read_done (&mask, -1, NULL);
   check (!gt_probe_end (1, NULL, 1), "b stale: the product again");
   check (!gt_locked_holds (a, an) && registered () == 0,
          "and a, whose lock went with b's, held no more");
@@ -826,10 +837,11 @@ test_gone_tail (void)
   munmap (m, 24 * MIB);
 }
 
-/* The probe after the product runs' uploads: on the thread of the last
-   run expected, once none is reading; by the caller where a run never
-   said; not at all for a product that failed; a range given twice
-   probed once.  */
+/* The probe after the product runs' uploads: each operand once every
+   run expected has queued its last upload of it and those uploads have
+   ended (A while the runs still read B; not before, unless asked to
+   wait); an operand that is both A and B after B; by the caller where no
+   run got to it; not at all for a product that failed.  */
 static void
 test_probe_later (void)
 {
@@ -842,38 +854,54 @@ test_probe_later (void)
   gt_locked_begin ();
   check (gt_locked_operand (a, bytes, 0, 1)
          && gt_locked_operand (b, bytes, 0, 1), "both locked");
-  /* two bands: the probe once both have queued their uploads */
+  /* two bands */
   probe_copies = events_waited = 0;
   gt_probe_begin (a, bytes, b, bytes, 0);
   gt_probe_expect (2);
-  gt_probe_reads_begin ();
-  gt_probe_reads_begin ();
-  gt_probe_reads_end ((cudaEvent_t) 1, NULL, 1);
-  check (probe_copies == 0, "one band's uploads queued: no probe yet");
-  gt_probe_reads_end ((cudaEvent_t) 2, NULL, 1);
-  check (probe_copies == 6 && events_waited == 2,
-         "the second's: both waited for, both operands probed");
-  gt_probe_reads_begin ();   /* a run after it (blocks, a rerun) */
-  gt_probe_reads_end (NULL, NULL, 1);
-  check (gt_probe_end (1, NULL, 1) && probe_copies == 6,
+  int m1 = gt_probe_reads_begin (), m2 = gt_probe_reads_begin ();
+  gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
+  gt_probe_now (1, NULL, 1);
+  check (probe_copies == 0, "one band's uploads of A queued: no probe");
+  gt_probe_read_done (&m2, 0, (cudaEvent_t) 2);
+  events_pending = 1;
+  gt_probe_now (0, NULL, 1);
+  check (probe_copies == 0, "both, still under way: not without waiting");
+  events_pending = 0;
+  gt_probe_now (0, NULL, 1);
+  check (probe_copies == 3 && events_waited == 2,
+         "once they have ended: A probed, while the bands read B");
+  gt_probe_read_done (&m1, -1, NULL);
+  gt_probe_now (1, NULL, 1);
+  check (probe_copies == 3, "B not until both bands are done with it");
+  gt_probe_read_done (&m2, 1, (cudaEvent_t) 3);
+  gt_probe_now (1, NULL, 1);
+  check (probe_copies == 6, "then B");
+  m1 = gt_probe_reads_begin ();   /* a run after it (blocks, a rerun) */
+  gt_probe_read_done (&m1, -1, NULL);
+  check (m1 == 0 && gt_probe_end (1, NULL, 1) && probe_copies == 6,
          "clean, and not probed again");
-  /* A is B: probed once */
+  /* A is B: probed once, after B's uploads */
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
   gt_probe_begin (a, bytes, a, bytes, 0);
-  gt_probe_reads_begin ();
-  gt_probe_reads_end ((cudaEvent_t) 1, NULL, 1);
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
+  gt_probe_now (1, NULL, 1);
+  check (probe_copies == 0, "A is B: not after A's uploads");
+  gt_probe_read_done (&m1, 1, (cudaEvent_t) 1);
+  gt_probe_now (1, NULL, 1);
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3,
-         "A is B: probed once");
+         "once, after B's");
   /* a band that never got to its uploads: the caller probes */
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
   gt_probe_begin (a, bytes, NULL, 0, 0);
   gt_probe_expect (2);
-  gt_probe_reads_begin ();
-  gt_probe_reads_end (NULL, NULL, 1);
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_done (&m1, -1, NULL);
+  gt_probe_now (1, NULL, 1);
   check (probe_copies == 0, "one band of two said: no probe yet");
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3,
          "the caller's end probes");
@@ -890,16 +918,18 @@ test_probe_later (void)
   probe_copies = 0;
   event_fails = 1;
   gt_probe_begin (a, bytes, NULL, 0, 0);
-  gt_probe_reads_begin ();
-  gt_probe_reads_end ((cudaEvent_t) 1, NULL, 1);
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_done (&m1, -1, (cudaEvent_t) 1);
+  gt_probe_now (0, NULL, 1);
   event_fails = 0;
   check (!gt_probe_end (1, NULL, 1) && probe_copies == 0
          && !gt_locked_holds (a, bytes), "the uploads' wait failed: staged");
   /* nothing locked: nothing to probe, the runs' calls free */
   gt_probe_begin (NULL, 0, NULL, 0, 0);
-  gt_probe_reads_begin ();
-  gt_probe_reads_end ((cudaEvent_t) 1, NULL, 1);
-  check (gt_probe_end (1, NULL, 1) && probe_copies == 0,
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_done (&m1, -1, (cudaEvent_t) 1);
+  gt_probe_now (1, NULL, 1);
+  check (m1 == 0 && gt_probe_end (1, NULL, 1) && probe_copies == 0,
          "nothing locked: no probe");
   gt_locked_forget ();
   munmap (m, 128 * MIB);

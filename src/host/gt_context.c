@@ -249,6 +249,8 @@ ctx_create_handles (gt_context *c)
        "creating events");
   TRY (cudaEventCreateWithFlags (&c->a_done, cudaEventDisableTiming),
        "creating events");
+  TRY (cudaEventCreateWithFlags (&c->a_up_done, cudaEventDisableTiming),
+       "creating events");
   TRY (cudaEventCreateWithFlags (&c->up_done, cudaEventDisableTiming),
        "creating events");
   TRY (cudaEventCreateWithFlags (&c->peer_in, cudaEventDisableTiming),
@@ -294,6 +296,7 @@ ctx_destroy_handles (gt_context *c)
   destroy_event (&c->work_free);
   destroy_event (&c->a_done);
   destroy_event (&c->peer_in);
+  destroy_event (&c->a_up_done);
   destroy_event (&c->up_done);
   cudaGetLastError ();
 }

@@ -35,8 +35,9 @@ typedef struct
   cudaEvent_t a_done;               /* this band's part of a shared A queued
                                        so far, for other devices' copies */
   cudaEvent_t peer_in;              /* peer's copies queued so far, for comp */
-  cudaEvent_t up_done;              /* a product's last upload queued
-                                       (gt_probe_reads_end) */
+  cudaEvent_t a_up_done, up_done;   /* a product's last upload of A, of
+                                       anything, queued (the operands'
+                                       probe waits for them) */
   void *dev;                        /* A | B | C | scratch of host calls */
   size_t dev_bytes;
   void *work;                       /* scratch of device-pointer calls */

@@ -78,8 +78,9 @@ typedef struct
                                    (gt_stage.c's rule: one plain copy or
                                    columns of 32 KiB or more) */
   size_t w_given;               /* panels this wide (0: the plan's) */
-  int reads_ended;              /* gt_probe_reads_end said (all uploads
-                                   queued) */
+  int probe_mask;               /* the operands' probe: what this run
+                                   has not yet said it read
+                                   (gt_probe_read_done) */
 } gt_call;
 
 static size_t
@@ -1127,12 +1128,23 @@ upload_next (void *arg)
     u->st = upload_panel (u->ctx, u->c, u->sg, u->p, u->interrupted);
 }
 
+/* The next panel in, then an operand whose uploads have ended probed
+   (gt_probe_now), while the GPU scans.  */
+static void
+upload_and_probe (void *arg)
+{
+  next_upload *u = (next_upload *) arg;
+  upload_next (u);
+  if (u->st == GT_OK && gt_locked_probe_idle ())
+    gt_probe_now (0, u->ctx->workers, u->sg->threads);
+}
+
 static void
 upload_while_waiting (void *arg)
 {
   next_upload *u = (next_upload *) arg;
   const double t0 = gt_now ();
-  u->reset_after = inside_launch (upload_next, u);
+  u->reset_after = inside_launch (upload_and_probe, u);
   u->seconds += gt_now () - t0;
 }
 
@@ -1296,19 +1308,20 @@ test_failure (gt_context *ctx)
                                "(GPU_TILED_TEST_FAIL)", ctx->device);
 }
 
-/* Every upload of the call queued, and every kernel and copy out: the
-   locked operands' probe may run (here, where this is the last product
-   run of the call), beside what the GPU has left to do.  */
+/* The run's last upload of operand (0: A, 1: B) queued: the operands'
+   probe may read it once the uploads are done (gt_probe_later.c).  */
 static void
-reads_done (gt_context *ctx, gt_call *c, const gt_stager *sg)
+read_done (gt_context *ctx, gt_call *c, int operand)
 {
-  if (cudaEventRecord (ctx->up_done, ctx->up) != cudaSuccess)
+  if (!c->probe_mask)
+    return;
+  cudaEvent_t ev = operand ? ctx->up_done : ctx->a_up_done;
+  if (cudaEventRecord (ev, ctx->up) != cudaSuccess)
     {
       cudaGetLastError ();   /* said at the run's end instead */
       return;
     }
-  c->reads_ended = 1;
-  gt_probe_reads_end (ctx->up_done, ctx->workers, sg->threads);
+  gt_probe_read_done (&c->probe_mask, operand, ev);
 }
 
 /* The streamed pipeline: first panel, other panels, results out.  */
@@ -1335,6 +1348,8 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
     }
   else if (st == GT_OK)
     st = whole_a (ctx, c, sg, interrupted);
+  if (st == GT_OK)
+    read_done (ctx, c, 0);
   /* A's planes for the panels the first panel's pieces or blocks did not
      compute (those made planes of their own columns or rows) */
   if (st == GT_OK && p_first < c->panels)
@@ -1344,7 +1359,11 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st == GT_OK)
     st = other_panels (ctx, c, sg, p_first, interrupted);
   if (st == GT_OK)
-    reads_done (ctx, c, sg);
+    {
+      read_done (ctx, c, 1);
+      /* the operands not probed yet, beside what the GPU has left */
+      gt_probe_now (1, ctx->workers, sg->threads);
+    }
   if (st == GT_OK)
     st = gt_stage_drain (sg);
   if (sg->prefaulting)
@@ -1435,16 +1454,16 @@ product_run (gt_context *ctx, const gt_product *p,
              gt_interrupt_fn interrupted, int wait, int *again)
 {
   const double t_start = gt_now ();
-  gt_probe_reads_begin ();   /* waits while the operands' probe runs */
   gt_call c;
   call_init (&c, p);
+  c.probe_mask = gt_probe_reads_begin ();   /* waits while a probe runs */
   c.wait = wait;
   gt_status st = call_layout (ctx, &c);
   if (c.shared_a)   /* before any wait for another band */
     gt_shared_a_say_kc (c.shared_a, c.a_part, st == GT_OK ? c.kc : 0);
   if (st != GT_OK || (st = call_buffers (ctx, &c)) != GT_OK)
     {
-      gt_probe_reads_end (NULL, ctx->workers, 1);
+      gt_probe_read_done (&c.probe_mask, -1, NULL);
       return st;
     }
   const double t_buffers = gt_now ();
@@ -1505,8 +1524,8 @@ product_run (gt_context *ctx, const gt_product *p,
   if (st != GT_OK)
     abort_call (ctx);
   *again = st == GT_OK && c.again;
-  if (!c.reads_ended)   /* nothing of this run's in flight now */
-    gt_probe_reads_end (NULL, ctx->workers, sg.threads > 0 ? sg.threads : 1);
+  /* nothing of this run's in flight now */
+  gt_probe_read_done (&c.probe_mask, -1, NULL);
   return st;
 }
 

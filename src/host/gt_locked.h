@@ -52,25 +52,31 @@ size_t gt_locked_probe_told (const void *p, size_t bytes, int device,
    none; one range where b is a), locked under device; gt_probe_expect:
    the product runs that read them (the bands of a split; 1 unless said).
    Each product run calls gt_probe_reads_begin before its first upload (it
-   waits while the probe runs) and gt_probe_reads_end once it has queued
-   its last upload, with an event recorded after it (NULL: nothing of the
-   run's is in flight), and copy threads w (threads of them) for the
-   probe, which the last run expected runs there, beside what its GPU
-   has left to do.  gt_probe_end (ok: the product ran), after the
-   product: the probe where it has not run (not ok: none); 1 where every
-   range's pages were the lock's, else 0, and the ranges that were not
-   are unlocked (gt_locked_found_stale), so that the caller runs the
-   product again with what is still locked.  begin, expect and end:
-   caller's thread, outside any product.  */
+   waits while a probe runs; returns the run's mask for the calls below),
+   gt_probe_read_done once it has queued its last upload of A (operand 0)
+   and of B (1), with an event recorded after it, and (-1, NULL) at its
+   end for whatever it had not said.  gt_probe_now probes, on the calling
+   thread with copy threads w (threads of them), each operand that every
+   run expected has said and none reads, once those uploads have ended
+   (wait: waits for them; else only where they have).  gt_probe_end (ok:
+   the product ran), after the product: probes what was not (not ok:
+   nothing); 1 where every range's pages were the lock's, else 0, and the
+   ranges that were not are unlocked (gt_locked_found_stale), so that the
+   caller runs the product again with what is still locked.  begin,
+   expect and end: caller's thread, outside any product.  */
 void gt_probe_begin (const void *a, size_t a_bytes, const void *b,
                      size_t b_bytes, int device);
 void gt_probe_expect (int runs);
-void gt_probe_reads_begin (void);
-void gt_probe_reads_end (cudaEvent_t after, gt_workers *w, int threads);
+int gt_probe_reads_begin (void);
+void gt_probe_read_done (int *mask, int operand, cudaEvent_t after);
+void gt_probe_now (int wait, gt_workers *w, int threads);
 int gt_probe_end (int ok, gt_workers *w, int threads);
 /* GPU_TILED_TEST_PROBE_FIRST (an experiment, for A/B): the probe before
    the uploads.  */
 int gt_locked_probe_first (void);
+/* GPU_TILED_TEST_PROBE_IDLE=0 (an experiment, for A/B): the probe at the
+   product's end only, not in kernel 11's waits.  */
+int gt_locked_probe_idle (void);
 
 /* Whether the call under way (since gt_locked_begin) took a new lock.  */
 int gt_locked_fresh (void);

@@ -8,21 +8,23 @@
    operand while the probe's tokens are in it, and the call does not
    return a result read from pages that were not the operand's.  Asked
    before the uploads, it held them all back (a probe of 268 MB took
-   0.55-0.81 ms, of 1 GB 1.9-2.4 ms); asked once every product run of the
-   call has queued its last upload, it runs beside the last kernels and
-   the copies out, and where it finds a page not the lock's, the caller
-   runs the product again, staged.
+   0.55-0.81 ms, of 1 GB 1.9-2.4 ms); asked once the uploads have read an
+   operand, it runs beside the product's kernels, and where it finds a
+   page not the lock's, the caller runs the product again, staged.
 
-   So each product run says when it begins to read (gt_probe_reads_begin)
-   and when it has queued its last upload (gt_probe_reads_end, with an
-   event after it).  The probe begins once no run is reading and the runs
+   Each product run says when it begins to read (gt_probe_reads_begin) and
+   when it has queued its last upload of A, and of B (gt_probe_read_done,
+   with an event after it): A is in after the first panel, B after the
+   last.  An operand may be probed once no run reads it and the runs
    expected (one, or the bands of a split) have all queued their last
-   uploads, on the thread of the last of them, after those uploads' events;
-   a run that begins meanwhile waits for it.  Where that never came about
-   (a run failed early), the caller's gt_probe_end probes, after every
-   run.  The calls of one product come from its bands' threads, so the
-   state is under a mutex; gt_probe_begin and gt_probe_end are the
-   caller's, before any band starts and after all have ended.  */
+   upload of it, after those uploads: by a run's thread where it would
+   wait anyway (kernel 11's launch, while the GPU scans: gt_probe_now,
+   not waiting), and by the last run at its end (waiting).  A probe on a
+   thread of its own ran beside the uploads and copies out, and slowed
+   them (bench/RESULTS.md, "The probe after the uploads").  A run that
+   begins during a probe waits for it.  Where no run got to it (a run
+   failed early), the caller's gt_probe_end probes, after every run.  An
+   operand that is both A and B is probed after B.  */
 
 #include <pthread.h>
 #include <stdint.h>
@@ -33,105 +35,153 @@
 #define RANGES 2
 #define EVENTS (4 * GT_MAX_DEVICES)
 
-enum { WAITING, PROBING, DONE };
+enum { NONE, WAITING, PROBING, DONE };
+
+typedef struct
+{
+  const char *p;
+  size_t bytes;
+  int state;
+  int reading, ended;         /* runs reading it; runs done with it */
+  size_t missed;              /* pages not the lock's, (size_t) -1: the
+                                 probe could not tell */
+  cudaEvent_t ev[EVENTS];     /* after the runs' last uploads of it */
+  int events;
+} probe_range;
 
 static struct
 {
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int ranges;                 /* to probe in this call (0: none) */
-  const char *p[RANGES];
-  size_t bytes[RANGES];
-  size_t missed[RANGES];      /* pages not the lock's, (size_t) -1: the
-                                 probe could not tell */
+  probe_range r[RANGES];      /* 0: A's, 1: B's (unless B is A) */
+  int b_range;                /* B's range: 1, or 0 where B is A */
   int device;                 /* the locks' */
-  int expected, reading, ended;
-  int state;
-  cudaEvent_t ev[EVENTS];     /* after the runs' last uploads */
-  int events;
+  int expected;
+  int probing;                /* a range is being probed */
 } g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
 
 static void
-add_range (const void *p, size_t bytes)
+range_begin (probe_range *r, const void *p, size_t bytes)
 {
-  for (int i = 0; i < g.ranges; i++)
-    if (g.p[i] == (const char *) p && g.bytes[i] == bytes)
-      return;
-  g.p[g.ranges] = (const char *) p;
-  g.bytes[g.ranges++] = bytes;
+  r->p = (const char *) p;
+  r->bytes = bytes;
+  r->state = p ? WAITING : NONE;
+  r->reading = r->ended = r->events = 0;
+  r->missed = 0;
 }
 
 void
 gt_probe_begin (const void *a, size_t a_bytes, const void *b,
                 size_t b_bytes, int device)
 {
-  g.ranges = 0;
-  if (a)
-    add_range (a, a_bytes);
-  if (b)
-    add_range (b, b_bytes);
+  const int same = a && b && a == b && a_bytes == b_bytes;
+  pthread_mutex_lock (&g.mu);
+  range_begin (&g.r[0], a ? a : b, a ? a_bytes : b_bytes);
+  range_begin (&g.r[1], a && b && !same ? b : NULL, b_bytes);
+  g.b_range = a && !same ? 1 : 0;
   g.device = device;
   g.expected = 1;
-  g.reading = g.ended = 0;
-  g.state = WAITING;
-  g.events = 0;
+  pthread_mutex_unlock (&g.mu);
 }
 
 void
 gt_probe_expect (int runs)
 {
+  pthread_mutex_lock (&g.mu);
   g.expected = runs > 1 ? runs : 1;
+  pthread_mutex_unlock (&g.mu);
 }
 
-/* Under g.mu, state PROBING: the uploads waited for, then each range
-   probed, outside the mutex (runs that end meanwhile only count).  */
-static void
-probe_here (gt_workers *w, int threads)
+int
+gt_probe_reads_begin (void)
 {
-  const int events = g.events;
-  pthread_mutex_unlock (&g.mu);
-  int waited = 1;
-  for (int i = 0; i < events; i++)
-    waited &= cudaEventSynchronize (g.ev[i]) == cudaSuccess;
-  for (int i = 0; i < g.ranges; i++)
-    g.missed[i] = waited ? gt_locked_probe_told (g.p[i], g.bytes[i],
-                                                 g.device, w, threads)
-                         : (size_t) -1;
-  if (!waited)
-    cudaGetLastError ();
+  int mask = 0;
   pthread_mutex_lock (&g.mu);
-  g.state = DONE;
+  while (g.probing)
+    pthread_cond_wait (&g.cv, &g.mu);
+  for (int i = 0; i < RANGES; i++)
+    if (g.r[i].state == WAITING)
+      {
+        g.r[i].reading++;
+        mask |= 1 << i;
+      }
+  pthread_mutex_unlock (&g.mu);
+  return mask;
+}
+
+void
+gt_probe_read_done (int *mask, int operand, cudaEvent_t after)
+{
+  if (!*mask)
+    return;
+  pthread_mutex_lock (&g.mu);
+  for (int i = 0; i < RANGES; i++)
+    {
+      const int of_a = i == 0, of_b = i == g.b_range;
+      if (!(*mask & 1 << i) || (operand == 0 && (!of_a || of_b))
+          || (operand == 1 && !of_b))
+        continue;
+      probe_range *r = &g.r[i];
+      if (after && r->events < EVENTS)
+        r->ev[r->events++] = after;
+      else if (after)   /* no room: this run's uploads waited for here */
+        cudaEventSynchronize (after);
+      r->reading--;
+      r->ended++;
+      *mask &= ~(1 << i);
+    }
+  pthread_mutex_unlock (&g.mu);
+}
+
+/* Whether range r's uploads have ended (wait: waited for); 0 where
+   they have not yet, -1 where waiting for them failed.  */
+static int
+uploads_ended (const probe_range *r, int wait)
+{
+  for (int i = 0; i < r->events; i++)
+    {
+      const cudaError_t e = wait ? cudaEventSynchronize (r->ev[i])
+                                 : cudaEventQuery (r->ev[i]);
+      if (e == cudaErrorNotReady && !wait)
+        return 0;
+      if (e != cudaSuccess)
+        {
+          cudaGetLastError ();
+          return -1;
+        }
+    }
+  return 1;
+}
+
+/* Under g.mu: range r probed once its uploads have ended (PROBING
+   meanwhile, the mutex let go).  */
+static void
+probe_range_now (probe_range *r, gt_workers *w, int threads)
+{
+  r->state = PROBING;
+  g.probing++;
+  pthread_mutex_unlock (&g.mu);
+  const size_t missed = uploads_ended (r, 1) > 0
+                        ? gt_locked_probe_told (r->p, r->bytes, g.device, w,
+                                                threads)
+                        : (size_t) -1;
+  pthread_mutex_lock (&g.mu);
+  r->missed = missed;
+  r->state = DONE;
+  g.probing--;
   pthread_cond_broadcast (&g.cv);
 }
 
 void
-gt_probe_reads_begin (void)
+gt_probe_now (int wait, gt_workers *w, int threads)
 {
-  if (!g.ranges)
-    return;
   pthread_mutex_lock (&g.mu);
-  while (g.state == PROBING)
-    pthread_cond_wait (&g.cv, &g.mu);
-  g.reading++;
-  pthread_mutex_unlock (&g.mu);
-}
-
-void
-gt_probe_reads_end (cudaEvent_t after, gt_workers *w, int threads)
-{
-  if (!g.ranges)
-    return;
-  pthread_mutex_lock (&g.mu);
-  if (after && g.events < EVENTS)
-    g.ev[g.events++] = after;
-  else if (after)   /* no room: this run's uploads waited for here */
-    cudaEventSynchronize (after);
-  g.reading--;
-  g.ended++;
-  if (g.state == WAITING && !g.reading && g.ended >= g.expected)
+  for (int i = 0; i < RANGES; i++)
     {
-      g.state = PROBING;
-      probe_here (w, threads);
+      probe_range *r = &g.r[i];
+      if (r->state == WAITING && !r->reading && r->ended >= g.expected
+          && (wait || uploads_ended (r, 0)))
+        probe_range_now (r, w, threads);
     }
   pthread_mutex_unlock (&g.mu);
 }
@@ -139,24 +189,22 @@ gt_probe_reads_end (cudaEvent_t after, gt_workers *w, int threads)
 int
 gt_probe_end (int ok, gt_workers *w, int threads)
 {
-  if (!g.ranges)
-    return 1;
-  pthread_mutex_lock (&g.mu);
-  while (g.state == PROBING)
-    pthread_cond_wait (&g.cv, &g.mu);
-  if (g.state == WAITING && ok)
-    {
-      g.state = PROBING;
-      probe_here (w, threads);
-    }
   int clean = 1;
-  for (int i = 0; g.state == DONE && i < g.ranges; i++)
-    if (g.missed[i])
-      {
-        clean = 0;
-        gt_locked_found_stale (g.p[i], g.bytes[i], g.missed[i]);
-      }
-  g.ranges = 0;
+  pthread_mutex_lock (&g.mu);
+  while (g.probing)
+    pthread_cond_wait (&g.cv, &g.mu);
+  for (int i = 0; i < RANGES; i++)
+    {
+      probe_range *r = &g.r[i];
+      if (r->state == WAITING && ok)
+        probe_range_now (r, w, threads);
+      if (r->state == DONE && r->missed)
+        {
+          clean = 0;
+          gt_locked_found_stale (r->p, r->bytes, r->missed);
+        }
+      r->state = NONE;
+    }
   pthread_mutex_unlock (&g.mu);
   return clean;
 }
