@@ -71,6 +71,10 @@ int gt_probe_reads_begin (void);
 void gt_probe_read_done (int *mask, int operand, cudaEvent_t after);
 void gt_probe_now (int wait, gt_workers *w, int threads);
 int gt_probe_end (int ok, gt_workers *w, int threads);
+/* The seconds the calling thread spent probing since it last asked (a
+   band's speed leaves them out: the probe is the call's, not the
+   band's).  */
+double gt_probe_seconds_taken (void);
 /* GPU_TILED_TEST_PROBE_FIRST (an experiment, for A/B): the probe before
    the uploads.  */
 int gt_locked_probe_first (void);

@@ -336,11 +336,13 @@ static void *
 band_run (void *arg)
 {
   band *b = (band *) arg;
+  gt_probe_seconds_taken ();
   const double t0 = gt_now ();
   gt_ctx_defer_resets (1);
   b->st = gt_device_product (b->device, &b->part, b->interrupted);
   gt_ctx_defer_resets (0);
-  b->seconds = gt_now () - t0;
+  /* the operands' probe, where this band ran it, is the call's */
+  b->seconds = gt_now () - t0 - gt_probe_seconds_taken ();
   /* never leave the others waiting; after a failure, copy nothing more
      from this device */
   if (b->part.shared_a)

@@ -28,6 +28,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <cuda_runtime_api.h>
 #include "gpu_tiled.h"
 #include "gt_locked.h"
@@ -155,16 +156,37 @@ uploads_ended (const probe_range *r, int wait)
 
 /* Under g.mu: range r probed once its uploads have ended (PROBING
    meanwhile, the mutex let go).  */
+/* Seconds this thread has probed since it last asked.  */
+static __thread double probed_here;
+
+static double
+now (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+double
+gt_probe_seconds_taken (void)
+{
+  const double s = probed_here;
+  probed_here = 0;
+  return s;
+}
+
 static void
 probe_range_now (probe_range *r, gt_workers *w, int threads)
 {
   r->state = PROBING;
   g.probing++;
   pthread_mutex_unlock (&g.mu);
+  const double t0 = now ();
   const size_t missed = uploads_ended (r, 1) > 0
                         ? gt_locked_probe_told (r->p, r->bytes, g.device, w,
                                                 threads)
                         : (size_t) -1;
+  probed_here += now () - t0;
   pthread_mutex_lock (&g.mu);
   r->missed = missed;
   r->state = DONE;
