@@ -1135,7 +1135,7 @@ upload_and_probe (void *arg)
 {
   next_upload *u = (next_upload *) arg;
   upload_next (u);
-  if (u->st == GT_OK && gt_locked_probe_idle ())
+  if (u->st == GT_OK)
     gt_probe_now (0, u->ctx->workers, u->sg->threads);
 }
 

@@ -56,9 +56,6 @@ static int operands_on;       /* operands may be locked (unless
 static size_t budget;         /* bytes locked at most */
 static int test_drops;        /* GPU_TILED_TEST_STALE calls left */
 static int trace;             /* GPU_TILED_TRACE: the probes' times told */
-static int probe_first;       /* GPU_TILED_TEST_PROBE_FIRST: as once */
-static int probe_idle;        /* GPU_TILED_TEST_PROBE_IDLE (not 0): in
-                                 kernel 11's waits too */
 static range locked[LOCKED_MAX];
 static range seen[SEEN_RESULTS + SEEN_OPERANDS];   /* results first */
 static range shun[SHUN_MAX];  /* used: the call from which it may be
@@ -97,22 +94,6 @@ settle (void)
   test_drops = t ? atoi (t) : 0;
   const char *tr = getenv ("GPU_TILED_TRACE");
   trace = tr && atoi (tr) > 0;
-  probe_first = getenv ("GPU_TILED_TEST_PROBE_FIRST") != NULL;
-  const char *pi = getenv ("GPU_TILED_TEST_PROBE_IDLE");
-  probe_idle = !(pi && pi[0] == '0');
-}
-
-int
-gt_locked_probe_idle (void)
-{
-  return probe_idle;
-}
-
-int
-gt_locked_probe_first (void)
-{
-  settle ();
-  return probe_first;
 }
 
 /* Whether r is locked and shares a page with [lo, hi).  */

@@ -75,12 +75,6 @@ int gt_probe_end (int ok, gt_workers *w, int threads);
    band's speed leaves them out: the probe is the call's, not the
    band's).  */
 double gt_probe_seconds_taken (void);
-/* GPU_TILED_TEST_PROBE_FIRST (an experiment, for A/B): the probe before
-   the uploads.  */
-int gt_locked_probe_first (void);
-/* GPU_TILED_TEST_PROBE_IDLE=0 (an experiment, for A/B): the probe at the
-   product's end only, not in kernel 11's waits.  */
-int gt_locked_probe_idle (void);
 
 /* Whether the call under way (since gt_locked_begin) took a new lock.  */
 int gt_locked_fresh (void);

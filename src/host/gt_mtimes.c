@@ -177,8 +177,6 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
      product runs again with that operand staged.  */
   gt_probe_begin (a_locked ? A.data : NULL, a_bytes,
                   b_locked ? B.data : NULL, b_bytes, dev0);
-  if (gt_locked_probe_first ())   /* before the uploads, as once */
-    probe_clean (&p, 1, dev0, a_bytes, b_bytes, bytes);
   st = run_product (&p, device, interrupted);
   if (!probe_clean (&p, st == GT_OK, dev0, a_bytes, b_bytes, bytes)
       && st == GT_OK)
