@@ -11,6 +11,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ static int copies_fail;   /* the next copy of rows to the host fails
                              midway */
 static int probe_copies;  /* copies to the host made */
 static int fail_at_copy;  /* that copy (counted from 1) fails midway */
+static unsigned copy_delay_us;   /* each wait for the copies takes this */
 
 cudaError_t
 cudaMalloc (void **p, size_t bytes)
@@ -156,6 +158,8 @@ cudaError_t
 cudaStreamSynchronize (cudaStream_t s)
 {
   (void) s;
+  if (copy_delay_us)   /* a slow probe, for a run that begins meanwhile */
+    usleep (copy_delay_us);
   cudaError_t err = cudaSuccess;
   for (int i = 0; i < queued_n && err == cudaSuccess; i++)
     err = apply (&queued[i]);
@@ -837,6 +841,14 @@ test_gone_tail (void)
   munmap (m, 24 * MIB);
 }
 
+static void *
+probe_in_thread (void *arg)
+{
+  (void) arg;
+  gt_probe_now (1, NULL, 1);
+  return NULL;
+}
+
 /* The probe after the product runs' uploads: each operand once every
    run expected has queued its last upload of it and those uploads have
    ended (A while the runs still read B; not before, unless asked to
@@ -893,6 +905,27 @@ test_probe_later (void)
   gt_probe_now (1, NULL, 1);
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3,
          "once, after B's");
+  /* a run that begins while another run's thread probes waits for it */
+  gt_locked_begin ();
+  gt_locked_operand (a, bytes, 0, 1);
+  probe_copies = 0;
+  gt_probe_begin (a, bytes, NULL, 0, 0);
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_done (&m1, -1, NULL);
+  copy_delay_us = 100000;
+  pthread_t t;
+  const int threaded = pthread_create (&t, NULL, probe_in_thread, NULL) == 0;
+  usleep (30000);
+  const int copies_before = probe_copies;
+  m1 = gt_probe_reads_begin ();
+  const int copies_after = probe_copies;
+  if (threaded)
+    pthread_join (t, NULL);
+  copy_delay_us = 0;
+  check (threaded && copies_before < 3 && copies_after == 3 && m1 == 0,
+         "a run that begins during a probe waits for its end");
+  gt_probe_read_done (&m1, -1, NULL);
+  check (gt_probe_end (1, NULL, 1), "and the call is clean");
   /* a band that never got to its uploads: the caller probes */
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
