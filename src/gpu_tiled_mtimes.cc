@@ -2038,6 +2038,41 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   unsetenv ("GPU_TILED_SPLIT");
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
+%!testif ; heap
+%! ## Operands that share memory: shallow slices of one array (Octave
+%! ## shares a column range's data with the array), both locked from
+%! ## their second call: the probe of A writes into bytes that B's uploads
+%! ## read too, so it must wait for B's uploads.  The products right and
+%! ## the array unchanged, call after call, on one device and split.
+%! splits = {""};
+%! if (numel (gpu_tiled_devices ()) > 1)
+%!   splits{end+1} = "always";
+%! endif
+%! setenv ("GPU_TILED_RESULT_HEAP", "4294967296");
+%! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
+%! unwind_protect
+%!   for split = splits
+%!     setenv ("GPU_TILED_SPLIT", split{1});
+%!     gpu_tiled_reset ();
+%!     X = make_operand ("single", 3001, 4400);
+%!     X0 = X;  X0(1) = X0(1);
+%!     for round = 1:4
+%!       ## columns 1001-3001 in both; then the same first element
+%!       D = gpu_tiled_mtimes (X(:, 1:3001), X(:, 1001:3500));
+%!       E = gpu_tiled_mtimes (X(:, 1:3001), X(:, 1:2500));
+%!       what = sprintf ("split '%s', round %d", split{1}, round);
+%!       assert (isequal (X, X0), "%s: the array changed", what);
+%!       check_rows (X0(:, 1:3001), X0(:, 1001:3500), D, [what ", D"]);
+%!       check_rows (X0(:, 1:3001), X0(:, 1:2500), E, [what ", E"]);
+%!       clear D E;
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
+%!   unsetenv ("GPU_TILED_RESULT_HEAP");
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
 
 ## ---- Kernel 11: single products on the INT8 tensor cores ----
 %!## An operand of one of the accuracy table's input classes; the scaled

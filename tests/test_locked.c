@@ -34,6 +34,7 @@ static int copies_fail;   /* the next copy of rows to the host fails
 static int probe_copies;  /* copies to the host made */
 static int fail_at_copy;  /* that copy (counted from 1) fails midway */
 static unsigned copy_delay_us;   /* each wait for the copies takes this */
+static int syncs_done;           /* waits for the copies ended */
 
 cudaError_t
 cudaMalloc (void **p, size_t bytes)
@@ -164,6 +165,7 @@ cudaStreamSynchronize (cudaStream_t s)
   for (int i = 0; i < queued_n && err == cudaSuccess; i++)
     err = apply (&queued[i]);
   queued_n = 0;
+  __atomic_fetch_add (&syncs_done, 1, __ATOMIC_SEQ_CST);
   return err;
 }
 
@@ -555,7 +557,7 @@ operand_call (const char *p, size_t bytes, gt_workers *w, int threads)
   int in = gt_locked_operand (p, bytes, 0, 1);
   if (in)
     gt_locked_test_replace (p, bytes);
-  gt_probe_begin (in ? p : NULL, bytes, NULL, 0, 0);
+  gt_probe_begin (in ? p : NULL, bytes, NULL, 0, 0, 0);
   int mask = gt_probe_reads_begin ();
   gt_probe_read_done (&mask, -1, NULL);
   gt_probe_now (1, w, threads);
@@ -758,7 +760,7 @@ test_operand_refused (void)
          && gt_locked_operand (b, 40 * MIB, 0, 1), "both locked");
   replaced_lo = (uintptr_t) b + 20 * MIB;
   replaced_hi = replaced_lo + 4096;
-  gt_probe_begin (a, an, b, 40 * MIB, 0);
+  gt_probe_begin (a, an, b, 40 * MIB, 0, 0);
   int mask = gt_probe_reads_begin ();
   gt_probe_read_done (&mask, -1, NULL);
   check (!gt_probe_end (1, NULL, 1), "b stale: the product again");
@@ -868,7 +870,7 @@ test_probe_later (void)
          && gt_locked_operand (b, bytes, 0, 1), "both locked");
   /* two bands */
   probe_copies = events_waited = 0;
-  gt_probe_begin (a, bytes, b, bytes, 0);
+  gt_probe_begin (a, bytes, b, bytes, 0, 0);
   gt_probe_expect (2);
   int m1 = gt_probe_reads_begin (), m2 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
@@ -896,7 +898,7 @@ test_probe_later (void)
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes, a, bytes, 0);
+  gt_probe_begin (a, bytes, a, bytes, 0, 0);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
   gt_probe_now (1, NULL, 1);
@@ -909,28 +911,58 @@ test_probe_later (void)
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes, NULL, 0, 0);
+  gt_probe_begin (a, bytes, NULL, 0, 0, 0);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, NULL);
-  copy_delay_us = 100000;
+  copy_delay_us = 50000;
+  syncs_done = 0;
   pthread_t t;
   const int threaded = pthread_create (&t, NULL, probe_in_thread, NULL) == 0;
-  usleep (30000);
-  const int copies_before = probe_copies;
+  /* the probe under way: its first copy queued (within 2 s) */
+  for (int i = 0; threaded && i < 2000
+                  && !__atomic_load_n (&probe_copies, __ATOMIC_SEQ_CST); i++)
+    usleep (1000);
+  const int syncs_before = __atomic_load_n (&syncs_done, __ATOMIC_SEQ_CST);
   m1 = gt_probe_reads_begin ();
-  const int copies_after = probe_copies;
+  const int syncs_after = __atomic_load_n (&syncs_done, __ATOMIC_SEQ_CST);
   if (threaded)
     pthread_join (t, NULL);
   copy_delay_us = 0;
-  check (threaded && copies_before < 3 && copies_after == 3 && m1 == 0,
+  check (threaded && syncs_before < 2 && syncs_after == 2 && m1 == 0,
          "a run that begins during a probe waits for its end");
   gt_probe_read_done (&m1, -1, NULL);
   check (gt_probe_end (1, NULL, 1), "and the call is clean");
+  /* A and B that share memory (slices of one array; one lock): one
+     range, probed after B's uploads, never while B's are still read */
+  gt_locked_begin ();
+  gt_locked_operand (a, bytes + 4096, 0, 1);
+  gt_locked_operand (a + 8 * MIB, bytes, 0, 1);
+  probe_copies = 0;
+  gt_probe_begin (a, bytes + 4096, a + 8 * MIB, bytes, 0, 1);
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
+  gt_probe_now (1, NULL, 1);
+  check (probe_copies == 0, "A meeting B: not after A's uploads");
+  gt_probe_read_done (&m1, 1, (cudaEvent_t) 1);
+  gt_probe_now (1, NULL, 1);
+  check (probe_copies == 3 && gt_probe_end (1, NULL, 1)
+         && probe_copies == 3, "once, both, after B's");
+  /* and where only A is locked, after B's staged reads */
+  gt_locked_begin ();
+  gt_locked_operand (a, bytes, 0, 1);
+  probe_copies = 0;
+  gt_probe_begin (a, bytes, NULL, 0, 0, 1);
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
+  gt_probe_now (1, NULL, 1);
+  check (probe_copies == 0, "A meeting B not locked: not after A's");
+  gt_probe_read_done (&m1, 1, (cudaEvent_t) 1);
+  check (gt_probe_end (1, NULL, 1) && probe_copies == 3, "after B's");
   /* a band that never got to its uploads: the caller probes */
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes, NULL, 0, 0);
+  gt_probe_begin (a, bytes, NULL, 0, 0, 0);
   gt_probe_expect (2);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, NULL);
@@ -942,7 +974,7 @@ test_probe_later (void)
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes, NULL, 0, 0);
+  gt_probe_begin (a, bytes, NULL, 0, 0, 0);
   check (gt_probe_end (0, NULL, 1) && probe_copies == 0
          && gt_locked_holds (a, bytes), "a failed product: no probe");
   /* the uploads' wait failed: not known, so staged and unlocked */
@@ -950,7 +982,7 @@ test_probe_later (void)
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
   event_fails = 1;
-  gt_probe_begin (a, bytes, NULL, 0, 0);
+  gt_probe_begin (a, bytes, NULL, 0, 0, 0);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, (cudaEvent_t) 1);
   gt_probe_now (0, NULL, 1);
@@ -958,7 +990,7 @@ test_probe_later (void)
   check (!gt_probe_end (1, NULL, 1) && probe_copies == 0
          && !gt_locked_holds (a, bytes), "the uploads' wait failed: staged");
   /* nothing locked: nothing to probe, the runs' calls free */
-  gt_probe_begin (NULL, 0, NULL, 0, 0);
+  gt_probe_begin (NULL, 0, NULL, 0, 0, 0);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, (cudaEvent_t) 1);
   gt_probe_now (1, NULL, 1);

@@ -17,14 +17,18 @@
    with an event after it): A is in after the first panel, B after the
    last.  An operand may be probed once no run reads it and the runs
    expected (one, or the bands of a split) have all queued their last
-   upload of it, after those uploads: by a run's thread where it would
+   upload of it (counted as the runs say it: a run after the first of a
+   band, a rerun or a block, counts again, and may let the probe begin
+   before another band has begun; that band then waits for it), after
+   those uploads: by a run's thread where it would
    wait anyway (kernel 11's launch, while the GPU scans: gt_probe_now,
    not waiting), and by the last run at its end (waiting).  A probe on a
    thread of its own ran beside the uploads and copies out, and slowed
    them (bench/RESULTS.md, "The probe after the uploads").  A run that
    begins during a probe waits for it.  Where no run got to it (a run
    failed early), the caller's gt_probe_end probes, after every run.  An
-   operand that is both A and B is probed after B.  */
+   operand that is both A and B, or that shares memory with B (shallow
+   slices of one array), is probed after B.  */
 
 #include <pthread.h>
 #include <stdint.h>
@@ -73,13 +77,24 @@ range_begin (probe_range *r, const void *p, size_t bytes)
 
 void
 gt_probe_begin (const void *a, size_t a_bytes, const void *b,
-                size_t b_bytes, int device)
+                size_t b_bytes, int device, int a_after_b)
 {
-  const int same = a && b && a == b && a_bytes == b_bytes;
+  /* A that B's uploads may read too: one range (both, where both are
+     locked: one lock holds them), probed after B's uploads */
+  const int one = a_after_b || (a && b && a == b && a_bytes == b_bytes);
+  const char *lo = (const char *) a, *hi = (const char *) a + a_bytes;
+  if (a && b && one)
+    {
+      lo = (const char *) b < lo ? (const char *) b : lo;
+      hi = (const char *) b + b_bytes > hi ? (const char *) b + b_bytes : hi;
+    }
   pthread_mutex_lock (&g.mu);
-  range_begin (&g.r[0], a ? a : b, a ? a_bytes : b_bytes);
-  range_begin (&g.r[1], a && b && !same ? b : NULL, b_bytes);
-  g.b_range = a && !same ? 1 : 0;
+  if (a)
+    range_begin (&g.r[0], lo, (size_t) (hi - lo));
+  else
+    range_begin (&g.r[0], b, b_bytes);
+  range_begin (&g.r[1], a && b && !one ? b : NULL, b_bytes);
+  g.b_range = a && !one ? 1 : 0;
   g.device = device;
   g.expected = 1;
   pthread_mutex_unlock (&g.mu);
@@ -200,6 +215,12 @@ gt_probe_now (int wait, gt_workers *w, int threads)
   pthread_mutex_lock (&g.mu);
   for (int i = 0; i < RANGES; i++)
     {
+      /* one probe at a time (side by side each took twice as long, and
+         the probe's device tokens are made at its first use) */
+      while (g.probing && wait)
+        pthread_cond_wait (&g.cv, &g.mu);
+      if (g.probing)
+        break;
       probe_range *r = &g.r[i];
       if (r->state == WAITING && !r->reading && r->ended >= g.expected
           && (wait || uploads_ended (r, 0)))
