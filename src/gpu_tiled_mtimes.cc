@@ -1421,6 +1421,18 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!endfunction
 
 %!## C against A * B in double, norm-wise, on rows_to_check's rows
+## The operands' tests: results from a heap of 4 GiB, operands always
+## locked where they come back, and the splits to run (one device, and
+## split over all where there are several).
+%!function splits = operands_locked_splits ()
+%!  splits = {""};
+%!  if (numel (gpu_tiled_devices ()) > 1)
+%!    splits{end+1} = "always";
+%!  endif
+%!  setenv ("GPU_TILED_RESULT_HEAP", "4294967296");
+%!  setenv ("GPU_TILED_LOCK_OPERANDS", "1");
+%!endfunction
+
 %!function check_rows (A, B, C, what)
 %!  i = rows_to_check (rows (A), columns (A), columns (B));
 %!  Ai = double (A(i, :));
@@ -1928,12 +1940,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## the next operand; on one device, and split over two where there are.
 %! ## (Each shape has an operand whose device copy is one plain copy, or
 %! ## rows of 32 KiB: narrower rows of a 2-D copy always go staged.)
-%! splits = {""};
-%! if (numel (gpu_tiled_devices ()) > 1)
-%!   splits{end+1} = "always";
-%! endif
-%! setenv ("GPU_TILED_RESULT_HEAP", "4294967296");
-%! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
+%! splits = operands_locked_splits ();
 %! unwind_protect
 %!   for split = splits
 %!     setenv ("GPU_TILED_SPLIT", split{1});
@@ -2044,12 +2051,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## their second call: the probe of A writes into bytes that B's uploads
 %! ## read too, so it must wait for B's uploads.  The products right and
 %! ## the array unchanged, call after call, on one device and split.
-%! splits = {""};
-%! if (numel (gpu_tiled_devices ()) > 1)
-%!   splits{end+1} = "always";
-%! endif
-%! setenv ("GPU_TILED_RESULT_HEAP", "4294967296");
-%! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
+%! splits = operands_locked_splits ();
 %! unwind_protect
 %!   for split = splits
 %!     setenv ("GPU_TILED_SPLIT", split{1});

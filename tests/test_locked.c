@@ -843,6 +843,30 @@ test_gone_tail (void)
   munmap (m, 24 * MIB);
 }
 
+/* A call whose operand [a, a + bytes) is locked (it came back before)
+   and is to be probed after the uploads; the copies counted from 0.  */
+static void
+probe_call (const char *a, size_t bytes)
+{
+  gt_locked_begin ();
+  gt_locked_operand (a, bytes, 0, 1);
+  probe_copies = 0;
+  gt_probe_begin (a, bytes, NULL, 0, 0, 0);
+}
+
+/* One run's uploads of A, then of B, each followed by the probe where
+   it is due; none after A's (what).  */
+static void
+a_then_b (const char *what)
+{
+  int m = gt_probe_reads_begin ();
+  gt_probe_read_done (&m, 0, (cudaEvent_t) 1);
+  gt_probe_now (1, NULL, 1);
+  check (probe_copies == 0, what);
+  gt_probe_read_done (&m, 1, (cudaEvent_t) 1);
+  gt_probe_now (1, NULL, 1);
+}
+
 static void *
 probe_in_thread (void *arg)
 {
@@ -899,19 +923,11 @@ test_probe_later (void)
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
   gt_probe_begin (a, bytes, a, bytes, 0, 0);
-  m1 = gt_probe_reads_begin ();
-  gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
-  gt_probe_now (1, NULL, 1);
-  check (probe_copies == 0, "A is B: not after A's uploads");
-  gt_probe_read_done (&m1, 1, (cudaEvent_t) 1);
-  gt_probe_now (1, NULL, 1);
+  a_then_b ("A is B: not after A's uploads");
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3,
          "once, after B's");
   /* a run that begins while another run's thread probes waits for it */
-  gt_locked_begin ();
-  gt_locked_operand (a, bytes, 0, 1);
-  probe_copies = 0;
-  gt_probe_begin (a, bytes, NULL, 0, 0, 0);
+  probe_call (a, bytes);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, NULL);
   copy_delay_us = 50000;
@@ -939,12 +955,7 @@ test_probe_later (void)
   gt_locked_operand (a + 8 * MIB, bytes, 0, 1);
   probe_copies = 0;
   gt_probe_begin (a, bytes + 4096, a + 8 * MIB, bytes, 0, 1);
-  m1 = gt_probe_reads_begin ();
-  gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
-  gt_probe_now (1, NULL, 1);
-  check (probe_copies == 0, "A meeting B: not after A's uploads");
-  gt_probe_read_done (&m1, 1, (cudaEvent_t) 1);
-  gt_probe_now (1, NULL, 1);
+  a_then_b ("A meeting B: not after A's uploads");
   check (probe_copies == 3 && gt_probe_end (1, NULL, 1)
          && probe_copies == 3, "once, both, after B's");
   /* and where only A is locked, after B's staged reads */
@@ -952,17 +963,10 @@ test_probe_later (void)
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
   gt_probe_begin (a, bytes, NULL, 0, 0, 1);
-  m1 = gt_probe_reads_begin ();
-  gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
-  gt_probe_now (1, NULL, 1);
-  check (probe_copies == 0, "A meeting B not locked: not after A's");
-  gt_probe_read_done (&m1, 1, (cudaEvent_t) 1);
+  a_then_b ("A meeting B not locked: not after A's");
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3, "after B's");
   /* a band that never got to its uploads: the caller probes */
-  gt_locked_begin ();
-  gt_locked_operand (a, bytes, 0, 1);
-  probe_copies = 0;
-  gt_probe_begin (a, bytes, NULL, 0, 0, 0);
+  probe_call (a, bytes);
   gt_probe_expect (2);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, NULL);
@@ -971,10 +975,7 @@ test_probe_later (void)
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3,
          "the caller's end probes");
   /* a failed product: nothing to run again, the range not probed */
-  gt_locked_begin ();
-  gt_locked_operand (a, bytes, 0, 1);
-  probe_copies = 0;
-  gt_probe_begin (a, bytes, NULL, 0, 0, 0);
+  probe_call (a, bytes);
   check (gt_probe_end (0, NULL, 1) && probe_copies == 0
          && gt_locked_holds (a, bytes), "a failed product: no probe");
   /* the uploads' wait failed: not known, so staged and unlocked */
