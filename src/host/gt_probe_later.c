@@ -169,8 +169,6 @@ uploads_ended (const probe_range *r, int wait)
   return 1;
 }
 
-/* Under g.mu: range r probed once its uploads have ended (PROBING
-   meanwhile, the mutex let go).  */
 /* Seconds this thread has probed since it last asked.  */
 static __thread double probed_here;
 
@@ -190,6 +188,8 @@ gt_probe_seconds_taken (void)
   return s;
 }
 
+/* Under g.mu: range r probed once its uploads have ended (PROBING
+   meanwhile, the mutex let go).  */
 static void
 probe_range_now (probe_range *r, gt_workers *w, int threads)
 {
