@@ -557,7 +557,7 @@ operand_call (const char *p, size_t bytes, gt_workers *w, int threads)
   int in = gt_locked_operand (p, bytes, 0, 1);
   if (in)
     gt_locked_test_replace (p, bytes);
-  gt_probe_begin (in ? p : NULL, bytes, NULL, 0, 0, 0);
+  gt_probe_begin (p, bytes, in, NULL, 0, 0, 0);
   int mask = gt_probe_reads_begin ();
   gt_probe_read_done (&mask, -1, NULL);
   gt_probe_now (1, w, threads);
@@ -760,7 +760,7 @@ test_operand_refused (void)
          && gt_locked_operand (b, 40 * MIB, 0, 1), "both locked");
   replaced_lo = (uintptr_t) b + 20 * MIB;
   replaced_hi = replaced_lo + 4096;
-  gt_probe_begin (a, an, b, 40 * MIB, 0, 0);
+  gt_probe_begin (a, an, 1, b, 40 * MIB, 1, 0);
   int mask = gt_probe_reads_begin ();
   gt_probe_read_done (&mask, -1, NULL);
   check (!gt_probe_end (1, NULL, 1), "b stale: the product again");
@@ -851,7 +851,7 @@ probe_call (const char *a, size_t bytes)
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes, NULL, 0, 0, 0);
+  gt_probe_begin (a, bytes, 1, NULL, 0, 0, 0);
 }
 
 /* One run's uploads of A, then of B, each followed by the probe where
@@ -894,7 +894,7 @@ test_probe_later (void)
          && gt_locked_operand (b, bytes, 0, 1), "both locked");
   /* two bands */
   probe_copies = events_waited = 0;
-  gt_probe_begin (a, bytes, b, bytes, 0, 0);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
   gt_probe_expect (2);
   int m1 = gt_probe_reads_begin (), m2 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
@@ -922,7 +922,7 @@ test_probe_later (void)
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes, a, bytes, 0, 0);
+  gt_probe_begin (a, bytes, 1, a, bytes, 1, 0);
   a_then_b ("A is B: not after A's uploads");
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3,
          "once, after B's");
@@ -954,7 +954,7 @@ test_probe_later (void)
   gt_locked_operand (a, bytes + 4096, 0, 1);
   gt_locked_operand (a + 8 * MIB, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes + 4096, a + 8 * MIB, bytes, 0, 1);
+  gt_probe_begin (a, bytes + 4096, 1, a + 8 * MIB, bytes, 1, 0);
   a_then_b ("A meeting B: not after A's uploads");
   check (probe_copies == 3 && gt_probe_end (1, NULL, 1)
          && probe_copies == 3, "once, both, after B's");
@@ -962,7 +962,7 @@ test_probe_later (void)
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes, NULL, 0, 0, 1);
+  gt_probe_begin (a, bytes, 1, a + 8 * MIB, bytes, 0, 0);
   a_then_b ("A meeting B not locked: not after A's");
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3, "after B's");
   /* a band that never got to its uploads: the caller probes */
@@ -983,7 +983,7 @@ test_probe_later (void)
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
   event_fails = 1;
-  gt_probe_begin (a, bytes, NULL, 0, 0, 0);
+  gt_probe_begin (a, bytes, 1, NULL, 0, 0, 0);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, (cudaEvent_t) 1);
   gt_probe_now (0, NULL, 1);
@@ -991,7 +991,7 @@ test_probe_later (void)
   check (!gt_probe_end (1, NULL, 1) && probe_copies == 0
          && !gt_locked_holds (a, bytes), "the uploads' wait failed: staged");
   /* nothing locked: nothing to probe, the runs' calls free */
-  gt_probe_begin (NULL, 0, NULL, 0, 0, 0);
+  gt_probe_begin (NULL, 0, 0, NULL, 0, 0, 0);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, (cudaEvent_t) 1);
   gt_probe_now (1, NULL, 1);

@@ -48,10 +48,10 @@ size_t gt_locked_probe_told (const void *p, size_t bytes, int device,
                              gt_workers *w, int threads);
 
 /* The call's probe of its locked operands, after its uploads
-   (gt_probe_later.c).  gt_probe_begin: the ranges to probe (a or b NULL:
-   none; one range where b is a), locked under device; a_after_b: A's
-   bytes meet B's (B locked or not), so A is probed after B's uploads,
-   with B as one range where both are given; gt_probe_expect:
+   (gt_probe_later.c).  gt_probe_begin: the operands' bytes, and whether
+   each is locked (under device) and so probed; A whose bytes meet B's
+   (B itself, or a slice of the same array; B locked or not) is probed
+   after B's uploads, as one range with B where both are; gt_probe_expect:
    the product runs that read them (the bands of a split; 1 unless said).
    Each product run calls gt_probe_reads_begin before its first upload (it
    waits while a probe runs; returns the run's mask for the calls below),
@@ -66,8 +66,8 @@ size_t gt_locked_probe_told (const void *p, size_t bytes, int device,
    ranges that were not are unlocked (gt_locked_found_stale), so that the
    caller runs the product again with what is still locked.  begin,
    expect and end: caller's thread, outside any product.  */
-void gt_probe_begin (const void *a, size_t a_bytes, const void *b,
-                     size_t b_bytes, int device, int a_after_b);
+void gt_probe_begin (const void *a, size_t a_bytes, int a_locked,
+                     const void *b, size_t b_bytes, int b_locked, int device);
 void gt_probe_expect (int runs);
 int gt_probe_reads_begin (void);
 void gt_probe_read_done (int *mask, int operand, cudaEvent_t after);

@@ -175,10 +175,8 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
      them, beside the product's last kernels; a page not the lock's
      (rare: an array freed and made again at the same address) and the
      product runs again with that operand staged.  */
-  const char *a0 = (const char *) A.data, *b0 = (const char *) B.data;
-  const int meet = a0 < b0 + b_bytes && b0 < a0 + a_bytes;
-  gt_probe_begin (a_locked ? A.data : NULL, a_bytes,
-                  b_locked ? B.data : NULL, b_bytes, dev0, meet);
+  gt_probe_begin (A.data, a_bytes, a_locked, B.data, b_bytes, b_locked,
+                  dev0);
   st = run_product (&p, device, interrupted);
   if (!probe_clean (&p, st == GT_OK, dev0, a_bytes, b_bytes, bytes)
       && st == GT_OK)

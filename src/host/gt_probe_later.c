@@ -76,17 +76,23 @@ range_begin (probe_range *r, const void *p, size_t bytes)
 }
 
 void
-gt_probe_begin (const void *a, size_t a_bytes, const void *b,
-                size_t b_bytes, int device, int a_after_b)
+gt_probe_begin (const void *a, size_t a_bytes, int a_locked, const void *b,
+                size_t b_bytes, int b_locked, int device)
 {
-  /* A that B's uploads may read too: one range (both, where both are
-     locked: one lock holds them), probed after B's uploads */
-  const int one = a_after_b || (a && b && a == b && a_bytes == b_bytes);
+  /* A whose bytes B's uploads read too (A itself, or a slice of the same
+     array), locked or not: one range with B where both are locked (one
+     lock holds them), probed after B's uploads */
   const char *lo = (const char *) a, *hi = (const char *) a + a_bytes;
+  const char *b_lo = (const char *) b, *b_hi = (const char *) b + b_bytes;
+  const int one = lo < b_hi && b_lo < hi;
+  if (!a_locked)
+    a = NULL;
+  if (!b_locked)
+    b = NULL;
   if (a && b && one)
     {
-      lo = (const char *) b < lo ? (const char *) b : lo;
-      hi = (const char *) b + b_bytes > hi ? (const char *) b + b_bytes : hi;
+      lo = b_lo < lo ? b_lo : lo;
+      hi = b_hi > hi ? b_hi : hi;
     }
   pthread_mutex_lock (&g.mu);
   if (a)
