@@ -213,6 +213,19 @@ gt_resolve_device (int *device)
   return GT_OK;
 }
 
+/* The context's events of their own kind (not one of an array).  */
+#define ONE_EVENTS 6
+static void
+one_events (gt_context *c, cudaEvent_t *e[ONE_EVENTS])
+{
+  e[0] = &c->side_mark;
+  e[1] = &c->work_free;
+  e[2] = &c->a_done;
+  e[3] = &c->a_up_done;
+  e[4] = &c->up_done;
+  e[5] = &c->peer_in;
+}
+
 /* The streams and events of c, each made once; on a failure partway the
    ones made so far are left for ctx_destroy_handles.  */
 static gt_status
@@ -229,8 +242,6 @@ ctx_create_handles (gt_context *c)
   for (int i = 0; i < GT_SIDE_STREAMS; i++)
     TRY (cudaStreamCreateWithFlags (&c->side[i], cudaStreamNonBlocking),
          "creating streams");
-  TRY (cudaEventCreateWithFlags (&c->side_mark, cudaEventDisableTiming),
-       "creating events");
   for (int i = 0; i < GT_SLOTS; i++)
     TRY (cudaEventCreateWithFlags (&c->slot_done[i], cudaEventDisableTiming),
          "creating events");
@@ -245,16 +256,11 @@ ctx_create_handles (gt_context *c)
                                      cudaEventDisableTiming),
            "creating events");
     }
-  TRY (cudaEventCreateWithFlags (&c->work_free, cudaEventDisableTiming),
-       "creating events");
-  TRY (cudaEventCreateWithFlags (&c->a_done, cudaEventDisableTiming),
-       "creating events");
-  TRY (cudaEventCreateWithFlags (&c->a_up_done, cudaEventDisableTiming),
-       "creating events");
-  TRY (cudaEventCreateWithFlags (&c->up_done, cudaEventDisableTiming),
-       "creating events");
-  TRY (cudaEventCreateWithFlags (&c->peer_in, cudaEventDisableTiming),
-       "creating events");
+  cudaEvent_t *one[ONE_EVENTS];
+  one_events (c, one);
+  for (int i = 0; i < ONE_EVENTS; i++)
+    TRY (cudaEventCreateWithFlags (one[i], cudaEventDisableTiming),
+         "creating events");
   return GT_OK;
 }
 
@@ -284,7 +290,6 @@ ctx_destroy_handles (gt_context *c)
   destroy_stream (&c->peer);
   for (int i = 0; i < GT_SIDE_STREAMS; i++)
     destroy_stream (&c->side[i]);
-  destroy_event (&c->side_mark);
   for (int i = 0; i < GT_SLOTS; i++)
     destroy_event (&c->slot_done[i]);
   for (int i = 0; i < GT_MAX_PANELS; i++)
@@ -293,11 +298,10 @@ ctx_destroy_handles (gt_context *c)
       destroy_event (&c->panel_out[i]);
       destroy_event (&c->direct_done[i]);
     }
-  destroy_event (&c->work_free);
-  destroy_event (&c->a_done);
-  destroy_event (&c->peer_in);
-  destroy_event (&c->a_up_done);
-  destroy_event (&c->up_done);
+  cudaEvent_t *one[ONE_EVENTS];
+  one_events (c, one);
+  for (int i = 0; i < ONE_EVENTS; i++)
+    destroy_event (one[i]);
   cudaGetLastError ();
 }
 

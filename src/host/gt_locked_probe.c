@@ -6,13 +6,13 @@
    another made at the same address, a heap trimmed), an upload through
    the lock reads the old page, and nothing tells of it.  A result's copy
    can check itself afterwards (gt_locked_mark), but an upload's cannot:
-   what it read shows only on the device.  So before the uploads, the
-   device writes a word of each page through the lock (2-D copies of
-   4-byte rows a page apart, on the calling thread's per-thread stream
-   of the current device), and the host reads the words it sees: a word
-   that did not arrive is a page the lock no longer holds.  Each word is
-   saved first and put back after, so the operand is as it was before the
-   uploads begin.  The host's two passes touch a line of every page,
+   what it read shows only on the device.  So once the uploads are done
+   (gt_probe_later.c says when), the device writes a word of each page
+   through the lock (2-D copies of 4-byte rows a page apart, on the
+   calling thread's per-thread stream of the current device), and the
+   host reads the words it sees: a word that did not arrive is a page the
+   lock no longer holds, and the product runs again staged.  Each word is
+   saved first and put back after, so the operand is as it was.  The host's two passes touch a line of every page,
    which costs a TLB walk and a miss each; they run on the copy threads,
    chunk by chunk, beside the device's copy into another chunk (two
    probes at once, each on threads of its own, took twice as long each:
