@@ -214,16 +214,26 @@ gt_resolve_device (int *device)
 }
 
 /* The context's events of their own kind (not one of an array).  */
-#define ONE_EVENTS 6
+#define ONE_EVENTS 5
 static void
 one_events (gt_context *c, cudaEvent_t *e[ONE_EVENTS])
 {
   e[0] = &c->side_mark;
   e[1] = &c->work_free;
-  e[2] = &c->a_done;
-  e[3] = &c->a_up_done;
-  e[4] = &c->up_done;
-  e[5] = &c->peer_in;
+  e[2] = &c->a_up_done;
+  e[3] = &c->up_done;
+  e[4] = &c->peer_in;
+}
+
+/* The context's arrays of events of GT_MAX_PANELS.  */
+#define EVENT_ARRAYS 4
+static void
+event_arrays (gt_context *c, cudaEvent_t *e[EVENT_ARRAYS])
+{
+  e[0] = c->panel_in;
+  e[1] = c->panel_out;
+  e[2] = c->direct_done;
+  e[3] = c->a_done;
 }
 
 /* The streams and events of c, each made once; on a failure partway the
@@ -245,17 +255,12 @@ ctx_create_handles (gt_context *c)
   for (int i = 0; i < GT_SLOTS; i++)
     TRY (cudaEventCreateWithFlags (&c->slot_done[i], cudaEventDisableTiming),
          "creating events");
-  for (int i = 0; i < GT_MAX_PANELS; i++)
-    {
-      TRY (cudaEventCreateWithFlags (&c->panel_in[i], cudaEventDisableTiming),
+  cudaEvent_t *arr[EVENT_ARRAYS];
+  event_arrays (c, arr);
+  for (int a = 0; a < EVENT_ARRAYS; a++)
+    for (int i = 0; i < GT_MAX_PANELS; i++)
+      TRY (cudaEventCreateWithFlags (&arr[a][i], cudaEventDisableTiming),
            "creating events");
-      TRY (cudaEventCreateWithFlags (&c->panel_out[i],
-                                     cudaEventDisableTiming),
-           "creating events");
-      TRY (cudaEventCreateWithFlags (&c->direct_done[i],
-                                     cudaEventDisableTiming),
-           "creating events");
-    }
   cudaEvent_t *one[ONE_EVENTS];
   one_events (c, one);
   for (int i = 0; i < ONE_EVENTS; i++)
@@ -292,12 +297,11 @@ ctx_destroy_handles (gt_context *c)
     destroy_stream (&c->side[i]);
   for (int i = 0; i < GT_SLOTS; i++)
     destroy_event (&c->slot_done[i]);
-  for (int i = 0; i < GT_MAX_PANELS; i++)
-    {
-      destroy_event (&c->panel_in[i]);
-      destroy_event (&c->panel_out[i]);
-      destroy_event (&c->direct_done[i]);
-    }
+  cudaEvent_t *arr[EVENT_ARRAYS];
+  event_arrays (c, arr);
+  for (int a = 0; a < EVENT_ARRAYS; a++)
+    for (int i = 0; i < GT_MAX_PANELS; i++)
+      destroy_event (&arr[a][i]);
   cudaEvent_t *one[ONE_EVENTS];
   one_events (c, one);
   for (int i = 0; i < ONE_EVENTS; i++)

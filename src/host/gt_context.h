@@ -32,8 +32,10 @@ typedef struct
   cudaEvent_t direct_done[GT_MAX_PANELS];   /* copies out straight into
                                                locked results ended */
   cudaEvent_t work_free;            /* device-pointer calls share scratch */
-  cudaEvent_t a_done;               /* this band's part of a shared A queued
-                                       so far, for other devices' copies */
+  cudaEvent_t a_done[GT_MAX_PANELS];   /* this band's part of a shared A
+                                          queued up to each mark, for
+                                          other devices' copies
+                                          (gt_shared_a_advance) */
   cudaEvent_t peer_in;              /* peer's copies queued so far, for comp */
   cudaEvent_t a_up_done, up_done;   /* a product's last upload of A, of
                                        anything, queued (the operands'

@@ -46,6 +46,7 @@ typedef struct
   uint64_t a_host;              /* bit i: the rest of part i comes through
                                    the host */
   size_t a_own_end;             /* this band's own part staged up to here */
+  int a_marks;                  /* marks it was handed on by so far */
   size_t lda, ldb;              /* on the device */
   size_t w, panels;             /* panel width, panels */
   size_t full_panels, tail_w;   /* panels of w columns, then of tail_w
@@ -682,10 +683,12 @@ own_a_begin (gt_call *c)
     }
   gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
   c->a_own_end = p0;
+  c->a_marks = 0;
 }
 
 /* This band's own part of a shared A up to column k1 through the host,
-   the other bands told that it is there.  */
+   the other bands told that it is there by a mark with an event of its
+   own (the last is used again once they run out).  */
 static gt_status
 own_a_upto (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k1,
             gt_interrupt_fn interrupted)
@@ -702,9 +705,10 @@ own_a_upto (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k1,
   if (st != GT_OK)
     return st;
   c->a_own_end = k1;
+  const int j = c->a_marks < GT_MAX_PANELS ? c->a_marks++ : GT_MAX_PANELS - 1;
   cudaError_t err = gt_shared_a_advance (c->shared_a, c->a_part, ctx->device,
                                          c->dA, a_bytes_upto (c, k1),
-                                         k1 == p1, ctx->a_done, ctx->up);
+                                         k1 == p1, ctx->a_done[j], ctx->up);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "handing A on");
 }
 
@@ -739,16 +743,24 @@ comp_after_up (gt_context *ctx, cudaEvent_t ev)
   return err == cudaSuccess ? cudaStreamWaitEvent (ctx->comp, ev, 0) : err;
 }
 
-/* Panel 0's piece [k0, k1) in: A's columns and B's rows.  */
+/* B's rows of panel 0's piece [k0, k1) in.  */
+static gt_status
+piece_rows_in (gt_call *c, gt_stager *sg, size_t k0, size_t k1,
+               gt_interrupt_fn interrupted)
+{
+  return gt_stage_upload_rows (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
+                               c->hlb, k0, k1, 0, c->w, interrupted);
+}
+
+/* Panel 0's piece [k0, k1) in: A's columns and B's rows (rows_in: they
+   are in already).  */
 static gt_status
 piece_in (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0, size_t k1,
-          gt_interrupt_fn interrupted)
+          int rows_in, gt_interrupt_fn interrupted)
 {
   gt_status st = a_columns_in (ctx, c, sg, k0, k1, interrupted);
-  return st == GT_OK
-         ? gt_stage_upload_rows (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                                 c->hlb, k0, k1, 0, c->w, interrupted)
-         : st;
+  return st == GT_OK && !rows_in ? piece_rows_in (c, sg, k0, k1, interrupted)
+                                 : st;
 }
 
 /* Where this band's first panel's pieces lie in a shared A
@@ -787,10 +799,11 @@ piece_cols (const gt_call *c, size_t piece, size_t *k0, size_t *k1)
 
 /* Piece `piece` of panel 0 in: where it is one of this band's own, A's
    columns of its part up to the piece's end first (the last own piece:
-   all the rest of the part), handed on to the other bands.  */
+   all the rest of the part), handed on to the other bands (rows_in: B's
+   rows are in already).  */
 static gt_status
 piece_stage (gt_context *ctx, gt_call *c, gt_stager *sg,
-             const gt_piece_order *o, size_t piece,
+             const gt_piece_order *o, size_t piece, int rows_in,
              gt_interrupt_fn interrupted)
 {
   size_t k0, k1;
@@ -799,7 +812,8 @@ piece_stage (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (gt_piece_own (o, piece))
     st = own_a_upto (ctx, c, sg, piece + 1 == o->j1 ? c->k : k1,
                      interrupted);
-  return st == GT_OK ? piece_in (ctx, c, sg, k0, k1, interrupted) : st;
+  return st == GT_OK ? piece_in (ctx, c, sg, k0, k1, rows_in, interrupted)
+                      : st;
 }
 
 /* Host work inside a launch (gt_gemm_args.idle): a lost device is not
@@ -816,11 +830,16 @@ inside_launch (void (*work) (void *), void *arg)
 }
 
 /* The next piece in, as host work while kernel 11's piece waits for its
-   scan's choice (gt_gemm_args.idle; as upload_while_waiting): only one of
-   the band's own pieces, or where A is not shared, as another band's
-   could keep the GPU waiting for that band's copies.  The piece is
-   chosen here, inside the launch, so that a band of a split asks the
-   others about their pieces (gt_piece_orders) no sooner than it must.  */
+   scan's choice (gt_gemm_args.idle; as upload_while_waiting): all of one
+   of the band's own pieces (or any, where A is not shared), and of
+   another band's piece B's rows only: its A comes after the launch, as
+   that band's copies could keep the host waiting, and the peer copy's
+   wait, queued on ctx->comp inside the launch, would hold back the
+   launch's own kernel.  B's rows there keep the link busy between the
+   band's own parts of A (bench/RESULTS.md, "B's rows of another band's
+   piece").  The piece is chosen here, inside the launch, so that a band
+   of a split asks the others about their pieces (gt_piece_orders) no
+   sooner than it must.  */
 typedef struct
 {
   gt_context *ctx;
@@ -829,7 +848,7 @@ typedef struct
   gt_piece_orders *po;
   size_t i, last;               /* the i-th piece, after piece `last` */
   gt_interrupt_fn interrupted;
-  int done, reset_after;
+  int done, rows_in, reset_after;
   gt_status st;
 } piece_ahead;
 
@@ -840,9 +859,15 @@ stage_piece_ahead (void *arg)
   const gt_piece_order *o = &a->po->step;   /* own pieces: either order's */
   const size_t piece = gt_piece_orders_next (a->po, a->i, a->last);
   if (a->c->shared_a && !gt_piece_own (o, piece))
-    return;
+    {
+      size_t k0, k1;
+      piece_cols (a->c, piece, &k0, &k1);
+      a->rows_in = 1;
+      a->st = piece_rows_in (a->c, a->sg, k0, k1, a->interrupted);
+      return;
+    }
   a->done = 1;
-  a->st = piece_stage (a->ctx, a->c, a->sg, o, piece, a->interrupted);
+  a->st = piece_stage (a->ctx, a->c, a->sg, o, piece, 0, a->interrupted);
 }
 
 static void
@@ -871,13 +896,14 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   gt_status st = c->shared_a && o->j1 == o->j0
                  ? own_a_in (ctx, c, sg, interrupted) : GT_OK;
   const int waits = gt_plan_waits (&c->piece_plan);
-  piece_ahead ahead = { ctx, c, sg, &po, 0, 0, interrupted, 0, 0, GT_OK };
+  piece_ahead ahead = { ctx, c, sg, &po, 0, 0, interrupted, 0, 0, 0, GT_OK };
   size_t piece = 0;
   for (size_t i = 0; st == GT_OK && i < count; i++)
     {
       piece = gt_piece_orders_next (&po, i, piece);
       if (!(i > 0 && ahead.done))   /* not staged during the last wait */
-        st = piece_stage (ctx, c, sg, o, piece, interrupted);
+        st = piece_stage (ctx, c, sg, o, piece, i > 0 && ahead.rows_in,
+                          interrupted);
       if (st != GT_OK)
         return st;
       size_t k0, k1;
@@ -885,7 +911,7 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
       gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
       const piece_ahead next = { ctx, c, sg, &po, i + 1, piece, interrupted,
-                                 0, 0, GT_OK };
+                                 0, 0, 0, GT_OK };
       ahead = next;
       if (waits && i + 1 < count)
         {

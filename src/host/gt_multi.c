@@ -138,6 +138,13 @@ gt_get_devices (int *devices, int max)
    other waited 5-7 ms of 19 at 8192^3 single on two H200s, and the first
    staged three times the other's bytes.)  */
 
+/* Marks a part is handed on by, each with an event of its own: a band
+   that waits for a part's first piece waits for that piece's copy, not
+   for what its band queued after it (with one event recorded again at
+   each mark, a band that queued its whole part at once made the others
+   wait for all of it).  */
+#define A_MARKS 64
+
 typedef struct
 {
   int state;               /* 0: under way; 1: all of the part at dA; 2:
@@ -145,9 +152,10 @@ typedef struct
                               what each band has) through the host */
   int device;
   const void *dA;          /* all of A on the part's device */
-  size_t ready;            /* A's bytes (from A's first) up to here
-                              complete once `done` has happened there */
-  cudaEvent_t done;
+  int marks;
+  size_t ready[A_MARKS];   /* A's bytes (from A's first) up to ready[j]
+                              complete once done[j] has happened there */
+  cudaEvent_t done[A_MARKS];
 } a_part;
 
 struct gt_shared_a
@@ -184,15 +192,18 @@ gt_shared_a_advance (gt_shared_a *s, int i, int device, const void *dA,
   pthread_mutex_lock (&s->lock);
   if (q->state == 0)
     {
-      /* recorded under the lock: a band that reads `ready` waits on the
-         record made for it, or a later one */
+      /* recorded under the lock: a band that reads mark j waits on the
+         record made for it (the last mark, where they run out, is moved
+         on: a later record, which only waits longer) */
+      const int j = q->marks < A_MARKS ? q->marks : A_MARKS - 1;
       err = cudaEventRecord (done, stream);
       if (err == cudaSuccess)
         {
           q->device = device;
           q->dA = dA;
-          q->done = done;
-          q->ready = ready;
+          q->done[j] = done;
+          q->ready[j] = ready;
+          q->marks = j + 1;
           q->state = last ? 1 : 0;
         }
       else
@@ -265,14 +276,18 @@ gt_shared_a_fetch (gt_shared_a *s, int i, int device, void *dA, size_t need,
   cudaError_t err = cudaSuccess;
   a_part *q = &s->part[i];
   pthread_mutex_lock (&s->lock);
-  while (q->state == 0 && q->ready < need)
+  while (q->state == 0 && (!q->marks || q->ready[q->marks - 1] < need))
     pthread_cond_wait (&s->said, &s->lock);
-  const int go = q->state != 2 && q->ready >= need;
-  const size_t upto = q->ready;
+  /* the first mark that holds what is needed, and no more than it */
+  int j = 0;
+  while (j < q->marks && q->ready[j] < need)
+    j++;
+  const int go = q->state != 2 && j < q->marks;
+  const size_t upto = go ? q->ready[j] : 0;
   const void *from = q->dA;
   const int from_device = q->device;
-  if (go)   /* under the lock: the record made for `ready`, or a later one */
-    err = cudaStreamWaitEvent (stream, q->done, 0);
+  if (go)   /* under the lock: the record made for mark j */
+    err = cudaStreamWaitEvent (stream, q->done[j], 0);
   pthread_mutex_unlock (&s->lock);
   if (go && err == cudaSuccess)
     err = cudaMemcpyPeerAsync ((char *) dA + *copied, device,

@@ -81,9 +81,10 @@ void gt_shared_a_columns (const gt_shared_a *s, int i, size_t *k0,
                           size_t *k1);
 
 /* The band of part i, as its part comes in: A's bytes up to `ready` (at
-   dA on device) are queued on stream (last: all of the part); an event
-   (done, recorded again at each call) marks them there and the other
-   bands are told.  Calls after the last, or after gt_shared_a_abandon of
+   dA on device) are queued on stream (last: all of the part); `done`,
+   recorded there, marks them, and the other bands are told.  Each call
+   takes an event of its own (the part keeps 64 marks; past them the
+   last moves on).  Calls after the last, or after gt_shared_a_abandon of
    the part, do nothing.  */
 cudaError_t gt_shared_a_advance (gt_shared_a *s, int i, int device,
                                  const void *dA, size_t ready, int last,
@@ -105,7 +106,8 @@ int gt_shared_a_kc_agree (gt_shared_a *s, size_t kc);
 
 /* Another band: part i of A up to byte `need` into dA, up to *copied
    already there; waits on the host until the part's band has queued that
-   much, then queues on stream a peer copy of all it has (*copied moves
+   much, then queues on stream a peer copy up to the first mark that
+   holds it, after that mark's event (*copied moves
    on).  *fetched 1 where done, 0 where the part is handed on no further:
    the caller takes the rest, from *copied (a whole column), through the
    host.  Or a CUDA error.  */
