@@ -852,6 +852,19 @@ typedef struct
   gt_status st;
 } piece_ahead;
 
+/* Another band's piece's B rows go in during the wait only where A's
+   pieces are large: there the band's link idles between its own parts
+   of A, while the scan waits long enough for the rows' host copy; with
+   smaller pieces the copy outlasts the wait and holds the launch back
+   (bench/RESULTS.md, "B's rows of another band's piece").  */
+#define ROWS_AHEAD_MIN_BYTES ((size_t) 64 << 20)
+
+static int
+rows_ahead (const gt_call *c)
+{
+  return c->m * c->kc * c->hs_a >= ROWS_AHEAD_MIN_BYTES;
+}
+
 static void
 stage_piece_ahead (void *arg)
 {
@@ -860,6 +873,8 @@ stage_piece_ahead (void *arg)
   const size_t piece = gt_piece_orders_next (a->po, a->i, a->last);
   if (a->c->shared_a && !gt_piece_own (o, piece))
     {
+      if (!rows_ahead (a->c))
+        return;
       size_t k0, k1;
       piece_cols (a->c, piece, &k0, &k1);
       a->rows_in = 1;
