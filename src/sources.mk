@@ -18,6 +18,7 @@ GT_HOST_SRCS = host/gt_context.c host/gt_options.c host/gt_copy.c \
 GT_HOST_HDRS = host/gt_context.h host/gt_options.h host/gt_copy.h \
                host/gt_stage.h host/gt_product.h \
                host/gt_heap.h host/gt_locked.h host/gt_order.h \
+               host/gt_marks.h \
                host/gt_lock_choice.h host/gt_split_rule.h
 # The plan layer: dispatcher, cost models, registry, device facts.
 GT_PLAN_SRCS = plan/gt_dispatch.cu plan/gt_costs.cu plan/gt_registry.cu \

@@ -92,6 +92,8 @@ c_test test_split_rule -I"$src_dir/host" "$src_dir/host/gt_split_rule.c"
 # the order of a split band's first-panel pieces: whole, and no circle of
 # bands waiting for each other
 c_test test_order -I"$src_dir" -I"$src_dir/host" "$src_dir/host/gt_order.c"
+# the marks a split band hands its part of a shared A on by
+c_test test_marks -I"$src_dir/host"
 # the crossover's lines against modelled sides (the library's headers
 # need the CUDA runtime's, CUDA_INC)
 c_test test_crossover -I"$src_dir" -I"$src_dir/host" -I"$src_dir/plan" \

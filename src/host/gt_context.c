@@ -226,6 +226,7 @@ one_events (gt_context *c, cudaEvent_t *e[ONE_EVENTS])
 }
 
 /* The context's arrays of events of GT_MAX_PANELS.  */
+_Static_assert (GT_MARKS == GT_MAX_PANELS, "a_done is one of the arrays");
 #define EVENT_ARRAYS 4
 static void
 event_arrays (gt_context *c, cudaEvent_t *e[EVENT_ARRAYS])

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include "gpu_tiled.h"
 #include "gt_copy.h"
+#include "gt_marks.h"
 #include "gt_options.h"
 
 /* Pinned staging: GT_SLOTS slots of GT_SLOT_BYTES, reused round robin.  */
@@ -32,10 +33,9 @@ typedef struct
   cudaEvent_t direct_done[GT_MAX_PANELS];   /* copies out straight into
                                                locked results ended */
   cudaEvent_t work_free;            /* device-pointer calls share scratch */
-  cudaEvent_t a_done[GT_MAX_PANELS];   /* this band's part of a shared A
-                                          queued up to each mark, for
-                                          other devices' copies
-                                          (gt_shared_a_advance) */
+  cudaEvent_t a_done[GT_MARKS];     /* this band's part of a shared A
+                                       queued up to each mark, for other
+                                       devices' copies (gt_marks.h) */
   cudaEvent_t peer_in;              /* peer's copies queued so far, for comp */
   cudaEvent_t a_up_done, up_done;   /* a product's last upload of A, of
                                        anything, queued (the operands'

@@ -705,7 +705,7 @@ own_a_upto (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k1,
   if (st != GT_OK)
     return st;
   c->a_own_end = k1;
-  const int j = c->a_marks < GT_MAX_PANELS ? c->a_marks++ : GT_MAX_PANELS - 1;
+  const int j = c->a_marks < GT_MARKS ? c->a_marks++ : GT_MARKS - 1;
   cudaError_t err = gt_shared_a_advance (c->shared_a, c->a_part, ctx->device,
                                          c->dA, a_bytes_upto (c, k1),
                                          k1 == p1, ctx->a_done[j], ctx->up);
@@ -832,7 +832,8 @@ inside_launch (void (*work) (void *), void *arg)
 /* The next piece in, as host work while kernel 11's piece waits for its
    scan's choice (gt_gemm_args.idle; as upload_while_waiting): all of one
    of the band's own pieces (or any, where A is not shared), and of
-   another band's piece B's rows only: its A comes after the launch, as
+   another band's piece B's rows only, where A's pieces are large
+   (rows_ahead): its A comes after the launch, as
    that band's copies could keep the host waiting, and the peer copy's
    wait, queued on ctx->comp inside the launch, would hold back the
    launch's own kernel.  B's rows there keep the link busy between the
@@ -848,14 +849,16 @@ typedef struct
   gt_piece_orders *po;
   size_t i, last;               /* the i-th piece, after piece `last` */
   gt_interrupt_fn interrupted;
-  int done, rows_in, reset_after;
+  int done, reset_after;
+  int rows_in;                  /* of another band's piece: B's rows only */
   gt_status st;
 } piece_ahead;
 
 /* Another band's piece's B rows go in during the wait only where A's
    pieces are large: there the band's link idles between its own parts
-   of A, while the scan waits long enough for the rows' host copy; with
-   smaller pieces the copy outlasts the wait and holds the launch back
+   of A, while the scan (whose wait grows with A's piece, not with B's
+   rows) waits long enough for the rows' host copy; with smaller pieces
+   the copy outlasted the wait and held the launch back
    (bench/RESULTS.md, "B's rows of another band's piece").  */
 #define ROWS_AHEAD_MIN_BYTES ((size_t) 64 << 20)
 

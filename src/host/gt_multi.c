@@ -17,6 +17,7 @@
 #include "gt_plan.h"
 #include "gt_product.h"
 #include "gt_locked.h"
+#include "gt_marks.h"
 #include "gt_split_rule.h"
 #include "gt_stage.h"
 
@@ -138,13 +139,6 @@ gt_get_devices (int *devices, int max)
    other waited 5-7 ms of 19 at 8192^3 single on two H200s, and the first
    staged three times the other's bytes.)  */
 
-/* Marks a part is handed on by, each with an event of its own: a band
-   that waits for a part's first piece waits for that piece's copy, not
-   for what its band queued after it (with one event recorded again at
-   each mark, a band that queued its whole part at once made the others
-   wait for all of it).  */
-#define A_MARKS 64
-
 typedef struct
 {
   int state;               /* 0: under way; 1: all of the part at dA; 2:
@@ -152,10 +146,12 @@ typedef struct
                               what each band has) through the host */
   int device;
   const void *dA;          /* all of A on the part's device */
-  int marks;
-  size_t ready[A_MARKS];   /* A's bytes (from A's first) up to ready[j]
-                              complete once done[j] has happened there */
-  cudaEvent_t done[A_MARKS];
+  /* A's bytes (from A's first) up to marks.ready[j] complete once done[j]
+     has happened there: each mark with an event of its own, so that a
+     band that waits for a piece waits for that piece's copy, not for what
+     its band queued after it (gt_marks.h) */
+  gt_marks marks;
+  cudaEvent_t done[GT_MARKS];
 } a_part;
 
 struct gt_shared_a
@@ -193,17 +189,14 @@ gt_shared_a_advance (gt_shared_a *s, int i, int device, const void *dA,
   if (q->state == 0)
     {
       /* recorded under the lock: a band that reads mark j waits on the
-         record made for it (the last mark, where they run out, is moved
-         on: a later record, which only waits longer) */
-      const int j = q->marks < A_MARKS ? q->marks : A_MARKS - 1;
+         record made for it (or, for the last mark once they run out, a
+         later one, which only waits longer) */
       err = cudaEventRecord (done, stream);
       if (err == cudaSuccess)
         {
           q->device = device;
           q->dA = dA;
-          q->done[j] = done;
-          q->ready[j] = ready;
-          q->marks = j + 1;
+          q->done[gt_marks_add (&q->marks, ready)] = done;
           q->state = last ? 1 : 0;
         }
       else
@@ -276,14 +269,12 @@ gt_shared_a_fetch (gt_shared_a *s, int i, int device, void *dA, size_t need,
   cudaError_t err = cudaSuccess;
   a_part *q = &s->part[i];
   pthread_mutex_lock (&s->lock);
-  while (q->state == 0 && (!q->marks || q->ready[q->marks - 1] < need))
+  while (q->state == 0 && gt_marks_ready (&q->marks) < need)
     pthread_cond_wait (&s->said, &s->lock);
   /* the first mark that holds what is needed, and no more than it */
-  int j = 0;
-  while (j < q->marks && q->ready[j] < need)
-    j++;
-  const int go = q->state != 2 && j < q->marks;
-  const size_t upto = go ? q->ready[j] : 0;
+  const int j = gt_marks_first (&q->marks, need);
+  const int go = q->state != 2 && j >= 0;
+  const size_t upto = go ? q->marks.ready[j] : 0;
   const void *from = q->dA;
   const int from_device = q->device;
   if (go)   /* under the lock: the record made for mark j */

@@ -83,8 +83,8 @@ void gt_shared_a_columns (const gt_shared_a *s, int i, size_t *k0,
 /* The band of part i, as its part comes in: A's bytes up to `ready` (at
    dA on device) are queued on stream (last: all of the part); `done`,
    recorded there, marks them, and the other bands are told.  Each call
-   takes an event of its own (the part keeps 64 marks; past them the
-   last moves on).  Calls after the last, or after gt_shared_a_abandon of
+   takes an event of its own (the part keeps GT_MARKS marks, gt_marks.h;
+   past them the last moves on).  Calls after the last, or after gt_shared_a_abandon of
    the part, do nothing.  */
 cudaError_t gt_shared_a_advance (gt_shared_a *s, int i, int device,
                                  const void *dA, size_t ready, int last,
