@@ -38,7 +38,7 @@ main (void)
   const size_t q = (size_t) 128 << 20;
   int ok = 1;
   for (int i = 0; i < 4; i++)
-    ok &= gt_marks_add (&m, (i + 1) * q) == i;
+    ok &= gt_marks_next (&m) == i && gt_marks_add (&m, (i + 1) * q) == i;
   check (ok && m.count == 4 && gt_marks_ready (&m) == 4 * q,
          "each mark its own slot, in order");
   check (gt_marks_first (&m, 1) == 0 && gt_marks_first (&m, q) == 0,
@@ -51,9 +51,13 @@ main (void)
 
   /* more marks than slots: the last slot moves on */
   memset (&m, 0, sizeof m);
+  ok = 1;
   for (int i = 0; i < GT_MARKS + 10; i++)
-    gt_marks_add (&m, (size_t) (i + 1) * 100);
-  check (m.count == GT_MARKS
+    {
+      const int next = gt_marks_next (&m);
+      ok &= gt_marks_add (&m, (size_t) (i + 1) * 100) == next;
+    }
+  check (ok && m.count == GT_MARKS
          && gt_marks_ready (&m) == (size_t) (GT_MARKS + 10) * 100,
          "past the slots: the last mark holds the last bytes");
   check (gt_marks_first (&m, 100) == 0

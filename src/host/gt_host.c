@@ -46,7 +46,6 @@ typedef struct
   uint64_t a_host;              /* bit i: the rest of part i comes through
                                    the host */
   size_t a_own_end;             /* this band's own part staged up to here */
-  int a_marks;                  /* marks it was handed on by so far */
   size_t lda, ldb;              /* on the device */
   size_t w, panels;             /* panel width, panels */
   size_t full_panels, tail_w;   /* panels of w columns, then of tail_w
@@ -683,7 +682,6 @@ own_a_begin (gt_call *c)
     }
   gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
   c->a_own_end = p0;
-  c->a_marks = 0;
 }
 
 /* This band's own part of a shared A up to column k1 through the host,
@@ -705,10 +703,9 @@ own_a_upto (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k1,
   if (st != GT_OK)
     return st;
   c->a_own_end = k1;
-  const int j = c->a_marks < GT_MARKS ? c->a_marks++ : GT_MARKS - 1;
   cudaError_t err = gt_shared_a_advance (c->shared_a, c->a_part, ctx->device,
                                          c->dA, a_bytes_upto (c, k1),
-                                         k1 == p1, ctx->a_done[j], ctx->up);
+                                         k1 == p1, ctx->a_done, ctx->up);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "handing A on");
 }
 
@@ -833,10 +830,10 @@ inside_launch (void (*work) (void *), void *arg)
    scan's choice (gt_gemm_args.idle; as upload_while_waiting): all of one
    of the band's own pieces (or any, where A is not shared), and of
    another band's piece B's rows only, where A's pieces are large
-   (rows_ahead): its A comes after the launch, as
-   that band's copies could keep the host waiting, and the peer copy's
-   wait, queued on ctx->comp inside the launch, would hold back the
-   launch's own kernel.  B's rows there keep the link busy between the
+   (rows_ahead): its A comes after the launch, as that band's copies
+   could keep the host waiting, and the peer copy's wait, queued on
+   ctx->comp inside the launch, would hold back the launch's own
+   kernel.  B's rows there keep the link busy between the
    band's own parts of A (bench/RESULTS.md, "B's rows of another band's
    piece").  The piece is chosen here, inside the launch, so that a band
    of a split asks the others about their pieces (gt_piece_orders) no

@@ -12,11 +12,12 @@
    calling thread's per-thread stream of the current device), and the
    host reads the words it sees: a word that did not arrive is a page the
    lock no longer holds, and the product runs again staged.  Each word is
-   saved first and put back after, so the operand is as it was.  The host's two passes touch a line of every page,
-   which costs a TLB walk and a miss each; they run on the copy threads,
-   chunk by chunk, beside the device's copy into another chunk (two
-   probes at once, each on threads of its own, took twice as long each:
-   bench/RESULTS.md, "Peer copies beside the uploads").  */
+   saved first and put back after, so the operand is as it was.  The
+   host's two passes touch a line of every page, which costs a TLB walk
+   and a miss each; they run on the copy threads, chunk by chunk, beside
+   the device's copy into another chunk (two probes at once, each on
+   threads of its own, took twice as long each: bench/RESULTS.md, "Peer
+   copies beside the uploads").  */
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 
    Each time the band queues more of its part it adds a mark: A's bytes
    up to `ready` are there once the mark's event has happened on its
-   device (gt_multi.c keeps the events beside the marks, one each).
+   device (the band's events, one a slot: the context's a_done).
    Another band that needs the bytes up to `need` waits for the first mark
    that holds them, not for the last: the marks after it stand for copies
    queued later, which may still be on their way.  */
@@ -24,11 +24,18 @@ typedef struct
   size_t ready[GT_MARKS];   /* rising */
 } gt_marks;
 
-/* The mark that ready goes to (its index: the slot of its event).  */
+/* The slot the next mark goes to (the slot of its event).  */
+static inline int
+gt_marks_next (const gt_marks *m)
+{
+  return m->count < GT_MARKS ? m->count : GT_MARKS - 1;
+}
+
+/* The mark that ready goes to (gt_marks_next's slot).  */
 static inline int
 gt_marks_add (gt_marks *m, size_t ready)
 {
-  const int j = m->count < GT_MARKS ? m->count : GT_MARKS - 1;
+  const int j = gt_marks_next (m);
   m->ready[j] = ready;
   m->count = j + 1;
   return j;

@@ -147,11 +147,12 @@ typedef struct
   int device;
   const void *dA;          /* all of A on the part's device */
   /* A's bytes (from A's first) up to marks.ready[j] complete once done[j]
-     has happened there: each mark with an event of its own, so that a
-     band that waits for a piece waits for that piece's copy, not for what
-     its band queued after it (gt_marks.h) */
+     (the band's events, one a slot) has happened there: each mark with an
+     event of its own, so that a band that waits for a piece waits for
+     that piece's copy, not for what its band queued after it
+     (gt_marks.h) */
   gt_marks marks;
-  cudaEvent_t done[GT_MARKS];
+  const cudaEvent_t *done;
 } a_part;
 
 struct gt_shared_a
@@ -180,7 +181,7 @@ gt_shared_a_parts (const gt_shared_a *s)
 
 cudaError_t
 gt_shared_a_advance (gt_shared_a *s, int i, int device, const void *dA,
-                     size_t ready, int last, cudaEvent_t done,
+                     size_t ready, int last, const cudaEvent_t *done,
                      cudaStream_t stream)
 {
   cudaError_t err = cudaSuccess;
@@ -191,12 +192,13 @@ gt_shared_a_advance (gt_shared_a *s, int i, int device, const void *dA,
       /* recorded under the lock: a band that reads mark j waits on the
          record made for it (or, for the last mark once they run out, a
          later one, which only waits longer) */
-      err = cudaEventRecord (done, stream);
+      err = cudaEventRecord (done[gt_marks_next (&q->marks)], stream);
       if (err == cudaSuccess)
         {
           q->device = device;
           q->dA = dA;
-          q->done[gt_marks_add (&q->marks, ready)] = done;
+          q->done = done;
+          gt_marks_add (&q->marks, ready);
           q->state = last ? 1 : 0;
         }
       else

@@ -81,14 +81,15 @@ void gt_shared_a_columns (const gt_shared_a *s, int i, size_t *k0,
                           size_t *k1);
 
 /* The band of part i, as its part comes in: A's bytes up to `ready` (at
-   dA on device) are queued on stream (last: all of the part); `done`,
-   recorded there, marks them, and the other bands are told.  Each call
-   takes an event of its own (the part keeps GT_MARKS marks, gt_marks.h;
-   past them the last moves on).  Calls after the last, or after gt_shared_a_abandon of
+   dA on device) are queued on stream (last: all of the part); one of the
+   band's events `done` (GT_MARKS of them, one a mark, gt_marks.h; past
+   them the last moves on), recorded there, marks them, and the other
+   bands are told.  Calls after the last, or after gt_shared_a_abandon of
    the part, do nothing.  */
 cudaError_t gt_shared_a_advance (gt_shared_a *s, int i, int device,
                                  const void *dA, size_t ready, int last,
-                                 cudaEvent_t done, cudaStream_t stream);
+                                 const cudaEvent_t *done,
+                                 cudaStream_t stream);
 /* Part i will be handed on no further (its band took another path), or
    (failed) not at all, even where all of it was: its band failed, and no
    band is to copy from that device again.  */
