@@ -110,18 +110,26 @@ test_timed (void)
          "forget: no choice left");
 }
 
-/* The median decides: one slow call of the faster way does not.  */
+/* The best call decides: slow calls of the faster way do not, however
+   many of its samples they are.  */
 static void
-test_median (void)
+test_best (void)
 {
   gt_lock_choice_forget ();
-  static const double locked[] = { 1.0, 9.0, 1.0 };
+  static const double locked[] = { 1.0, 9.0, 9.0 };
   sim s = product (100, 0, GT_SINGLE, 0, 1.5);
   s.times = locked;
   s.n_times = 3;
   calls (&s, 8);
   check (gt_operands_chosen (1) == 1,
-         "a slow call of the locked way: still locked, by the median");
+         "two slow calls of the locked way: still locked, by its best");
+  static const double staged_slow[] = { 2.0, 2.0, 2.0 };
+  sim t = product (101, 0, GT_SINGLE, 0, 0.5);
+  t.times = staged_slow;
+  t.n_times = 3;
+  calls (&t, 8);
+  check (gt_operands_chosen (0) == 1,
+         "the staged way's best faster: staged");
 }
 
 /* Products apart: by devices, by an operand's class; two of one key in
@@ -229,7 +237,7 @@ main (void)
 {
   test_modes ();
   test_timed ();
-  test_median ();
+  test_best ();
   test_keys ();
   test_misses ();
   test_lru ();

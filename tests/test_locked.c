@@ -32,6 +32,8 @@ static uintptr_t replaced_lo, replaced_hi;   /* pages the lock lost */
 static int copies_fail;   /* the next copy of rows to the host fails
                              midway */
 static int probe_copies;  /* copies to the host made */
+static size_t probe_rows;  /* their rows (a probe's: its words) */
+static int probe_starts;   /* probes begun (their word 0 copied) */
 static int fail_at_copy;  /* that copy (counted from 1) fails midway */
 static unsigned copy_delay_us;   /* each wait for the copies takes this */
 static int syncs_done;           /* waits for the copies ended */
@@ -74,6 +76,9 @@ count_copy (void *dst, size_t dpitch, const void *src, size_t spitch,
   host_copy c = { (char *) dst, (const char *) src, dpitch, spitch, width,
                   height, 0 };
   probe_copies++;
+  probe_rows += height;
+  probe_starts += height == 1 && width == sizeof (uint32_t)
+                  && src != dst;   /* a probe's word 0 */
   if (fail_at_copy == probe_copies)
     {
       fail_at_copy = 0;
@@ -395,7 +400,11 @@ test_loop (void)
   result_call (n, 36 * MIB, -1);
   check (registered () == 36 * MIB && is_registered (n),
          "ranges whose memory is gone: unlocked");
+  /* and at the next call's begin, before any device memory is made */
   munmap (n, 40 * MIB);
+  gt_locked_begin ();
+  check (registered () == 0, "memory gone: unlocked as the next call "
+         "begins, whatever it locks");
 }
 
 /* Locks taken under two devices; one device's context lost.  */
@@ -895,7 +904,7 @@ test_probe_later (void)
   /* two bands */
   probe_copies = events_waited = 0;
   gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
-  gt_probe_expect (2);
+  gt_probe_expect (2, 1);
   int m1 = gt_probe_reads_begin (), m2 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
   gt_probe_now (1, NULL, 1);
@@ -967,7 +976,7 @@ test_probe_later (void)
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3, "after B's");
   /* a band that never got to its uploads: the caller probes */
   probe_call (a, bytes);
-  gt_probe_expect (2);
+  gt_probe_expect (2, 1);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, NULL);
   gt_probe_now (1, NULL, 1);
@@ -1001,6 +1010,139 @@ test_probe_later (void)
   munmap (m, 128 * MIB);
 }
 
+/* Both of a and b locked (they came back before) for a call.  */
+static void
+lock_both (const char *a, const char *b, size_t bytes)
+{
+  gt_locked_begin ();
+  gt_locked_operand (a, bytes, 0, 1);
+  gt_locked_operand (b, bytes, 0, 1);
+  probe_rows = 0;
+}
+
+/* A band of a split by columns on a thread of its own: its part of B
+   said, its uploads done, and (end) the probe at its end.  */
+typedef struct
+{
+  const char *part;
+  int end;
+} band_arg;
+
+static void *
+band_with_part (void *arg)
+{
+  const band_arg *b = arg;
+  int m = gt_probe_reads_begin ();
+  gt_probe_read_part (m, b->part, 16 * MIB, (cudaEvent_t) 1);
+  gt_probe_read_done (&m, -1, (cudaEvent_t) 1);
+  if (b->end)
+    gt_probe_now (1, NULL, 1);
+  return NULL;
+}
+
+static int
+band_in_thread (const char *part, int end)
+{
+  band_arg arg = { part, end };
+  pthread_t t;
+  if (pthread_create (&t, NULL, band_with_part, &arg) != 0)
+    return 0;
+  pthread_join (t, NULL);
+  return 1;
+}
+
+/* B in parts: each band of a split by columns probes its own parts of B
+   at its end, while another band may still read the rest (not inside a
+   launch, beside its uploads), and B's probe after the runs takes only
+   what no part took (each word of A and B once in all); a page replaced
+   in a part is found; no parts where runs share B's bytes or A meets B,
+   and none of another run's.  */
+static void
+test_probe_parts (void)
+{
+  options ("268435456", NULL, NULL);
+  char *m = pages (128 * MIB);
+  char *a = m, *b = m + 64 * MIB;
+  const size_t bytes = 40 * MIB, part = 16 * MIB, step = GT_LOCKED_STEP;
+  const cudaEvent_t ev = (cudaEvent_t) 1;
+  operand_call (a, bytes, NULL, 1);
+  operand_call (b, bytes, NULL, 1);
+  lock_both (a, b, bytes);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_expect (2, 1);
+  int m1 = gt_probe_reads_begin ();
+  gt_probe_read_part (m1, b + part / 2, part / 2, ev);
+  gt_probe_read_part (m1, b, part / 2, ev);
+  gt_probe_now (0, NULL, 1);
+  check (probe_rows == 0, "a part, inside a launch: not probed");
+  gt_probe_read_done (&m1, -1, ev);
+  probe_starts = 0;
+  gt_probe_now (1, NULL, 1);
+  check (probe_rows == part / step && all_bytes (m, 128 * MIB, 1),
+         "at the band's end: its parts, while the other band reads on");
+  check (probe_starts == 1, "two parts side by side: one probe");
+  check (band_in_thread (b + part, 1) && probe_rows == 2 * bytes / step,
+         "the other band's end: its part, A and the rest of B, each word "
+         "once");
+  check (gt_probe_end (1, NULL, 1) && all_bytes (m, 128 * MIB, 1),
+         "clean, every word put back");
+  /* 16 pages of the first part replaced under the lock */
+  lock_both (a, b, bytes);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  replaced_lo = (uintptr_t) b + 4 * MIB;
+  replaced_hi = replaced_lo + 16 * step;
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_part (m1, b, part, ev);
+  gt_probe_read_done (&m1, -1, ev);
+  gt_probe_now (1, NULL, 1);
+  const size_t stale = gt_operands_stale_pages ();
+  check (!gt_probe_end (1, NULL, 1) && !gt_locked_holds (b, bytes)
+         && gt_locked_holds (a, bytes)
+         && gt_operands_stale_pages () == stale + 16,
+         "pages replaced in a part: found, B unlocked, A kept");
+  replaced_lo = replaced_hi = 0;
+  /* runs that share B (a split by rows): no part taken */
+  operand_call (b, bytes, NULL, 1);
+  lock_both (a, b, bytes);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_expect (2, 0);
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_part (m1, b, part, ev);
+  gt_probe_read_done (&m1, -1, ev);
+  gt_probe_now (1, NULL, 1);
+  check (probe_rows == 0, "bands that share B: no part probed");
+  check (gt_probe_end (1, NULL, 1) && probe_rows == 2 * bytes / step,
+         "B whole at the end");
+  /* A meeting B (one range): no part taken */
+  gt_locked_begin ();
+  gt_locked_operand (a, bytes + step, 0, 1);
+  gt_locked_operand (a + 8 * MIB, bytes, 0, 1);
+  probe_rows = 0;
+  gt_probe_begin (a, bytes + step, 1, a + 8 * MIB, bytes, 1, 0);
+  gt_probe_expect (2, 1);
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_part (m1, a + 8 * MIB, part, ev);
+  gt_probe_read_done (&m1, -1, ev);
+  gt_probe_now (1, NULL, 1);
+  check (probe_rows == 0, "A meeting B: no part probed");
+  check (gt_probe_end (1, NULL, 1)
+         && probe_rows == (8 * MIB + bytes) / step, "the range at the end");
+  /* another band's part: not this run's to probe; in the rest at the end */
+  lock_both (a, b, bytes);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_expect (2, 1);
+  m1 = gt_probe_reads_begin ();
+  const int threaded = band_in_thread (b, 0);
+  gt_probe_now (1, NULL, 1);
+  check (threaded && probe_rows == 0, "another band's part: not probed");
+  gt_probe_read_done (&m1, -1, ev);
+  gt_probe_now (1, NULL, 1);
+  check (probe_rows == 2 * bytes / step && gt_probe_end (1, NULL, 1),
+         "its bytes with the rest of B");
+  gt_locked_forget ();
+  munmap (m, 128 * MIB);
+}
+
 int
 main (void)
 {
@@ -1020,5 +1162,6 @@ main (void)
   test_seen ();
   test_operand_replace ();
   test_probe_later ();
+  test_probe_parts ();
   return checks_done ();
 }

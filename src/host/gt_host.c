@@ -14,6 +14,7 @@
    products skip the copy engine (small_product).  The stages: layout,
    buffers, the first panel, the other panels, the trace, the abort.  */
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -1046,6 +1047,17 @@ panel_plan (const gt_call *c, size_t w)
          : w == c->tail_w ? &c->plan_tail : &c->plan_last;
 }
 
+/* B's columns [j0, j1) of the band queued, `after` recorded after them
+   on ctx->up: the probe may take them once they are in, while the run
+   reads the rest (gt_probe_read_part).  */
+static void
+read_part (const gt_call *c, size_t j0, size_t j1, cudaEvent_t after)
+{
+  if (c->probe_mask && j1 > j0)
+    gt_probe_read_part (c->probe_mask, c->B + j0 * c->hlb * c->hs_b,
+                        ((j1 - j0 - 1) * c->hlb + c->k) * c->hs_b, after);
+}
+
 /* Panel p of B in, and the event that says it is there.  */
 static gt_status
 upload_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
@@ -1058,7 +1070,10 @@ upload_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
   if (st != GT_OK)
     return st;
   cudaError_t err = cudaEventRecord (ctx->panel_in[p], ctx->up);
-  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "ordering streams");
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "ordering streams");
+  read_part (c, j0, j1, ctx->panel_in[p]);
+  return GT_OK;
 }
 
 /* GPU_TILED_TRACE: events around each panel's run on ctx->comp, so that
@@ -1293,7 +1308,10 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
             double t_buffers, double t_setup)
 {
   const double t_end = gt_now (), gb = 1e-9;
-  fprintf (stderr, "gpu_tiled: %s %zux%zux%zu: %.3f ms (set-up %.3f, of "
+  /* the device and the clock's times (ms, modulo 1000 s) put a split's
+     bands side by side */
+  fprintf (stderr, "gpu_tiled: %s %zux%zux%zu: %.3f ms (device %d, "
+           "%.3f-%.3f; set-up %.3f, of "
            "which plans and buffers %.3f; host "
            "copies in %.3f ms, %.1f GB/s, and %.1f MB straight from locked "
            "operands; out %.3f ms, %.1f GB/s, and "
@@ -1304,7 +1322,9 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            "%zu panels (%zu side by side), first in pieces of k = %zu or "
            "blocks of %zu rows, %d + %d threads\n",
            gt_type_name (c->type), c->m, c->k, c->n,
-           1e3 * (t_end - t_start), 1e3 * (t_setup - t_start),
+           1e3 * (t_end - t_start), sg->ctx->device,
+           1e3 * fmod (t_start, 1000.0), 1e3 * fmod (t_end, 1000.0),
+           1e3 * (t_setup - t_start),
            1e3 * (t_buffers - t_start), 1e3 * sg->t_in,
            sg->t_in > 0 ? gb * sg->bytes_in / sg->t_in : 0.0,
            1e-6 * sg->bytes_in_direct, 1e3 * sg->t_out,
@@ -1350,19 +1370,21 @@ test_failure (gt_context *ctx)
 }
 
 /* The run's last upload of operand (0: A, 1: B) queued: the operands'
-   probe may read it once the uploads are done (gt_probe_later.c).  */
-static void
+   probe may read it once the uploads are done (gt_probe_later.c).
+   Returns the event recorded after them, or NULL.  */
+static cudaEvent_t
 read_done (gt_context *ctx, gt_call *c, int operand)
 {
   if (!c->probe_mask)
-    return;
+    return NULL;
   cudaEvent_t ev = operand ? ctx->up_done : ctx->a_up_done;
   if (cudaEventRecord (ev, ctx->up) != cudaSuccess)
     {
       cudaGetLastError ();   /* said at the run's end instead */
-      return;
+      return NULL;
     }
   gt_probe_read_done (&c->probe_mask, operand, ev);
+  return ev;
 }
 
 /* The streamed pipeline: first panel, other panels, results out.  */
@@ -1390,7 +1412,15 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   else if (st == GT_OK)
     st = whole_a (ctx, c, sg, interrupted);
   if (st == GT_OK)
-    read_done (ctx, c, 0);
+    {
+      /* panel 0's B, where it went in with the pieces or blocks (else
+         upload_panel says it) */
+      cudaEvent_t ev = read_done (ctx, c, 0);
+      size_t j0, j1;
+      panel_cols (c, 0, &j0, &j1);
+      if (p_first && ev)
+        read_part (c, j0, j1, ev);
+    }
   /* A's planes for the panels the first panel's pieces or blocks did not
      compute (those made planes of their own columns or rows) */
   if (st == GT_OK && p_first < c->panels)

@@ -7,11 +7,17 @@
    in one loop each get both ways; the locked way first, as its first
    calls cannot lock yet: an operand is locked only where it comes back,
    and the call that locks is no sample); once one way has its samples,
-   the other's calls follow.  Then the way with the smaller median goes
-   on, for GT_CHOICE_REVISIT calls, when both are timed again (the
-   host's load may have changed).  A product whose locked way gives no
-   sample in GT_CHOICE_MISSES calls goes staged.  */
+   the other's calls follow.  Then the way with the faster best call
+   goes on, for GT_CHOICE_REVISIT calls, when both are timed again (the
+   host's load may have changed).  The best, not the median: slow calls
+   only add time, and a way's first calls pay for what the calls before
+   them left (a lock taken, a result's memory coming back, the other
+   way's pages in the caches); by the median a split 4096^3 once went
+   staged at 1.6 times the locked way's time (bench/RESULTS.md, "The
+   operands' way by the best call").  A product whose locked way gives
+   no sample in GT_CHOICE_MISSES calls goes staged.  */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpu_tiled.h"
@@ -31,6 +37,7 @@ typedef struct
 } product;
 
 static int mode = -2;  /* -2 not read since a reset */
+static int trace;      /* GPU_TILED_TRACE: each choice told */
 static product products[GT_CHOICE_KEYS];
 static unsigned long tick;
 static product *now;   /* the call under way's, NULL: not timed */
@@ -98,7 +105,10 @@ int
 gt_lock_choice_begin (const gt_choice_key *key)
 {
   if (mode == -2)
-    mode = mode_of_env ();
+    {
+      mode = mode_of_env ();
+      trace = getenv ("GPU_TILED_TRACE") != NULL;
+    }
   now = NULL;
   if (mode >= 0)
     return mode;
@@ -116,18 +126,13 @@ gt_lock_choice_begin (const gt_choice_key *key)
   return now_way;
 }
 
-static int
-by_value (const void *a, const void *b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
 static double
-median (double *t, int count)
+best (const double *t, int count)
 {
-  qsort (t, count, sizeof *t, by_value);
-  return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
+  double b = t[0];
+  for (int i = 1; i < count; i++)
+    b = t[i] < b ? t[i] : b;
+  return b;
 }
 
 static void
@@ -135,6 +140,22 @@ choose (product *p, int way)
 {
   p->choice = way;
   p->since = 0;
+}
+
+/* Both ways timed: the faster best call's.  */
+static void
+choose_timed (product *p)
+{
+  const double s = best (p->t[0], GT_CHOICE_SAMPLES);
+  const double l = best (p->t[1], GT_CHOICE_SAMPLES);
+  choose (p, l < s);
+  if (trace)
+    fprintf (stderr, "gpu_tiled: %zux%zux%zu operands %s: best locked "
+             "%.3f ms (of %.3f %.3f %.3f), staged %.3f ms (of %.3f %.3f "
+             "%.3f), %d misses\n", p->key.m, p->key.k, p->key.n,
+             l < s ? "locked" : "staged", 1e3 * l, 1e3 * p->t[1][0],
+             1e3 * p->t[1][1], 1e3 * p->t[1][2], 1e3 * s, 1e3 * p->t[0][0],
+             1e3 * p->t[0][1], 1e3 * p->t[0][2], p->misses);
 }
 
 void
@@ -149,15 +170,20 @@ gt_lock_choice_end (double seconds, int probed, int fresh, int ok)
   if (fresh || probed != now_way)
     {
       if (now_way && ++p->misses >= GT_CHOICE_MISSES)
-        choose (p, 0);
+        {
+          choose (p, 0);
+          if (trace)
+            fprintf (stderr, "gpu_tiled: %zux%zux%zu operands staged: "
+                     "the locked way gave no sample in %d calls\n",
+                     p->key.m, p->key.k, p->key.n, p->misses);
+        }
       return;
     }
   int *got = &p->got[now_way];
   if (*got < GT_CHOICE_SAMPLES)
     p->t[now_way][(*got)++] = seconds;
   if (p->got[0] >= GT_CHOICE_SAMPLES && p->got[1] >= GT_CHOICE_SAMPLES)
-    choose (p, median (p->t[1], GT_CHOICE_SAMPLES)
-               < median (p->t[0], GT_CHOICE_SAMPLES));
+    choose_timed (p);
 }
 
 unsigned long

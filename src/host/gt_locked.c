@@ -360,6 +360,15 @@ void
 gt_locked_begin (void)
 {
   settle ();
+  /* Pinned pages of memory the process gave back keep their place in
+     the devices' address space: a device buffer made there fails
+     (cudaErrorAlreadyMapped, told as out of device memory with 80 GB
+     free, seen at 8192^3 after arrays of 4096^3 and 8192^3 were freed
+     while locked; bench/RESULTS.md, "Locks of memory given back").  So
+     they go before any call can make one, not only when a new lock is
+     taken.  */
+  if (locked_bytes)
+    unlock_gone ();
   call_tick = tick;
   calls++;
   if (dropped && test_drops > 0)

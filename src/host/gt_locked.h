@@ -57,10 +57,16 @@ size_t gt_locked_probe_told (const void *p, size_t bytes, int device,
    waits while a probe runs; returns the run's mask for the calls below),
    gt_probe_read_done once it has queued its last upload of A (operand 0)
    and of B (1), with an event recorded after it, and (-1, NULL) at its
-   end for whatever it had not said.  gt_probe_now probes, on the calling
-   thread with copy threads w (threads of them), each operand that every
-   run expected has said and none reads, once those uploads have ended
-   (wait: waits for them; else only where they have).  gt_probe_end (ok:
+   end for whatever it had not said; before that, gt_probe_read_part for
+   each part of B whose upload it has queued (with an event after it), so
+   that the run may probe that part while it reads the rest, where B
+   shares no memory with A and b_apart (gt_probe_expect's: no two runs
+   read the same bytes of B; a split by columns, or one run; else the
+   parts are ignored).  gt_probe_now probes, on the calling thread with
+   copy threads w (threads of them), this run's parts whose uploads have
+   ended, then each operand that every run expected has said and none
+   reads, but for the parts probed, once those uploads have ended (wait:
+   waits for them; else only where they have).  gt_probe_end (ok:
    the product ran), after the product: probes what was not (not ok:
    nothing); 1 where every range's pages were the lock's, else 0, and the
    ranges that were not are unlocked (gt_locked_found_stale), so that the
@@ -68,8 +74,10 @@ size_t gt_locked_probe_told (const void *p, size_t bytes, int device,
    expect and end: caller's thread, outside any product.  */
 void gt_probe_begin (const void *a, size_t a_bytes, int a_locked,
                      const void *b, size_t b_bytes, int b_locked, int device);
-void gt_probe_expect (int runs);
+void gt_probe_expect (int runs, int b_apart);
 int gt_probe_reads_begin (void);
+void gt_probe_read_part (int mask, const void *p, size_t bytes,
+                         cudaEvent_t after);
 void gt_probe_read_done (int *mask, int operand, cudaEvent_t after);
 void gt_probe_now (int wait, gt_workers *w, int threads);
 int gt_probe_end (int ok, gt_workers *w, int threads);

@@ -505,8 +505,9 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
     return gt_device_product (devs[0], p, interrupted);
   band b[GT_MAX_DEVICES];
   const int used = make_bands (p, devs, count, by_cols, interrupted, b);
-  gt_probe_expect (used);   /* the locked operands' probe after every
-                               band's uploads (gt_probe_later.c) */
+  /* the locked operands' probe after every band's uploads, B's parts
+     by each band where bands cut B (gt_probe_later.c) */
+  gt_probe_expect (used, by_cols);
   /* once for all of C, before any band faults its share in (see
      prefault_output in gt_host.c) */
   if (p->fault_bytes)

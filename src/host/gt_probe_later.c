@@ -28,10 +28,27 @@
    begins during a probe waits for it.  Where no run got to it (a run
    failed early), the caller's gt_probe_end probes, after every run.  An
    operand that is both A and B, or that shares memory with B (shallow
-   slices of one array), is probed after B.  */
+   slices of one array), is probed after B.
+
+   B in parts: where each run reads bytes of B that no other run reads
+   (one device; the bands of a split by columns) and B shares no memory
+   with A, a run says each panel of B as its upload is queued
+   (gt_probe_read_part), and at its end probes its own parts, adjacent
+   ones as one: a token goes only into the part's own bytes (word 0 at
+   its first byte, then each page boundary inside it), which no upload
+   reads any more, while another band still reads its own.  So a band
+   that ends first probes its share beside the others' last kernels,
+   and B's probe after the runs takes only what no part took; probed
+   whole, B waited for the last band's end.  Not inside a launch: there
+   the parts' probes ran beside the next panels' uploads and slowed
+   them (single 8192^3 1.01-1.07 of the time; bench/RESULTS.md, "B
+   probed by its bands").  A run probes only its own parts: a later run
+   (a block of C) may read the same bytes again, but not while this
+   run's probe of them runs (gt_probe_reads_begin waits for it).  */
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 #include <cuda_runtime_api.h>
 #include "gpu_tiled.h"
@@ -39,8 +56,20 @@
 
 #define RANGES 2
 #define EVENTS (4 * GT_MAX_DEVICES)
+#define PARTS 128   /* of B, all runs together (two bands of 64 panels,
+                       gt_context.h); past them, probed at the end */
 
 enum { NONE, WAITING, PROBING, DONE };
+
+/* Bytes of B a run read, and whether they were probed.  */
+typedef struct
+{
+  const char *lo;
+  size_t bytes;
+  cudaEvent_t ev;             /* after their upload */
+  unsigned run;               /* the run's (this_run) */
+  int probed;
+} probe_part;
 
 typedef struct
 {
@@ -52,6 +81,8 @@ typedef struct
                                  probe could not tell */
   cudaEvent_t ev[EVENTS];     /* after the runs' last uploads of it */
   int events;
+  probe_part part[PARTS];     /* B's, said by gt_probe_read_part */
+  int parts;
 } probe_range;
 
 static struct
@@ -63,7 +94,13 @@ static struct
   int device;                 /* the locks' */
   int expected;
   int probing;                /* a range is being probed */
+  int b_alone;                /* B's range holds B only */
+  int b_apart;                /* no two runs read the same bytes of B */
+  unsigned runs_begun;
 } g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+
+/* The run under way on this thread (gt_probe_reads_begin's).  */
+static __thread unsigned this_run;
 
 static void
 range_begin (probe_range *r, const void *p, size_t bytes)
@@ -71,7 +108,7 @@ range_begin (probe_range *r, const void *p, size_t bytes)
   r->p = (const char *) p;
   r->bytes = bytes;
   r->state = p ? WAITING : NONE;
-  r->reading = r->ended = r->events = 0;
+  r->reading = r->ended = r->events = r->parts = 0;
   r->missed = 0;
 }
 
@@ -101,16 +138,19 @@ gt_probe_begin (const void *a, size_t a_bytes, int a_locked, const void *b,
     range_begin (&g.r[0], b, b_bytes);
   range_begin (&g.r[1], a && b && !one ? b : NULL, b_bytes);
   g.b_range = a && !one ? 1 : 0;
+  g.b_alone = b && !one;
+  g.b_apart = 1;
   g.device = device;
   g.expected = 1;
   pthread_mutex_unlock (&g.mu);
 }
 
 void
-gt_probe_expect (int runs)
+gt_probe_expect (int runs, int b_apart)
 {
   pthread_mutex_lock (&g.mu);
   g.expected = runs > 1 ? runs : 1;
+  g.b_apart = b_apart;
   pthread_mutex_unlock (&g.mu);
 }
 
@@ -121,6 +161,7 @@ gt_probe_reads_begin (void)
   pthread_mutex_lock (&g.mu);
   while (g.probing)
     pthread_cond_wait (&g.cv, &g.mu);
+  this_run = ++g.runs_begun ? g.runs_begun : ++g.runs_begun;
   for (int i = 0; i < RANGES; i++)
     if (g.r[i].state == WAITING)
       {
@@ -151,6 +192,28 @@ gt_probe_read_done (int *mask, int operand, cudaEvent_t after)
       r->reading--;
       r->ended++;
       *mask &= ~(1 << i);
+    }
+  pthread_mutex_unlock (&g.mu);
+}
+
+void
+gt_probe_read_part (int mask, const void *p, size_t bytes,
+                    cudaEvent_t after)
+{
+  pthread_mutex_lock (&g.mu);
+  probe_range *r = &g.r[g.b_range];
+  if ((mask & 1 << g.b_range) && g.b_alone && g.b_apart && bytes
+      && r->state == WAITING && r->parts < PARTS
+      && (const char *) p >= r->p
+      && (const char *) p + bytes <= r->p + r->bytes
+      && (uintptr_t) p % sizeof (uint32_t) == 0)
+    {
+      probe_part *q = &r->part[r->parts++];
+      q->lo = (const char *) p;
+      q->bytes = bytes;
+      q->ev = after;
+      q->run = this_run;
+      q->probed = 0;
     }
   pthread_mutex_unlock (&g.mu);
 }
@@ -194,8 +257,47 @@ gt_probe_seconds_taken (void)
   return s;
 }
 
+/* Pages missed, added up ((size_t) -1: could not tell, for good).  */
+static size_t
+add_missed (size_t sum, size_t more)
+{
+  return sum == (size_t) -1 || more == (size_t) -1 ? (size_t) -1
+                                                   : sum + more;
+}
+
+static int
+by_lo (const void *x, const void *y)
+{
+  const char *a = ((const probe_part *) x)->lo;
+  const char *b = ((const probe_part *) y)->lo;
+  return (a > b) - (a < b);
+}
+
+/* Range r's bytes that no part probed, probed (the parts sorted).  */
+static size_t
+probe_rest (probe_range *r, gt_workers *w, int threads)
+{
+  qsort (r->part, r->parts, sizeof r->part[0], by_lo);
+  size_t missed = 0;
+  const char *at = r->p, *end = r->p + r->bytes;
+  for (int i = 0; i <= r->parts; i++)
+    {
+      const probe_part *q = i < r->parts ? &r->part[i] : NULL;
+      if (q && !q->probed)
+        continue;
+      const char *to = q ? q->lo : end;
+      if (to > at)
+        missed = add_missed (missed, gt_locked_probe_told (at, to - at,
+                                                           g.device, w,
+                                                           threads));
+      if (q && q->lo + q->bytes > at)
+        at = q->lo + q->bytes;
+    }
+  return missed;
+}
+
 /* Under g.mu: range r probed once its uploads have ended (PROBING
-   meanwhile, the mutex let go).  */
+   meanwhile, the mutex let go), but for the parts probed already.  */
 static void
 probe_range_now (probe_range *r, gt_workers *w, int threads)
 {
@@ -203,22 +305,74 @@ probe_range_now (probe_range *r, gt_workers *w, int threads)
   g.probing++;
   pthread_mutex_unlock (&g.mu);
   const double t0 = now ();
-  const size_t missed = uploads_ended (r, 1) > 0
-                        ? gt_locked_probe_told (r->p, r->bytes, g.device, w,
-                                                threads)
-                        : (size_t) -1;
+  const size_t missed = uploads_ended (r, 1) > 0 ? probe_rest (r, w, threads)
+                                                 : (size_t) -1;
   probed_here += now () - t0;
   pthread_mutex_lock (&g.mu);
-  r->missed = missed;
+  r->missed = add_missed (r->missed, missed);
   r->state = DONE;
   g.probing--;
   pthread_cond_broadcast (&g.cv);
+}
+
+/* Under g.mu: this run's parts of B probed, once their uploads have
+   ended, in runs of adjacent parts (a band's panels lie side by side:
+   one probe, as each probe pays for its set-up and its waits), one
+   probe at a time.  */
+static void
+probe_own_parts (gt_workers *w, int threads)
+{
+  probe_range *r = &g.r[g.b_range];
+  for (;;)
+    {
+      while (g.probing)
+        pthread_cond_wait (&g.cv, &g.mu);
+      if (r->state != WAITING)
+        return;
+      /* no probe runs: the parts may move */
+      qsort (r->part, r->parts, sizeof r->part[0], by_lo);
+      int i = 0;
+      while (i < r->parts && (r->part[i].probed || r->part[i].run != this_run))
+        i++;
+      if (i == r->parts)
+        return;
+      const char *lo = r->part[i].lo, *hi = lo;
+      int j = i;
+      for (; j < r->parts && !r->part[j].probed
+             && r->part[j].run == this_run && r->part[j].lo == hi; j++)
+        {
+          hi += r->part[j].bytes;
+          r->part[j].probed = 1;   /* taken: no other thread probes them */
+        }
+      cudaEvent_t ev[PARTS];
+      for (int q = i; q < j; q++)
+        ev[q - i] = r->part[q].ev;
+      g.probing++;
+      pthread_mutex_unlock (&g.mu);
+      const double t0 = now ();
+      cudaError_t e = cudaSuccess;
+      for (int q = 0; q < j - i && e == cudaSuccess; q++)
+        e = cudaEventSynchronize (ev[q]);
+      size_t missed = (size_t) -1;
+      if (e == cudaSuccess)
+        missed = gt_locked_probe_told (lo, (size_t) (hi - lo), g.device, w,
+                                       threads);
+      else
+        cudaGetLastError ();
+      probed_here += now () - t0;
+      pthread_mutex_lock (&g.mu);
+      r->missed = add_missed (r->missed, missed);
+      g.probing--;
+      pthread_cond_broadcast (&g.cv);
+    }
 }
 
 void
 gt_probe_now (int wait, gt_workers *w, int threads)
 {
   pthread_mutex_lock (&g.mu);
+  if (wait)
+    probe_own_parts (w, threads);
   for (int i = 0; i < RANGES; i++)
     {
       /* one probe at a time (side by side each took twice as long, and
