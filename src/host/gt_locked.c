@@ -363,10 +363,10 @@ gt_locked_begin (void)
   /* Pinned pages of memory the process gave back keep their place in
      the devices' address space: a device buffer made there fails
      (cudaErrorAlreadyMapped, told as out of device memory with 80 GB
-     free, seen at 8192^3 after arrays of 4096^3 and 8192^3 were freed
-     while locked; bench/RESULTS.md, "Locks of memory given back").  So
-     they go before any call can make one, not only when a new lock is
-     taken.  */
+     free: twice, each at the first call of a product after the locked
+     arrays of a smaller one were freed; bench/RESULTS.md, "Locks of
+     memory given back").  So they go before any call can make one, not
+     only when a new lock is taken.  */
   if (locked_bytes)
     unlock_gone ();
   call_tick = tick;

@@ -41,7 +41,7 @@
    and B's probe after the runs takes only what no part took; probed
    whole, B waited for the last band's end.  Not inside a launch: there
    the parts' probes ran beside the next panels' uploads and slowed
-   them (single 8192^3 1.01-1.07 of the time; bench/RESULTS.md, "B
+   them (a split single 8192^3 1.04-1.06 of the time; bench/RESULTS.md, "B
    probed by its bands").  A run probes only its own parts: a later run
    (a block of C) may read the same bytes again, but not while this
    run's probe of them runs (gt_probe_reads_begin waits for it).  */
