@@ -1086,6 +1086,24 @@ test_probe_parts (void)
          "once");
   check (gt_probe_end (1, NULL, 1) && all_bytes (m, 128 * MIB, 1),
          "clean, every word put back");
+  /* in the last launch's wait: the parts whose uploads have ended */
+  lock_both (a, b, bytes);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_part (m1, b, part / 2, ev);
+  gt_probe_read_part (m1, b + part / 2, part / 2, ev);
+  events_pending = 1;
+  gt_probe_parts_now (NULL, 1);
+  check (probe_rows == 0, "the last launch, uploads under way: no probe");
+  events_pending = 0;
+  probe_starts = 0;
+  gt_probe_parts_now (NULL, 1);
+  check (probe_rows == part / step && probe_starts == 1,
+         "their uploads ended: both parts, as one");
+  gt_probe_read_done (&m1, -1, ev);
+  gt_probe_now (1, NULL, 1);
+  check (probe_rows == 2 * bytes / step && gt_probe_end (1, NULL, 1),
+         "then A and the rest of B, each word once");
   /* 16 pages of the first part replaced under the lock */
   lock_both (a, b, bytes);
   gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);

@@ -1185,12 +1185,16 @@ upload_next (void *arg)
 }
 
 /* The next panel in, then an operand whose uploads have ended probed
-   (gt_probe_now), while the GPU scans.  */
+   (gt_probe_now), while the GPU scans; in the last launch, this run's
+   parts of B first.  */
 static void
 upload_and_probe (void *arg)
 {
   next_upload *u = (next_upload *) arg;
   upload_next (u);
+  /* the last launch: no upload left for B's probe to slow */
+  if (u->st == GT_OK && u->p >= u->c->panels)
+    gt_probe_parts_now (u->ctx->workers, u->sg->threads);
   if (u->st == GT_OK)
     gt_probe_now (0, u->ctx->workers, u->sg->threads);
 }

@@ -80,6 +80,9 @@ void gt_probe_read_part (int mask, const void *p, size_t bytes,
                          cudaEvent_t after);
 void gt_probe_read_done (int *mask, int operand, cudaEvent_t after);
 void gt_probe_now (int wait, gt_workers *w, int threads);
+/* This run's parts of B whose uploads have ended probed now, where no
+   other probe runs (not waiting): for its last launch's wait.  */
+void gt_probe_parts_now (gt_workers *w, int threads);
 int gt_probe_end (int ok, gt_workers *w, int threads);
 /* The seconds the calling thread spent probing since it last asked (a
    band's speed leaves them out: the probe is the call's, not the

@@ -39,10 +39,14 @@
    reads any more, while another band still reads its own.  So a band
    that ends first probes its share beside the others' last kernels,
    and B's probe after the runs takes only what no part took; probed
-   whole, B waited for the last band's end.  Not inside a launch: there
-   the parts' probes ran beside the next panels' uploads and slowed
-   them (a split single 8192^3 1.04-1.06 of the time; bench/RESULTS.md, "B
-   probed by its bands").  A run probes only its own parts: a later run
+   whole, B waited for the last band's end.  Where the run's last launch
+   waits for the GPU (kernel 11's scan), its parts whose uploads have
+   ended are probed there (gt_probe_parts_now): no upload is left to
+   slow, and the probe at its end, which ran past the GPU's last copy
+   out, shrinks to the last panel.  Not inside the launches before it:
+   there the parts' probes ran beside the next panels' uploads and
+   slowed them (a split single 8192^3 1.04-1.06 of the time;
+   bench/RESULTS.md, "B probed by its bands").  A run probes only its own parts: a later run
    (a block of C) may read the same bytes again, but not while this
    run's probe of them runs (gt_probe_reads_begin waits for it).  */
 
@@ -315,31 +319,46 @@ probe_range_now (probe_range *r, gt_workers *w, int threads)
   pthread_cond_broadcast (&g.cv);
 }
 
-/* Under g.mu: this run's parts of B probed, once their uploads have
-   ended, in runs of adjacent parts (a band's panels lie side by side:
-   one probe, as each probe pays for its set-up and its waits), one
+/* Whether part q's upload has ended (wait: waited for below instead).  */
+static int
+part_in (const probe_part *q, int wait)
+{
+  if (wait)
+    return 1;
+  const cudaError_t e = cudaEventQuery (q->ev);
+  if (e != cudaSuccess)
+    cudaGetLastError ();   /* not ready, or failed: left to the end */
+  return e == cudaSuccess;
+}
+
+/* Under g.mu: this run's parts of B probed once their uploads have ended
+   (wait: waited for; else only those that have, and none while another
+   probe runs), in runs of adjacent parts (a band's panels lie side by
+   side: one probe, as each probe pays for its set-up and its waits), one
    probe at a time.  */
 static void
-probe_own_parts (gt_workers *w, int threads)
+probe_own_parts (int wait, gt_workers *w, int threads)
 {
   probe_range *r = &g.r[g.b_range];
   for (;;)
     {
-      while (g.probing)
+      while (g.probing && wait)
         pthread_cond_wait (&g.cv, &g.mu);
-      if (r->state != WAITING)
+      if (g.probing || r->state != WAITING)
         return;
       /* no probe runs: the parts may move */
       qsort (r->part, r->parts, sizeof r->part[0], by_lo);
       int i = 0;
-      while (i < r->parts && (r->part[i].probed || r->part[i].run != this_run))
+      while (i < r->parts && (r->part[i].probed || r->part[i].run != this_run
+                              || !part_in (&r->part[i], wait)))
         i++;
       if (i == r->parts)
         return;
       const char *lo = r->part[i].lo, *hi = lo;
       int j = i;
       for (; j < r->parts && !r->part[j].probed
-             && r->part[j].run == this_run && r->part[j].lo == hi; j++)
+             && r->part[j].run == this_run && r->part[j].lo == hi
+             && (j == i || part_in (&r->part[j], wait)); j++)
         {
           hi += r->part[j].bytes;
           r->part[j].probed = 1;   /* taken: no other thread probes them */
@@ -351,7 +370,7 @@ probe_own_parts (gt_workers *w, int threads)
       pthread_mutex_unlock (&g.mu);
       const double t0 = now ();
       cudaError_t e = cudaSuccess;
-      for (int q = 0; q < j - i && e == cudaSuccess; q++)
+      for (int q = 0; wait && q < j - i && e == cudaSuccess; q++)
         e = cudaEventSynchronize (ev[q]);
       size_t missed = (size_t) -1;
       if (e == cudaSuccess)
@@ -368,11 +387,19 @@ probe_own_parts (gt_workers *w, int threads)
 }
 
 void
+gt_probe_parts_now (gt_workers *w, int threads)
+{
+  pthread_mutex_lock (&g.mu);
+  probe_own_parts (0, w, threads);
+  pthread_mutex_unlock (&g.mu);
+}
+
+void
 gt_probe_now (int wait, gt_workers *w, int threads)
 {
   pthread_mutex_lock (&g.mu);
   if (wait)
-    probe_own_parts (w, threads);
+    probe_own_parts (1, w, threads);
   for (int i = 0; i < RANGES; i++)
     {
       /* one probe at a time (side by side each took twice as long, and
