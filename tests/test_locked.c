@@ -179,6 +179,7 @@ cudaStreamSynchronize (cudaStream_t s)
 static int events_waited, event_fails;
 
 static int events_pending;   /* uploads still under way */
+static cudaEvent_t event_pending;   /* this one's upload still under way */
 
 cudaError_t
 cudaEventSynchronize (cudaEvent_t e)
@@ -193,7 +194,8 @@ cudaEventQuery (cudaEvent_t e)
 {
   (void) e;
   return event_fails ? cudaErrorUnknown
-         : events_pending ? cudaErrorNotReady : cudaSuccess;
+         : events_pending || (e && e == event_pending) ? cudaErrorNotReady
+         : cudaSuccess;
 }
 
 const char *
@@ -1077,9 +1079,12 @@ test_probe_parts (void)
   check (probe_rows == 0, "a part, inside a launch: not probed");
   gt_probe_read_done (&m1, -1, ev);
   probe_starts = 0;
+  events_waited = 0;
   gt_probe_now (1, NULL, 1);
-  check (probe_rows == part / step && all_bytes (m, 128 * MIB, 1),
-         "at the band's end: its parts, while the other band reads on");
+  check (probe_rows == part / step && all_bytes (m, 128 * MIB, 1)
+         && events_waited >= 2,
+         "at the band's end: its parts, their uploads waited for, while "
+         "the other band reads on");
   check (probe_starts == 1, "two parts side by side: one probe");
   check (band_in_thread (b + part, 1) && probe_rows == 2 * bytes / step,
          "the other band's end: its part, A and the rest of B, each word "
@@ -1096,14 +1101,36 @@ test_probe_parts (void)
   gt_probe_parts_now (NULL, 1);
   check (probe_rows == 0, "the last launch, uploads under way: no probe");
   events_pending = 0;
+  event_pending = (cudaEvent_t) 2;
+  gt_probe_read_part (m1, b + part, part / 2, (cudaEvent_t) 2);
   probe_starts = 0;
   gt_probe_parts_now (NULL, 1);
+  event_pending = NULL;
   check (probe_rows == part / step && probe_starts == 1,
-         "their uploads ended: both parts, as one");
+         "their uploads ended: both parts, as one, not the third, whose "
+         "upload goes on");
   gt_probe_read_done (&m1, -1, ev);
   gt_probe_now (1, NULL, 1);
   check (probe_rows == 2 * bytes / step && gt_probe_end (1, NULL, 1),
          "then A and the rest of B, each word once");
+  /* a later run (a block of C) with parts at the same bytes: as one
+     again */
+  lock_both (a, b, bytes);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  for (int run = 0; run < 2; run++)
+    {
+      m1 = gt_probe_reads_begin ();
+      gt_probe_read_part (m1, b, part / 2, ev);
+      gt_probe_read_part (m1, b + part / 2, part / 2, ev);
+      gt_probe_read_done (&m1, -1, ev);
+      probe_starts = 0;
+      probe_rows = 0;
+      gt_probe_parts_now (NULL, 1);
+      check (probe_starts == 1 && probe_rows == part / step,
+             run ? "a later run's parts at the same bytes: one probe"
+                 : "a run's parts: one probe");
+    }
+  check (gt_probe_end (1, NULL, 1), "and clean");
   /* 16 pages of the first part replaced under the lock */
   lock_both (a, b, bytes);
   gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
@@ -1157,6 +1184,17 @@ test_probe_parts (void)
   gt_probe_now (1, NULL, 1);
   check (probe_rows == 2 * bytes / step && gt_probe_end (1, NULL, 1),
          "its bytes with the rest of B");
+  /* a part's upload whose wait failed: not known, so not clean */
+  lock_both (a, b, bytes);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  m1 = gt_probe_reads_begin ();
+  gt_probe_read_part (m1, b, part, ev);
+  gt_probe_read_done (&m1, -1, ev);
+  event_fails = 1;
+  gt_probe_now (1, NULL, 1);
+  event_fails = 0;
+  check (!gt_probe_end (1, NULL, 1) && !gt_locked_holds (b, bytes),
+         "a part's upload wait failed: not clean, B unlocked");
   gt_locked_forget ();
   munmap (m, 128 * MIB);
 }

@@ -232,14 +232,14 @@ unmapped (uintptr_t p)
    hold pinned pages nothing maps: unlocked.  A lock taking such a range
    in would cover unmapped pages, which the runtime refuses (and a
    result's refused lock turns locking off until a reset).  The first and
-   the last page tell (tails: the last too): a heap gives memory back
-   from its top, or whole mappings.  */
+   the last page tell: a heap gives memory back from its top, or whole
+   mappings.  */
 static void
-unlock_gone (int tails)
+unlock_gone (void)
 {
   for (int i = 0; i < LOCKED_MAX; i++)
     if (locked[i].hi && (unmapped (locked[i].lo)
-                         || (tails && unmapped (locked[i].hi - page_size ()))))
+                         || unmapped (locked[i].hi - page_size ())))
       unlock (&locked[i], -1);
 }
 
@@ -341,7 +341,7 @@ lock_or_hold (uintptr_t lo, uintptr_t hi, int device, int operand)
     }
   if (!seen_before (lo, hi, operand) || shunned (lo, hi))
     return 0;
-  unlock_gone (1);
+  unlock_gone ();
   const size_t inside = take_in (&lo, &hi);
   if (hi - lo > budget || !make_room (lo, hi, inside))
     return 0;
@@ -366,17 +366,18 @@ gt_locked_begin (void)
      free: twice, each at the first call of a product after the locked
      arrays of a smaller one were freed; bench/RESULTS.md, "Locks of
      memory given back").  So they go before any call can make one, not
-     only when a new lock is taken: those whose first page is gone (an
-     array freed; a mincore each, about a microsecond).  */
+     only when a new lock is taken (a mincore a page, about a
+     microsecond); a call that unlocks so is no timed sample either
+     (gt_locked_fresh).  */
+  fresh = 0;
   if (locked_bytes)
-    unlock_gone (0);
+    unlock_gone ();
   call_tick = tick;
   calls++;
   if (dropped && test_drops > 0)
     test_drops--;
   dropped = 0;
   drop_now = test_drops > 0;
-  fresh = 0;
 }
 
 int

@@ -60,7 +60,7 @@
 
 #define RANGES 2
 #define EVENTS (4 * GT_MAX_DEVICES)
-#define PARTS 128   /* of B, all runs together (two bands of 64 panels,
+#define PARTS 256   /* of B, all runs together (four bands of 64 panels,
                        gt_context.h); past them, probed at the end */
 
 enum { NONE, WAITING, PROBING, DONE };
@@ -319,23 +319,31 @@ probe_range_now (probe_range *r, gt_workers *w, int threads)
   pthread_cond_broadcast (&g.cv);
 }
 
-/* Whether part q's upload has ended (wait: waited for below instead).  */
+/* Whether part q's upload has ended (wait: waited for; 0 where that
+   failed, the part left to the probe after the runs).  */
 static int
 part_in (const probe_part *q, int wait)
 {
-  if (wait)
-    return 1;
-  const cudaError_t e = cudaEventQuery (q->ev);
+  const cudaError_t e = wait ? cudaEventSynchronize (q->ev)
+                             : cudaEventQuery (q->ev);
   if (e != cudaSuccess)
-    cudaGetLastError ();   /* not ready, or failed: left to the end */
+    cudaGetLastError ();   /* not ready, or failed */
   return e == cudaSuccess;
+}
+
+/* This run's parts not probed yet.  */
+static int
+own_open (const probe_part *q)
+{
+  return !q->probed && q->run == this_run;
 }
 
 /* Under g.mu: this run's parts of B probed once their uploads have ended
    (wait: waited for; else only those that have, and none while another
    probe runs), in runs of adjacent parts (a band's panels lie side by
-   side: one probe, as each probe pays for its set-up and its waits), one
-   probe at a time.  */
+   side: one probe, as each probe pays for its set-up and its waits; the
+   parts of other runs, which blocks of C may have at the same bytes,
+   passed over), one probe at a time.  */
 static void
 probe_own_parts (int wait, gt_workers *w, int threads)
 {
@@ -349,35 +357,28 @@ probe_own_parts (int wait, gt_workers *w, int threads)
       /* no probe runs: the parts may move */
       qsort (r->part, r->parts, sizeof r->part[0], by_lo);
       int i = 0;
-      while (i < r->parts && (r->part[i].probed || r->part[i].run != this_run
-                              || !part_in (&r->part[i], wait)))
+      while (i < r->parts && !(own_open (&r->part[i])
+                               && part_in (&r->part[i], wait)))
         i++;
       if (i == r->parts)
         return;
-      const char *lo = r->part[i].lo, *hi = lo;
-      int j = i;
-      for (; j < r->parts && !r->part[j].probed
-             && r->part[j].run == this_run && r->part[j].lo == hi
-             && (j == i || part_in (&r->part[j], wait)); j++)
+      const char *lo = r->part[i].lo, *hi = lo + r->part[i].bytes;
+      r->part[i].probed = 1;   /* taken: no other thread probes them */
+      for (int j = i + 1; j < r->parts; j++)
         {
-          hi += r->part[j].bytes;
-          r->part[j].probed = 1;   /* taken: no other thread probes them */
+          probe_part *q = &r->part[j];
+          if (!own_open (q))
+            continue;
+          if (q->lo != hi || !part_in (q, wait))
+            break;
+          hi += q->bytes;
+          q->probed = 1;
         }
-      cudaEvent_t ev[PARTS];
-      for (int q = i; q < j; q++)
-        ev[q - i] = r->part[q].ev;
       g.probing++;
       pthread_mutex_unlock (&g.mu);
       const double t0 = now ();
-      cudaError_t e = cudaSuccess;
-      for (int q = 0; wait && q < j - i && e == cudaSuccess; q++)
-        e = cudaEventSynchronize (ev[q]);
-      size_t missed = (size_t) -1;
-      if (e == cudaSuccess)
-        missed = gt_locked_probe_told (lo, (size_t) (hi - lo), g.device, w,
-                                       threads);
-      else
-        cudaGetLastError ();
+      const size_t missed = gt_locked_probe_told (lo, (size_t) (hi - lo),
+                                                  g.device, w, threads);
       probed_here += now () - t0;
       pthread_mutex_lock (&g.mu);
       r->missed = add_missed (r->missed, missed);
@@ -428,7 +429,9 @@ gt_probe_end (int ok, gt_workers *w, int threads)
       probe_range *r = &g.r[i];
       if (r->state == WAITING && ok)
         probe_range_now (r, w, threads);
-      if (r->state == DONE && r->missed)
+      /* (a part's probe may have found pages though the product
+         failed) */
+      if ((r->state == DONE || r->state == WAITING) && r->missed)
         {
           clean = 0;
           gt_locked_found_stale (r->p, r->bytes, r->missed);
