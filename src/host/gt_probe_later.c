@@ -319,8 +319,9 @@ probe_range_now (probe_range *r, gt_workers *w, int threads)
   pthread_cond_broadcast (&g.cv);
 }
 
-/* Whether part q's upload has ended (wait: waited for; 0 where that
-   failed, the part left to the probe after the runs).  */
+/* Whether part q's upload has ended (wait: waited for, under g.mu: at
+   a run's end, where its uploads ended long before; 0 where that failed,
+   the part left to the probe after the runs).  */
 static int
 part_in (const probe_part *q, int wait)
 {
