@@ -1192,11 +1192,12 @@ upload_and_probe (void *arg)
 {
   next_upload *u = (next_upload *) arg;
   upload_next (u);
+  if (u->st != GT_OK)
+    return;
   /* the last launch: no upload left for B's probe to slow */
-  if (u->st == GT_OK && u->p >= u->c->panels)
+  if (u->p >= u->c->panels)
     gt_probe_parts_now (u->ctx->workers, u->sg->threads);
-  if (u->st == GT_OK)
-    gt_probe_now (0, u->ctx->workers, u->sg->threads);
+  gt_probe_now (0, u->ctx->workers, u->sg->threads);
 }
 
 static void
@@ -1421,9 +1422,11 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
          upload_panel says it) */
       cudaEvent_t ev = read_done (ctx, c, 0);
       size_t j0, j1;
-      panel_cols (c, 0, &j0, &j1);
       if (p_first && ev)
-        read_part (c, j0, j1, ev);
+        {
+          panel_cols (c, 0, &j0, &j1);
+          read_part (c, j0, j1, ev);
+        }
     }
   /* A's planes for the panels the first panel's pieces or blocks did not
      compute (those made planes of their own columns or rows) */

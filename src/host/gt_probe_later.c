@@ -158,13 +158,23 @@ gt_probe_expect (int runs, int b_apart)
   pthread_mutex_unlock (&g.mu);
 }
 
+/* Under g.mu: whether this thread may begin a probe (one at a time:
+   side by side each took twice as long, and the probe's device tokens
+   are made at its first use); wait: once the one under way ends.  */
+static int
+probe_turn (int wait)
+{
+  while (g.probing && wait)
+    pthread_cond_wait (&g.cv, &g.mu);
+  return !g.probing;
+}
+
 int
 gt_probe_reads_begin (void)
 {
   int mask = 0;
   pthread_mutex_lock (&g.mu);
-  while (g.probing)
-    pthread_cond_wait (&g.cv, &g.mu);
+  probe_turn (1);   /* a run that begins during a probe waits for it */
   this_run = ++g.runs_begun ? g.runs_begun : ++g.runs_begun;
   for (int i = 0; i < RANGES; i++)
     if (g.r[i].state == WAITING)
@@ -351,9 +361,7 @@ probe_own_parts (int wait, gt_workers *w, int threads)
   probe_range *r = &g.r[g.b_range];
   for (;;)
     {
-      while (g.probing && wait)
-        pthread_cond_wait (&g.cv, &g.mu);
-      if (g.probing || r->state != WAITING)
+      if (!probe_turn (wait) || r->state != WAITING)
         return;
       /* no probe runs: the parts may move */
       qsort (r->part, r->parts, sizeof r->part[0], by_lo);
@@ -404,11 +412,7 @@ gt_probe_now (int wait, gt_workers *w, int threads)
     probe_own_parts (1, w, threads);
   for (int i = 0; i < RANGES; i++)
     {
-      /* one probe at a time (side by side each took twice as long, and
-         the probe's device tokens are made at its first use) */
-      while (g.probing && wait)
-        pthread_cond_wait (&g.cv, &g.mu);
-      if (g.probing)
+      if (!probe_turn (wait))
         break;
       probe_range *r = &g.r[i];
       if (r->state == WAITING && !r->reading && r->ended >= g.expected
@@ -423,8 +427,7 @@ gt_probe_end (int ok, gt_workers *w, int threads)
 {
   int clean = 1;
   pthread_mutex_lock (&g.mu);
-  while (g.probing)
-    pthread_cond_wait (&g.cv, &g.mu);
+  probe_turn (1);
   for (int i = 0; i < RANGES; i++)
     {
       probe_range *r = &g.r[i];
