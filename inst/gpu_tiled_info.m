@@ -43,6 +43,11 @@
 ## products, see @file{doc/gpu_tiled.md}), since the device was set up;
 ## a complex product whose operands held Inf or NaN counts too, though
 ## it then ran again whole.
+## @item head_products
+## products whose first column panels ran as one head in blocks of A's
+## rows, each block as soon as its rows were on the device, where the
+## later panels' kernels take longer than their copies in (see
+## @file{doc/gpu_tiled.md}), since the device was set up.
 ## @item driver_version
 ## @itemx runtime_version
 ## CUDA driver and (statically linked) runtime versions, e.g. 13000.
@@ -52,7 +57,7 @@
 ## @itemx devices
 ## @itemx devices_used
 ## the CUDA devices the driver shows; a struct array with the fields above
-## (@code{usable} to @code{piece_products}) for each of them; and the
+## (@code{usable} to @code{head_products}) for each of them; and the
 ## ordinals that products are split over (@code{gpu_tiled_devices}).
 ## @item crossover
 ## one element per class of result (@code{class}: single, double, complex
@@ -228,7 +233,8 @@ endfunction
 %! for f = {"usable", "reason", "device", "name", "compute_capability", ...
 %!          "multiprocessors", "total_memory", "free_memory", ...
 %!          "cached_device_memory", "cached_pinned_memory", "memory_retries", ...
-%!          "side_products", "piece_products", "driver_version", ...
+%!          "side_products", "piece_products", "head_products", ...
+%!          "driver_version", ...
 %!          "runtime_version", "build_archs", ...
 %!          "device_count", "devices", "devices_used", "crossover", ...
 %!          "emulation", "result_heap", "result_heap_reused", ...

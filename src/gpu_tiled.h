@@ -79,6 +79,9 @@ typedef struct
                                    (their kernels on several streams) */
   unsigned long piece_products;  /* products whose first panel ran in
                                     pieces of k as A arrived */
+  unsigned long head_products;   /* products whose first panels ran as one
+                                    head in blocks of A's rows as they
+                                    arrived */
   unsigned long memory_retries;  /* products that ran out of this device's
                                     memory midway and went on, in blocks
                                     or (a band of a split) on another

@@ -960,6 +960,45 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! assert (norm (double (C1) - R, "fro")
 %!         <= 4 * 1999 * eps ("single") * norm (double (A), "fro") * norm (double (B), "fro"));
 %!testif ; gpu
+%! ## a head of several panels (GPU_TILED_HEAD forces 3 of 8) in blocks of
+%! ## A's rows, each block as its rows come, then the other panels: double,
+%! ## complex double (Gauss's three), real by complex, complex single and
+%! ## single (kernel 11 off: its plans take no head); no size a multiple of
+%! ## a tile or a panel; C poisoned, so that columns no kernel wrote show
+%! d = gpu_tiled_devices ();
+%! heads = @() sum ([gpu_tiled_info().devices.head_products]);
+%! setenv ("GPU_TILED_HEAD", "3");
+%! setenv ("GPU_TILED_EMULATE", "off");
+%! unwind_protect
+%!   gpu_tiled_devices (d(1));
+%!   gpu_tiled_reset ();
+%!   m = 2047;  k = 1999;  n = 5001;
+%!   A = randn (m, k);  B = randn (k, n);
+%!   Z = complex (randn (m, k), randn (m, k));
+%!   W = complex (randn (k, n), randn (k, n));
+%!   pairs = {A, B; Z, W; A, W; single(Z), single(W); single(A), single(B)};
+%!   for i = 1:rows (pairs)
+%!     X = pairs{i, 1};  Y = pairs{i, 2};
+%!     h = heads ();
+%!     C = gpu_tiled_mtimes (X, Y);
+%!     assert (heads (), h + 1);
+%!     assert (class (C), class (X * Y));
+%!     R = double (X) * double (Y);
+%!     assert (norm (double (C) - R, "fro")
+%!             <= 4 * k * eps (class (C)) * norm (double (X), "fro") * norm (double (Y), "fro"));
+%!   endfor
+%!   ## the same product with the head off takes none
+%!   setenv ("GPU_TILED_HEAD", "0");
+%!   gpu_tiled_reset ();
+%!   C = gpu_tiled_mtimes (A, B);
+%!   assert (heads (), 0);
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_HEAD");
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%!testif ; gpu
 %! ## complex singles on kernel 11 streamed in several panels (n from
 %! ## 2048 to 7167: panels of a quarter of n or wider; here 4 of 2048
 %! ## columns on a 132-SM Hopper), the last narrower than the others; real by

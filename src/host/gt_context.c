@@ -529,5 +529,6 @@ gt_device_info (int device, gt_info *info)
   info->memory_retries = c->memory_retries;
   info->side_products = c->side_products;
   info->piece_products = c->piece_products;
+  info->head_products = c->head_products;
   return GT_OK;
 }

@@ -60,6 +60,7 @@ typedef struct
   size_t kc;                    /* panel 0's pieces of k (0: one pass) */
   gt_plan piece_plan, piece_last;
   size_t rows;                  /* or its blocks of rows of A (0: none) */
+  size_t head;                  /* panels those blocks compute (>= 1) */
   gt_plan rows_plan, rows_last;
   size_t a_bytes, b_bytes, c_bytes, work;
   size_t planes_bytes, planes_ld;   /* A's planes (complex products) */
@@ -270,17 +271,53 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
   return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
 }
 
+/* The columns of C that panel 0's blocks of rows compute: panel 0's
+   width (c->w), or a head of several panels.  */
+static size_t
+head_cols (const gt_call *c)
+{
+  return c->head * c->w < c->n ? c->head * c->w : c->n;
+}
+
+/* Where the panels after the first are kernel-bound, a head of several
+   full panels in blocks of A's rows, each block run as it comes, keeps
+   the GPU busy while A comes in (gt_plan_head_panels): their count, or 0.
+   Not beside panels side by side, for a band sharing A (its A comes in
+   parts from several places) or without pieces (GPU_TILED_NO_KSPLIT);
+   GPU_TILED_HEAD forces a count.  */
+static size_t
+head_panels (const gt_context *ctx, const gt_call *c)
+{
+  const long forced = ctx ? ctx->opt.head : -1;
+  if (c->side || c->shared_a || (ctx && ctx->opt.no_ksplit)
+      || forced == 0 || forced == 1 || c->full_panels < 2
+      || c->total < GT_PIECES_ONE_PANEL_MIN)
+    return 0;
+  const size_t h = gt_panel_rows (&c->plan_full, c->m, 1);
+  if (!h || h * c->es_a > GT_SLOT_BYTES)
+    return 0;
+  const size_t most = c->full_panels;
+  if (forced > 1)
+    return (size_t) forced < most ? (size_t) forced : most;
+  return gt_plan_head_panels (&c->plan_full, c->m, c->w, c->n, c->k, most,
+                              c->m * c->k * c->hs_a / PIECES_HOST_RATE,
+                              c->k * c->n * c->hs_b / PIECES_HOST_RATE,
+                              c->m * c->n * c->es / PIECES_HOST_RATE);
+}
+
 /* The plans of first_panel_in_rows' blocks, the scratch they need, and
    their planes of A, which go where A's are made after them.  */
 static void
 rows_layout (gt_call *c)
 {
   const size_t last = last_part (c->m, c->rows);
-  c->rows_plan = gt_plan_panel (&c->plan_full, c->rows, c->w, c->k, c->tile);
-  c->rows_last = gt_plan_panel (&c->plan_full, last, c->w, c->k, c->tile);
+  const size_t w = head_cols (c);
+  c->rows_plan = gt_plan_panel (&c->plan_full, c->rows, w, c->k, c->tile);
+  c->rows_last = gt_plan_panel (&c->plan_full, last, w, c->k, c->tile);
   if (c->rows_plan.kernel == 0 || c->rows_last.kernel == 0)
     {
       c->rows = 0;
+      c->head = 1;
       return;
     }
   c->work = larger (c->work, larger (c->rows_plan.work_bytes,
@@ -358,8 +395,10 @@ layout_panels (const gt_context *ctx, gt_call *c)
     }
   c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
   c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
-  int k11;
-  c->kc = first_panel_piece (ctx, c, &k11);
+  int k11 = 0;
+  const size_t head = head_panels (ctx, c);
+  c->head = 1;
+  c->kc = head ? 0 : first_panel_piece (ctx, c, &k11);
   if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
     c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
   if (c->kc)
@@ -372,9 +411,13 @@ layout_panels (const gt_context *ctx, gt_call *c)
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
                                          c->piece_last.work_bytes));
     }
-  c->rows = first_panel_rows (ctx, c);
+  c->rows = head ? gt_panel_rows (&c->plan_full, c->m, 1)
+                 : first_panel_rows (ctx, c);
   if (c->rows)
-    rows_layout (c);
+    {
+      c->head = head ? head : 1;
+      rows_layout (c);
+    }
   if (defers_checks (c))
     c->work = round_up (c->work, 256) + 256;   /* the checks word last */
   c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);
@@ -973,8 +1016,9 @@ static gt_status
 first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
                      gt_interrupt_fn interrupted)
 {
+  const size_t w = head_cols (c);
   gt_status st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                                  c->hlb, c->k, 0, c->w, interrupted);
+                                  c->hlb, c->k, 0, w, interrupted);
   for (size_t r0 = 0, i = 0; st == GT_OK && r0 < c->m; r0 += c->rows, i++)
     {
       const size_t r1 = r0 + c->rows < c->m ? r0 + c->rows : c->m, h = r1 - r0;
@@ -984,7 +1028,7 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
         return st;
       const gt_plan *pp = h == c->rows ? &c->rows_plan : &c->rows_last;
       gt_gemm_args g = { c->dA + r0 * c->es_a, c->lda, c->dB, c->ldb,
-                         c->dC + r0 * c->es, c->m, h, c->w, c->k, c->dW,
+                         c->dC + r0 * c->es, c->m, h, w, c->k, c->dW,
                          c->dK, 0 };
       cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
       if (err == cudaSuccess)
@@ -1001,14 +1045,16 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
       if (sg->direct)
         {
           const gt_block_out o = c_rows (c, r0, r1);
-          st = gt_stage_download (sg, &o, 0, c->w < c->n ? c->w : c->n,
+          st = gt_stage_download (sg, &o, 0, w,
                                   ctx->panel_out[i % GT_MAX_PANELS]);
           c->panel0_out = 1;
         }
     }
   if (st != GT_OK)
     return st;
-  cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
+  cudaError_t err = cudaSuccess;
+  for (size_t p = 0; p < c->head && err == cudaSuccess; p++)
+    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
@@ -1261,7 +1307,7 @@ static gt_status
 download_panel (const gt_context *ctx, const gt_call *c, gt_stager *sg,
                 size_t p)
 {
-  if (p == 0 && c->panel0_out)
+  if (p < c->head && c->panel0_out)
     return GT_OK;
   size_t j0, j1;
   panel_cols (c, p, &j0, &j1);
@@ -1285,6 +1331,7 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
     st = side_join (ctx, c, 0);
   panel_timer timer;
   timer_begin (&timer, ctx, p_first, c->panels);
+  size_t out = 0;               /* the first panel not yet sent out */
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
       next_upload next = { ctx, c, sg, p + 1, interrupted, 0, GT_OK, 0, 0 };
@@ -1296,11 +1343,11 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
           upload_next (&next);   /* where the launch did not call it */
           st = next.st;
         }
-      if (st == GT_OK && p > 0)
-        st = download_panel (ctx, c, sg, p - 1);
+      for (; st == GT_OK && out < p; out++)
+        st = download_panel (ctx, c, sg, out);
     }
-  if (st == GT_OK)
-    st = download_panel (ctx, c, sg, c->panels - 1);
+  for (; st == GT_OK && out < c->panels; out++)
+    st = download_panel (ctx, c, sg, out);
   if (st == GT_OK)
     st = side_join (ctx, c, 1);
   timer.on = timer.on && st == GT_OK;
@@ -1325,7 +1372,7 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            "panels' launches %.3f ms; the panels run whole on the GPU "
            "%.3f ms of %.3f), "
            "%zu panels (%zu side by side), first in pieces of k = %zu or "
-           "blocks of %zu rows, %d + %d threads\n",
+           "blocks of %zu rows (of %zu panels), %d + %d threads\n",
            gt_type_name (c->type), c->m, c->k, c->n,
            1e3 * (t_end - t_start), sg->ctx->device,
            1e3 * fmod (t_start, 1000.0), 1e3 * fmod (t_end, 1000.0),
@@ -1337,7 +1384,7 @@ trace_call (const gt_call *c, const gt_stager *sg, double t_start,
            1e-6 * sg->bytes_direct, sg->stale_pages, 1e3 * sg->t_fault,
            1e3 * sg->t_wait, 1e3 * sg->t_launch,
            1e3 * sg->gpu_panels, 1e3 * sg->gpu_span,
-           c->panels, c->side, c->kc, c->rows,
+           c->panels, c->side, c->kc, c->rows, c->head,
            sg->threads, sg->prefaulting);
 }
 
@@ -1412,7 +1459,7 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   else if (st == GT_OK && c->rows)
     {
       st = first_panel_in_rows (ctx, c, sg, interrupted);
-      p_first = 1;
+      p_first = c->head;
     }
   else if (st == GT_OK)
     st = whole_a (ctx, c, sg, interrupted);
@@ -1425,7 +1472,7 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
       if (p_first && ev)
         {
           panel_cols (c, 0, &j0, &j1);
-          read_part (c, j0, j1, ev);
+          read_part (c, j0, c->head > 1 ? head_cols (c) : j1, ev);
         }
     }
   /* A's planes for the panels the first panel's pieces or blocks did not
@@ -1595,6 +1642,8 @@ product_run (gt_context *ctx, const gt_product *p,
         ctx->side_products++;
       if (st == GT_OK && c.kc && !wait)
         ctx->piece_products++;
+      if (st == GT_OK && c.head > 1 && !wait)
+        ctx->head_products++;
       if (ctx->opt.trace)
         trace_call (&c, &sg, t_start, t_buffers, t_setup);
       gt_timeline_print (&sg);

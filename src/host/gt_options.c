@@ -86,6 +86,10 @@ gt_options_read (gt_options *o)
   o->spin_us = n < 0 ? 0 : (n > 1000000 ? 1000000 : (unsigned long) n);
   o->device_limit = env_size ("GPU_TILED_DEVICE_LIMIT", 0);
   o->no_ksplit = getenv ("GPU_TILED_NO_KSPLIT") != NULL;
+  o->head = getenv ("GPU_TILED_HEAD") == NULL ? -1
+            : env_long ("GPU_TILED_HEAD", 0);
+  if (o->head < -1)
+    o->head = 0;
   o->poison = getenv ("GPU_TILED_POISON") != NULL;
   o->test_interrupt = getenv ("GPU_TILED_TEST_INTERRUPT") == NULL ? 0
                       : (int) env_long ("GPU_TILED_TEST_INTERRUPT", -1);

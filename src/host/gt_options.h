@@ -49,6 +49,10 @@ typedef struct
      band of a split gives up its part of A and runs again elsewhere).  */
   size_t device_limit;   /* 0: none */
   int no_ksplit;
+  /* GPU_TILED_HEAD=N: the first N panels go as one head in blocks of A's
+     rows where a head may (gt_plan_head_panels' product), 0 or 1: never;
+     unset: as predicted.  */
+  long head;             /* -1: as predicted */
   int poison;
   int test_interrupt;    /* calls left to interrupt; -1 every one */
   int test_fail;         /* the device to fail; -1 none */
