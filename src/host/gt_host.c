@@ -279,6 +279,22 @@ head_cols (const gt_call *c)
   return c->head * c->w < c->n ? c->head * c->w : c->n;
 }
 
+/* A head's blocks of rows: twice as tall as panel 0's alone (a quarter of
+   A where that has 8), each column's part of a block copied in larger
+   pieces (bench/RESULTS.md, "A head of panels in blocks of rows"), as
+   long as a column of a block fits a slot; 0 where the plan takes no
+   blocks of rows.  */
+static size_t
+head_rows (const gt_call *c)
+{
+  const size_t h = gt_panel_rows (&c->plan_full, c->m, 1);
+  if (!h)
+    return 0;
+  if (2 * h < c->m && 2 * h * c->es_a <= GT_SLOT_BYTES)
+    return 2 * h;
+  return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
+}
+
 /* Where the panels after the first are kernel-bound, a head of several
    full panels in blocks of A's rows, each block run as it comes, keeps
    the GPU busy while A comes in (gt_plan_head_panels): their count, or 0.
@@ -293,8 +309,7 @@ head_panels (const gt_context *ctx, const gt_call *c)
       || forced == 0 || forced == 1 || c->full_panels < 2
       || c->total < GT_PIECES_ONE_PANEL_MIN)
     return 0;
-  const size_t h = gt_panel_rows (&c->plan_full, c->m, 1);
-  if (!h || h * c->es_a > GT_SLOT_BYTES)
+  if (!head_rows (c))
     return 0;
   const size_t most = c->full_panels;
   if (forced > 1)
@@ -411,8 +426,7 @@ layout_panels (const gt_context *ctx, gt_call *c)
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
                                          c->piece_last.work_bytes));
     }
-  c->rows = head ? gt_panel_rows (&c->plan_full, c->m, 1)
-                 : first_panel_rows (ctx, c);
+  c->rows = head ? head_rows (c) : first_panel_rows (ctx, c);
   if (c->rows)
     {
       c->head = head ? head : 1;
