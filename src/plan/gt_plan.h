@@ -293,9 +293,9 @@ int gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
    are kernel-bound, a head whose GPU time matches A's arrival keeps the
    GPU busy while A comes in, where panel 0 alone (in pieces or rows)
    leaves it waiting.  0 where no head of 2 or more is predicted to pay,
-   where the kernel does not outweigh A's and C's copies well (blocks of
-   rows come in slower than whole columns), but for complex by complex
-   plans (real ones measured no steady gain), and for kernel 11 (its every run scans and slices its
+   where the kernel does not outweigh A's and C's copies well, but for
+   complex by complex plans (real ones measured no steady gain), and for
+   kernel 11 (its every run scans and slices its
    whole B again).  */
 size_t gt_plan_head_panels (const gt_plan *whole, size_t m, size_t w,
                             size_t n, size_t k, size_t most,

@@ -343,10 +343,11 @@ gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
 /* A head of several panels only for complex by complex plans, where it is
    predicted to end the call this much sooner than panel 0 alone
    (gt_plan_head_panels), and where the kernel's time is at least
-   HEAD_KERNEL_BOUND times both A's and C's copies': blocks of A's rows
-   come in well below the rate of whole columns, which ate the gain of
-   real doubles in some runs, and products nearer their copies' time
-   lost (bench/RESULTS.md, "A head of panels in blocks of rows").  */
+   HEAD_KERNEL_BOUND times both A's and C's copies': real doubles gained
+   in some runs and lost in others, and products nearer their copies'
+   time lost, where the host's copies, whose rate varies from call to
+   call, decide more (bench/RESULTS.md, "A head of panels in blocks of
+   rows").  */
 #define HEAD_PANELS_GAIN 0.95
 #define HEAD_KERNEL_BOUND 2.2
 
