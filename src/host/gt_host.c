@@ -321,7 +321,10 @@ head_panels (const gt_context *ctx, const gt_call *c)
 }
 
 /* The plans of first_panel_in_rows' blocks, the scratch they need, and
-   their planes of A, which go where A's are made after them.  */
+   their planes of A, which go where A's are made after them.  None where
+   a block has no plan, or where a head's block would run kernel 11 (a
+   block's plan is chosen for its own shape: kernel 11 would scan the
+   head's B again in every block, which the head is not to pay).  */
 static void
 rows_layout (gt_call *c)
 {
@@ -329,7 +332,9 @@ rows_layout (gt_call *c)
   const size_t w = head_cols (c);
   c->rows_plan = gt_plan_panel (&c->plan_full, c->rows, w, c->k, c->tile);
   c->rows_last = gt_plan_panel (&c->plan_full, last, w, c->k, c->tile);
-  if (c->rows_plan.kernel == 0 || c->rows_last.kernel == 0)
+  if (c->rows_plan.kernel == 0 || c->rows_last.kernel == 0
+      || (c->head > 1 && (c->rows_plan.kernel == GT_K11_OZAKI
+                          || c->rows_last.kernel == GT_K11_OZAKI)))
     {
       c->rows = 0;
       c->head = 1;
@@ -363,6 +368,40 @@ side_layout (gt_call *c, int real_a, int real_b)
       c->w = w;
       c->side = parts;
     }
+}
+
+/* Panel 0's way: a head of several panels in blocks of rows
+   (head_panels) where its blocks' plans allow, else its pieces of k
+   (first_panel_piece) or its own blocks of rows (first_panel_rows), or
+   one pass.  */
+static void
+first_panel_layout (const gt_context *ctx, gt_call *c)
+{
+  c->kc = 0;
+  c->head = head_panels (ctx, c);
+  c->rows = c->head ? head_rows (c) : 0;
+  if (c->rows)
+    rows_layout (c);
+  if (c->rows)
+    return;
+  c->head = 1;
+  int k11 = 0;
+  c->kc = first_panel_piece (ctx, c, &k11);
+  if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
+    c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
+  if (c->kc)
+    {
+      const size_t last = last_part (c->k, c->kc);
+      c->piece_plan = k11 ? gt_plan_piece_k11 (c->m, c->w, c->kc)
+                          : gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
+      c->piece_last = k11 ? gt_plan_piece_k11 (c->m, c->w, last)
+                          : gt_plan_piece (&c->plan_full, c->m, c->w, last);
+      c->work = larger (c->work, larger (c->piece_plan.work_bytes,
+                                         c->piece_last.work_bytes));
+    }
+  c->rows = first_panel_rows (ctx, c);
+  if (c->rows)
+    rows_layout (c);
 }
 
 /* Layout: leading dimensions, panels, plans and the device bytes.  */
@@ -410,28 +449,7 @@ layout_panels (const gt_context *ctx, gt_call *c)
     }
   c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
   c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
-  int k11 = 0;
-  const size_t head = head_panels (ctx, c);
-  c->head = 1;
-  c->kc = head ? 0 : first_panel_piece (ctx, c, &k11);
-  if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
-    c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
-  if (c->kc)
-    {
-      const size_t last = last_part (c->k, c->kc);
-      c->piece_plan = k11 ? gt_plan_piece_k11 (c->m, c->w, c->kc)
-                          : gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
-      c->piece_last = k11 ? gt_plan_piece_k11 (c->m, c->w, last)
-                          : gt_plan_piece (&c->plan_full, c->m, c->w, last);
-      c->work = larger (c->work, larger (c->piece_plan.work_bytes,
-                                         c->piece_last.work_bytes));
-    }
-  c->rows = head ? head_rows (c) : first_panel_rows (ctx, c);
-  if (c->rows)
-    {
-      c->head = head ? head : 1;
-      rows_layout (c);
-    }
+  first_panel_layout (ctx, c);
   if (defers_checks (c))
     c->work = round_up (c->work, 256) + 256;   /* the checks word last */
   c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);
