@@ -23,6 +23,7 @@
 #include "gt_product.h"
 #include "gt_locked.h"
 #include "gt_order.h"
+#include "gt_head_rule.h"
 #include "gt_stage.h"
 
 /* What one call works with.  Lengths in elements, sizes in bytes.  */
@@ -297,7 +298,7 @@ head_rows (const gt_call *c)
 
 /* Where the panels after the first are kernel-bound, a head of several
    full panels in blocks of A's rows, each block run as it comes, keeps
-   the GPU busy while A comes in (gt_plan_head_panels): their count, or 0.
+   the GPU busy while A comes in (gt_head_rule.c): their count, or 0.
    Not beside panels side by side, for a band sharing A (its A comes in
    parts from several places) or without pieces (GPU_TILED_NO_KSPLIT);
    GPU_TILED_HEAD forces a count.  */
@@ -314,10 +315,13 @@ head_panels (const gt_context *ctx, const gt_call *c)
   const size_t most = c->full_panels;
   if (forced > 1)
     return (size_t) forced < most ? (size_t) forced : most;
-  return gt_plan_head_panels (&c->plan_full, c->m, c->w, c->n, c->k, most,
-                              c->m * c->k * c->hs_a / PIECES_HOST_RATE,
-                              c->k * c->n * c->hs_b / PIECES_HOST_RATE,
-                              c->m * c->n * c->es / PIECES_HOST_RATE);
+  const gt_head_case h = {
+    c->w, c->n, most,
+    gt_plan_head_gpu_seconds (&c->plan_full, c->m, c->n, c->k),
+    c->m * c->k * c->hs_a / PIECES_HOST_RATE,
+    c->k * c->n * c->hs_b / PIECES_HOST_RATE,
+    c->m * c->n * c->es / PIECES_HOST_RATE };
+  return gt_head_panels (&h);
 }
 
 /* The plans of first_panel_in_rows' blocks, the scratch they need, and
@@ -1375,7 +1379,12 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
           upload_next (&next);   /* where the launch did not call it */
           st = next.st;
         }
-      for (; st == GT_OK && out < p; out++)
+      /* the panels before p out, two at most a launch: a head's
+         panels, all done at once, would otherwise all go (staged, the
+         host waiting for them) before the next launch; where a head pays,
+         two panels' copies out take less than one panel's kernel
+         (gt_head_rule.c) */
+      for (int now = 0; st == GT_OK && out < p && now < 2; now++, out++)
         st = download_panel (ctx, c, sg, out);
     }
   for (; st == GT_OK && out < c->panels; out++)

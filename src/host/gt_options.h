@@ -50,7 +50,7 @@ typedef struct
   size_t device_limit;   /* 0: none */
   int no_ksplit;
   /* GPU_TILED_HEAD=N: the first N panels go as one head in blocks of A's
-     rows where a head may (gt_plan_head_panels' product), 0 or 1: never;
+     rows where a head may (head_panels' product), 0 or 1: never;
      unset: as predicted.  */
   long head;             /* -1: as predicted */
   int poison;

@@ -286,21 +286,14 @@ int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
 enum { GT_HEAD_WHOLE = 0, GT_HEAD_PIECES = 1, GT_HEAD_K11_PIECES = 2 };
 int gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
                          size_t kc9, size_t kc11, double a_seconds);
-/* How many of a product's first panels (m x w each, of n columns,
-   depth k; at most `most`) go as one head in blocks of A's rows, each
-   block as it comes, after their panels of B, where A takes a_seconds to
-   come in, B b_seconds and C c_seconds to go out: where the other panels
-   are kernel-bound, a head whose GPU time matches A's arrival keeps the
-   GPU busy while A comes in, where panel 0 alone (in pieces or rows)
-   leaves it waiting.  0 where no head of 2 or more is predicted to pay,
-   where the kernel does not outweigh A's and C's copies well, but for
-   complex by complex plans (real ones measured no steady gain), and for
-   kernel 11 (its every run scans and slices its
-   whole B again).  */
-size_t gt_plan_head_panels (const gt_plan *whole, size_t m, size_t w,
-                            size_t n, size_t k, size_t most,
-                            double a_seconds, double b_seconds,
-                            double c_seconds);
+/* The kernel time of a product (m x n x k) that a head of several
+   panels in blocks of A's rows may take (the host layer's rule,
+   gt_head_rule.c, weighs it against the copies), or 0 where its plan
+   takes none: real plans (forced, they gained in some runs and lost in
+   others: bench/RESULTS.md, "A head of panels in blocks of rows"), and
+   kernel 11 (its every run scans and slices its whole B again).  */
+double gt_plan_head_gpu_seconds (const gt_plan *whole, size_t m, size_t n,
+                                 size_t k);
 /* Kernel 11's pieces of a real single product: each scanned and sliced
    on its own, its sums carried in doubles (gt_k11_piece); at least this
    long, as each piece's fixed costs (its scans, the wait for their

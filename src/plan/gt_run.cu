@@ -340,16 +340,6 @@ gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
    (16384 x 2048 x 16384: bench/RESULTS.md, "A band's pieces as they
    come").  */
 #define K9_SINGLE_PIECES_RATE 32e12
-/* A head of several panels only for complex by complex plans, where it is
-   predicted to end the call this much sooner than panel 0 alone
-   (gt_plan_head_panels), and where the kernel's time is at least
-   HEAD_KERNEL_BOUND times both A's and C's copies': real doubles gained
-   in some runs and lost in others, and products nearer their copies'
-   time lost, where the host's copies, whose rate varies from call to
-   call, decide more (bench/RESULTS.md, "A head of panels in blocks of
-   rows").  */
-#define HEAD_PANELS_GAIN 0.95
-#define HEAD_KERNEL_BOUND 2.2
 
 /* The end of a head of `count` pieces of `each` seconds on the GPU,
    after A's arrival at a_seconds: where the pieces keep up with A, its
@@ -381,44 +371,13 @@ gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
   return k9_end < whole_end ? GT_HEAD_PIECES : GT_HEAD_WHOLE;
 }
 
-/* A head of P panels of w columns (of n) computed in blocks of A's rows
-   after their B: its end, by the later of A's arrival and its own GPU
-   time, then the other panels' GPU time (they are kernel-bound where a
-   head pays: B comes in faster than they run).  */
-static double
-rows_head_end (double share, double a_seconds, double b_seconds, double gpu)
-{
-  const double head_gpu = share * gpu;
-  return share * b_seconds + (a_seconds > head_gpu ? a_seconds : head_gpu)
-         + (1.0 - share) * gpu;
-}
-
-extern "C" size_t
-gt_plan_head_panels (const gt_plan *whole, size_t m, size_t w, size_t n,
-                     size_t k, size_t most, double a_seconds,
-                     double b_seconds, double c_seconds)
+extern "C" double
+gt_plan_head_gpu_seconds (const gt_plan *whole, size_t m, size_t n, size_t k)
 {
   if (!(whole->complex_a && whole->complex_b)
-      || whole->kernel == GT_K11_OZAKI || w == 0 || most < 2)
+      || whole->kernel == GT_K11_OZAKI)
     return 0;
-  const double gpu = 8.0 * m * n * k / THREE_PIECES_RATE;
-  if (gpu < HEAD_KERNEL_BOUND * a_seconds
-      || gpu < HEAD_KERNEL_BOUND * c_seconds)
-    return 0;
-  const double one = rows_head_end ((double) w / n, a_seconds, b_seconds, gpu);
-  size_t best = 0;
-  double best_end = HEAD_PANELS_GAIN * one;
-  for (size_t p = 2; p <= most; p++)
-    {
-      const double end = rows_head_end ((double) (p * w) / n, a_seconds,
-                                        b_seconds, gpu);
-      if (end < best_end)
-        {
-          best = p;
-          best_end = end;
-        }
-    }
-  return best;
+  return 8.0 * m * n * k / THREE_PIECES_RATE;
 }
 
 extern "C" size_t
