@@ -992,7 +992,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     assert (norm (double (C(i, :)) - R, "fro")
 %!             <= 4 * k * eps (class (C)) * norm (double (X(i, :)), "fro") * norm (double (Y), "fro"));
 %!   endfor
-%!   ## the same product with the head off takes none
+%!   ## GPU_TILED_HEAD=0 takes no head (nor would the rule, at this size:
+%!   ## tests/test_head_rule.c checks where it would)
 %!   setenv ("GPU_TILED_HEAD", "0");
 %!   gpu_tiled_reset ();
 %!   C = gpu_tiled_mtimes (A, B);
