@@ -1352,8 +1352,8 @@ download_panel (const gt_context *ctx, const gt_call *c, gt_stager *sg,
 }
 
 /* Panels p_first.. (A already sent): each panel of B in one panel ahead
-   of its kernel, then the kernel, and the panel before it out; then the
-   last panel out.  Where the kernel's launch waits for the GPU (kernel
+   of its kernel, then the kernel, and the panels done before it out (at
+   most two a launch); then the rest out.  Where the kernel's launch waits for the GPU (kernel
    11, for its scans' choice) the next panel's copies in go during that
    wait instead (bench/RESULTS.md, "The host's work beside kernel 11's
    wait").  */
@@ -1379,13 +1379,17 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
           upload_next (&next);   /* where the launch did not call it */
           st = next.st;
         }
-      /* the panels before p out, two at most a launch: a head's
-         panels, all done at once, would otherwise all go (staged, the
-         host waiting for them) before the next launch; where a head pays,
-         two panels' copies out take less than one panel's kernel
-         (gt_head_rule.c) */
-      for (int now = 0; st == GT_OK && out < p && now < 2; now++, out++)
-        st = download_panel (ctx, c, sg, out);
+      /* the panels before p out, two copies at most a launch: a head's
+         panels, all done at once, would otherwise all go (the host
+         waiting for staged copies) before the next launch; where a head
+         pays, two panels' copies out take less than one panel's kernel
+         (gt_head_rule.c).  Panels whose rows went out already count
+         none.  */
+      for (int now = 0; st == GT_OK && out < p && now < 2; out++)
+        {
+          now += !(out < c->head && c->panel0_out);
+          st = download_panel (ctx, c, sg, out);
+        }
     }
   for (; st == GT_OK && out < c->panels; out++)
     st = download_panel (ctx, c, sg, out);
