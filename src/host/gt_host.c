@@ -298,7 +298,8 @@ head_rows (const gt_call *c)
 
 /* Where the panels after the first are kernel-bound, a head of several
    full panels in blocks of A's rows, each block run as it comes, keeps
-   the GPU busy while A comes in (gt_head_rule.c): their count, or 0.
+   the GPU busy while A comes in (gt_head_rule.c): their count, or 0 (a
+   plan that takes blocks of rows: head_rows).
    Not beside panels side by side, for a band sharing A (its A comes in
    parts from several places) or without pieces (GPU_TILED_NO_KSPLIT);
    GPU_TILED_HEAD forces a count.  */
@@ -309,8 +310,6 @@ head_panels (const gt_context *ctx, const gt_call *c)
   if (c->side || c->shared_a || (ctx && ctx->opt.no_ksplit)
       || forced == 0 || forced == 1 || c->full_panels < 2
       || c->total < GT_PIECES_ONE_PANEL_MIN)
-    return 0;
-  if (!head_rows (c))
     return 0;
   const size_t most = c->full_panels;
   if (forced > 1)
@@ -341,7 +340,6 @@ rows_layout (gt_call *c)
                           || c->rows_last.kernel == GT_K11_OZAKI)))
     {
       c->rows = 0;
-      c->head = 1;
       return;
     }
   c->work = larger (c->work, larger (c->rows_plan.work_bytes,
@@ -382,8 +380,9 @@ static void
 first_panel_layout (const gt_context *ctx, gt_call *c)
 {
   c->kc = 0;
-  c->head = head_panels (ctx, c);
-  c->rows = c->head ? head_rows (c) : 0;
+  const size_t rows = head_rows (c);
+  c->head = rows ? head_panels (ctx, c) : 0;
+  c->rows = c->head ? rows : 0;
   if (c->rows)
     rows_layout (c);
   if (c->rows)
@@ -1337,13 +1336,21 @@ run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
-/* Panel p of C out, once its product is done (panel 0: unless its
-   blocks of rows went out one by one).  */
+/* Whether panel p went out already: one of panel 0's head, whose
+   blocks of rows went out one by one.  */
+static int
+panel_out_already (const gt_call *c, size_t p)
+{
+  return p < c->head && c->panel0_out;
+}
+
+/* Panel p of C out, once its product is done (unless it went out
+   already).  */
 static gt_status
 download_panel (const gt_context *ctx, const gt_call *c, gt_stager *sg,
                 size_t p)
 {
-  if (p < c->head && c->panel0_out)
+  if (panel_out_already (c, p))
     return GT_OK;
   size_t j0, j1;
   panel_cols (c, p, &j0, &j1);
@@ -1353,10 +1360,10 @@ download_panel (const gt_context *ctx, const gt_call *c, gt_stager *sg,
 
 /* Panels p_first.. (A already sent): each panel of B in one panel ahead
    of its kernel, then the kernel, and the panels done before it out (at
-   most two a launch); then the rest out.  Where the kernel's launch waits for the GPU (kernel
-   11, for its scans' choice) the next panel's copies in go during that
-   wait instead (bench/RESULTS.md, "The host's work beside kernel 11's
-   wait").  */
+   most two a launch); then the rest out.  Where the kernel's launch
+   waits for the GPU (kernel 11, for its scans' choice) the next panel's
+   copies in go during that wait instead (bench/RESULTS.md, "The host's
+   work beside kernel 11's wait").  */
 static gt_status
 other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
               size_t p_first, gt_interrupt_fn interrupted)
@@ -1387,7 +1394,7 @@ other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
          none.  */
       for (int now = 0; st == GT_OK && out < p && now < 2; out++)
         {
-          now += !(out < c->head && c->panel0_out);
+          now += !panel_out_already (c, out);
           st = download_panel (ctx, c, sg, out);
         }
     }
@@ -1510,14 +1517,14 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
     st = whole_a (ctx, c, sg, interrupted);
   if (st == GT_OK)
     {
-      /* panel 0's B, where it went in with the pieces or blocks (else
-         upload_panel says it) */
+      /* the B of panels 0 to p_first - 1, where it went in with the
+         pieces or blocks (else upload_panel says it) */
       cudaEvent_t ev = read_done (ctx, c, 0);
       size_t j0, j1;
       if (p_first && ev)
         {
-          panel_cols (c, 0, &j0, &j1);
-          read_part (c, j0, c->head > 1 ? head_cols (c) : j1, ev);
+          panel_cols (c, p_first - 1, &j0, &j1);
+          read_part (c, 0, j1, ev);
         }
     }
   /* A's planes for the panels the first panel's pieces or blocks did not

@@ -46,9 +46,10 @@
    out, shrinks to the last panel.  Not inside the launches before it:
    there the parts' probes ran beside the next panels' uploads and
    slowed them (a split single 8192^3 1.04-1.06 of the time;
-   bench/RESULTS.md, "B probed by its bands").  A run probes only its own parts: a later run
-   (a block of C) may read the same bytes again, but not while this
-   run's probe of them runs (gt_probe_reads_begin waits for it).  */
+   bench/RESULTS.md, "B probed by its bands").  A run probes only its own
+   parts: a later run (a block of C) may read the same bytes again, but
+   not while this run's probe of them runs (gt_probe_reads_begin waits
+   for it).  */
 
 #include <pthread.h>
 #include <stdint.h>
