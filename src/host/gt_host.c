@@ -372,33 +372,99 @@ side_layout (gt_call *c, int real_a, int real_b)
     }
 }
 
-/* Panel 0's way: a head of several panels in blocks of rows
-   (head_panels) where its blocks' plans allow, else its pieces of k
-   (first_panel_piece) or its own blocks of rows (first_panel_rows), or
-   one pass.  */
-static void
-first_panel_layout (const gt_context *ctx, gt_call *c)
+/* GPU time of one of panel 0's pieces for a head of cols columns
+   (gt_pieces_head_case.piece_seconds).  */
+static double
+head_piece_seconds (const void *arg, size_t cols)
 {
-  c->kc = 0;
+  const gt_call *c = (const gt_call *) arg;
+  return gt_plan_piece_gpu_seconds (&c->plan_full, c->m, cols, c->kc);
+}
+
+/* Where panel 0 goes in pieces of k that run the panels' own kernel
+   (real plans on kernel 9 or 4: the same bits as the panels whole), a
+   head of several full panels in those pieces, each piece's product for
+   all of them run as it comes, keeps the GPU busy while A comes in
+   (gt_head_rule.c): their count, or 1.  Not beside panels side by side;
+   a band sharing A weighs its own part's time, as first_panel_piece
+   does; GPU_TILED_HEAD forces a count.  */
+static size_t
+pieces_head (const gt_context *ctx, const gt_call *c)
+{
+  const long forced = ctx ? ctx->opt.head : -1;
+  if (c->side || forced == 0 || forced == 1 || c->full_panels < 2)
+    return 1;
+  if (forced > 1)
+    return (size_t) forced < c->full_panels ? (size_t) forced
+                                            : c->full_panels;
+  const int parts = c->shared_a && c->a_straight
+                    ? gt_shared_a_parts (c->shared_a) : 1;
+  const gt_pieces_head_case h = {
+    c->w, c->n, c->full_panels, (c->k + c->kc - 1) / c->kc,
+    head_piece_seconds (c, c->n) * c->k / c->kc,
+    c->m * c->k * c->hs_a / (parts * PIECES_HOST_RATE),
+    c->k * c->n * c->hs_b / PIECES_HOST_RATE,
+    c->m * c->n * c->es / PIECES_HOST_RATE, head_piece_seconds, c };
+  return gt_pieces_head_panels (&h);
+}
+
+/* Complex plans take A's planes (a head of theirs goes in blocks of
+   rows); real ones a head in pieces of k, where they have pieces.  */
+static int
+complex_plan (const gt_call *c)
+{
+  return c->plan_full.complex_a || c->plan_full.complex_b;
+}
+
+/* A head of several panels in blocks of rows (head_panels): its panels
+   and rows set, or none.  */
+static void
+rows_head_layout (const gt_context *ctx, gt_call *c)
+{
   const size_t rows = head_rows (c);
   c->head = rows ? head_panels (ctx, c) : 0;
   c->rows = c->head ? rows : 0;
   if (c->rows)
     rows_layout (c);
-  if (c->rows)
-    return;
+  if (!c->rows)
+    c->head = 1;
+}
+
+/* Panel 0's way: for a real plan whose pieces of k (first_panel_piece)
+   run the panels' own kernel, those pieces, with a head of several
+   panels where it pays (pieces_head); else a head of several panels in
+   blocks of rows (head_panels) where its blocks' plans allow, else its
+   pieces of k, or its own blocks of rows (first_panel_rows), or one
+   pass.  */
+static void
+first_panel_layout (const gt_context *ctx, gt_call *c)
+{
+  c->kc = 0;
   c->head = 1;
+  c->rows = 0;
   int k11 = 0;
-  c->kc = first_panel_piece (ctx, c, &k11);
+  if (!complex_plan (c))
+    c->kc = first_panel_piece (ctx, c, &k11);
+  if (c->kc && !k11
+      && gt_plan_piece_gpu_seconds (&c->plan_full, c->m, c->w, c->kc) > 0)
+    c->head = pieces_head (ctx, c);
+  else
+    {
+      c->kc = 0;
+      rows_head_layout (ctx, c);
+      if (c->rows)
+        return;
+      c->kc = first_panel_piece (ctx, c, &k11);
+    }
   if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
     c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
   if (c->kc)
     {
-      const size_t last = last_part (c->k, c->kc);
-      c->piece_plan = k11 ? gt_plan_piece_k11 (c->m, c->w, c->kc)
-                          : gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
-      c->piece_last = k11 ? gt_plan_piece_k11 (c->m, c->w, last)
-                          : gt_plan_piece (&c->plan_full, c->m, c->w, last);
+      const size_t last = last_part (c->k, c->kc), w = head_cols (c);
+      c->piece_plan = k11 ? gt_plan_piece_k11 (c->m, w, c->kc)
+                          : gt_plan_piece (&c->plan_full, c->m, w, c->kc);
+      c->piece_last = k11 ? gt_plan_piece_k11 (c->m, w, last)
+                          : gt_plan_piece (&c->plan_full, c->m, w, last);
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
                                          c->piece_last.work_bytes));
     }
@@ -825,7 +891,7 @@ piece_rows_in (gt_call *c, gt_stager *sg, size_t k0, size_t k1,
                gt_interrupt_fn interrupted)
 {
   return gt_stage_upload_rows (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                               c->hlb, k0, k1, 0, c->w, interrupted);
+                               c->hlb, k0, k1, 0, head_cols (c), interrupted);
 }
 
 /* Panel 0's piece [k0, k1) in: A's columns and B's rows (rows_in: they
@@ -890,6 +956,17 @@ piece_stage (gt_context *ctx, gt_call *c, gt_stager *sg,
                      interrupted);
   return st == GT_OK ? piece_in (ctx, c, sg, k0, k1, rows_in, interrupted)
                       : st;
+}
+
+/* Panel 0, or a head of panels, done on ctx->comp: each panel's event
+   recorded for its copy out.  */
+static gt_status
+head_done (gt_context *ctx, const gt_call *c)
+{
+  cudaError_t err = cudaSuccess;
+  for (size_t p = 0; p < c->head && err == cudaSuccess; p++)
+    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
+  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
 /* Host work inside a launch (gt_gemm_args.idle): a lost device is not
@@ -1003,7 +1080,7 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       size_t k0, k1;
       piece_cols (c, piece, &k0, &k1);
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
-      gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
+      gt_gemm_args g = device_block (c, 0, head_cols (c), k0, k1 - k0);
       const piece_ahead next = { ctx, c, sg, &po, i + 1, piece, interrupted,
                                  0, 0, 0, GT_OK };
       ahead = next;
@@ -1026,10 +1103,7 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       if (ahead.reset_after && st != GT_OK)
         gt_ctx_reset_lost ();
     }
-  if (st != GT_OK)
-    return st;
-  cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
-  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
+  return st == GT_OK ? head_done (ctx, c) : st;
 }
 
 /* Rows [r0, r1) of C (all of its rows: 0, m) on their way out.  */
@@ -1085,12 +1159,7 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
           c->panel0_out = 1;
         }
     }
-  if (st != GT_OK)
-    return st;
-  cudaError_t err = cudaSuccess;
-  for (size_t p = 0; p < c->head && err == cudaSuccess; p++)
-    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
-  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
+  return st == GT_OK ? head_done (ctx, c) : st;
 }
 
 /* A's planes for the panels run whole, once all of A is there
@@ -1506,7 +1575,7 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st == GT_OK && c->kc)
     {
       st = first_panel_in_pieces (ctx, c, sg, interrupted);
-      p_first = 1;
+      p_first = c->head;
     }
   else if (st == GT_OK && c->rows)
     {
