@@ -1006,11 +1006,11 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! end_unwind_protect
 %!testif ; gpu
 %! ## a head of several panels in pieces of k (real plans whose pieces run
-%! ## the panels' own kernel): each piece of A's columns with the head's
-%! ## rows of B, its product for all the head's panels; the same bits as
-%! ## panel 0 alone in pieces (each element one chain over k), on one
-%! ## device and split over two where there are two (each band its own
-%! ## head); C poisoned, no size a multiple of a tile, a piece or a panel
+%! ## the panels' own kernel): each piece of A's columns as it comes, the
+%! ## head's B whole first, its product for all the head's panels, as
+%! ## accurate as panel 0 alone in pieces; on one device and split over
+%! ## two where there are two (each band its own head); C poisoned, no
+%! ## size a multiple of a tile, a piece or a panel
 %! d = gpu_tiled_devices ();
 %! heads = @() sum ([gpu_tiled_info().devices.head_products]);
 %! setenv ("GPU_TILED_EMULATE", "off");
@@ -1032,11 +1032,12 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!       C3 = gpu_tiled_mtimes (A, B);
 %!       assert (heads () >= g);
 %!       assert (! any (isnan (C3(:))));
-%!       assert (isequal (C3, C0));
 %!       i = rows_to_check (3001, 2500, 9001);
 %!       R = double (A(i, :)) * double (B);
 %!       assert (norm (double (C3(i, :)) - R, "fro")
 %!               <= 4 * 2500 * eps (cls{1}) * norm (double (A(i, :)), "fro") * norm (double (B), "fro"));
+%!       assert (norm (double (C3(i, :)) - R, "fro")
+%!               <= 2 * norm (double (C0(i, :)) - R, "fro"));
 %!     endfor
 %!   endfor
 %! unwind_protect_cleanup

@@ -52,23 +52,27 @@ gt_head_panels (const gt_head_case *h)
   return best;
 }
 
-/* A head in pieces: the pieces' copies in are A's and the head's share
-   of B's; its last piece runs after them, or after the GPU's own time
-   for the head where that is longer.  No panel of the head is done
-   before its last piece, so all of C goes out after it: the rest ends
-   after the other panels' kernels and one panel's copy out, or after
-   C's copies, whichever is later.  */
+/* A head in pieces: its share of B comes first, whole (panel 0 alone
+   takes its rows of B with each piece instead), then A's pieces; its
+   last piece runs after them, or after the GPU's own time for the head
+   where that is longer.  No panel of the head is done before its last
+   piece, so all of C goes out after it: the rest ends after the other
+   panels' kernels and one panel's copy out, or after C's copies,
+   whichever is later.  */
 double
 gt_pieces_head_end (const gt_pieces_head_case *h, size_t panels)
 {
   const double share = h->n ? (double) (panels * h->w) / h->n : 1.0;
   const double one = h->n ? (double) h->w / h->n : 1.0;
   const double each = h->piece_seconds (h->arg, panels * h->w);
-  const double in = h->a_seconds + share * h->b_seconds;
   const double gpu = h->pieces * each;
   const double rest = (1.0 - share) * h->gpu_seconds + one * h->c_seconds;
-  return (in > gpu ? in : gpu) + each
-         + (rest > h->c_seconds ? rest : h->c_seconds);
+  const double first = panels > 1
+                       ? share * h->b_seconds
+                         + (h->a_seconds > gpu ? h->a_seconds : gpu)
+                       : (h->a_seconds + share * h->b_seconds > gpu
+                          ? h->a_seconds + share * h->b_seconds : gpu);
+  return first + each + (rest > h->c_seconds ? rest : h->c_seconds);
 }
 
 size_t

@@ -382,7 +382,7 @@ head_piece_seconds (const void *arg, size_t cols)
 }
 
 /* Where panel 0 goes in pieces of k that run the panels' own kernel
-   (real plans on kernel 9 or 4: the same bits as the panels whole), a
+   (real plans on kernel 9 or 4, gt_plan_piece_gpu_seconds), a
    head of several full panels in those pieces, each piece's product for
    all of them run as it comes, keeps the GPU busy while A comes in
    (gt_head_rule.c): their count, or 1.  Not beside panels side by side;
@@ -1029,7 +1029,7 @@ stage_piece_ahead (void *arg)
   const size_t piece = gt_piece_orders_next (a->po, a->i, a->last);
   if (a->c->shared_a && !gt_piece_own (o, piece))
     {
-      if (!rows_ahead (a->c))
+      if (a->c->head > 1 || !rows_ahead (a->c))
         return;
       size_t k0, k1;
       piece_cols (a->c, piece, &k0, &k1);
@@ -1038,7 +1038,8 @@ stage_piece_ahead (void *arg)
       return;
     }
   a->done = 1;
-  a->st = piece_stage (a->ctx, a->c, a->sg, o, piece, 0, a->interrupted);
+  a->st = piece_stage (a->ctx, a->c, a->sg, o, piece, a->c->head > 1,
+                       a->interrupted);
 }
 
 static void
@@ -1064,8 +1065,17 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   gt_piece_orders_make (&l, &po, c->shared_a ? bands_agree : NULL, c);
   const gt_piece_order *o = &po.step;   /* its own pieces: either order's */
   const size_t count = o->count;
-  gt_status st = c->shared_a && o->j1 == o->j0
-                 ? own_a_in (ctx, c, sg, interrupted) : GT_OK;
+  /* a head's B whole first, in columns, so that A's pieces and B's
+     columns go straight where they are locked (a head's rows of B piece
+     by piece went through the host's copies, and lost:
+     bench/RESULTS.md, "A head in pieces of k") */
+  const int b_first = c->head > 1;
+  gt_status st = b_first ? gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B,
+                                            c->hs_b, c->hlb, c->k, 0,
+                                            head_cols (c), interrupted)
+                         : GT_OK;
+  if (st == GT_OK && c->shared_a && o->j1 == o->j0)
+    st = own_a_in (ctx, c, sg, interrupted);
   const int waits = gt_plan_waits (&c->piece_plan);
   piece_ahead ahead = { ctx, c, sg, &po, 0, 0, interrupted, 0, 0, 0, GT_OK };
   size_t piece = 0;
@@ -1073,8 +1083,8 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
     {
       piece = gt_piece_orders_next (&po, i, piece);
       if (!(i > 0 && ahead.done))   /* not staged during the last wait */
-        st = piece_stage (ctx, c, sg, o, piece, i > 0 && ahead.rows_in,
-                          interrupted);
+        st = piece_stage (ctx, c, sg, o, piece,
+                          b_first || (i > 0 && ahead.rows_in), interrupted);
       if (st != GT_OK)
         return st;
       size_t k0, k1;

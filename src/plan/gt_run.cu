@@ -384,7 +384,8 @@ extern "C" double
 gt_plan_piece_gpu_seconds (const gt_plan *whole, size_t m, size_t w,
                            size_t kc)
 {
-  if (whole->complex_a || whole->complex_b || !gt_plan_pieces_alike (whole))
+  if (whole->complex_a || whole->complex_b
+      || !(whole->kernel == GT_K9_DMMA || gt_plan_pieces_alike (whole)))
     return 0;
   return 2.0 * m * w * kc / (K9_PIECES_RATE * pieces_busy (m, w));
 }
