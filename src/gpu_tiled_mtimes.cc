@@ -1005,50 +1005,6 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
 %!testif ; gpu
-%! ## a head of several panels in pieces of k (real plans whose pieces run
-%! ## the panels' own kernel): each piece of A's columns as it comes, the
-%! ## head's B whole first, its product for all the head's panels, as
-%! ## accurate as panel 0 alone in pieces; on one device and split over
-%! ## two where there are two (each band its own head); C poisoned, no
-%! ## size a multiple of a tile, a piece or a panel
-%! d = gpu_tiled_devices ();
-%! heads = @() sum ([gpu_tiled_info().devices.head_products]);
-%! setenv ("GPU_TILED_EMULATE", "off");
-%! setenv ("GPU_TILED_POISON", "1");
-%! unwind_protect
-%!   for g = unique ([1, min(2, numel (d))])
-%!     gpu_tiled_devices (d(1:g));
-%!     if (g > 1)
-%!       setenv ("GPU_TILED_SPLIT", "always");
-%!     endif
-%!     for cls = {"double", "single"}
-%!       A = randn (3001, 2500, cls{1});  B = randn (2500, 9001, cls{1});
-%!       setenv ("GPU_TILED_HEAD", "0");
-%!       gpu_tiled_reset ();
-%!       C0 = gpu_tiled_mtimes (A, B);
-%!       assert (heads (), 0);
-%!       setenv ("GPU_TILED_HEAD", "3");
-%!       gpu_tiled_reset ();
-%!       C3 = gpu_tiled_mtimes (A, B);
-%!       assert (heads () >= g);
-%!       assert (! any (isnan (C3(:))));
-%!       i = rows_to_check (3001, 2500, 9001);
-%!       R = double (A(i, :)) * double (B);
-%!       assert (norm (double (C3(i, :)) - R, "fro")
-%!               <= 4 * 2500 * eps (cls{1}) * norm (double (A(i, :)), "fro") * norm (double (B), "fro"));
-%!       assert (norm (double (C3(i, :)) - R, "fro")
-%!               <= 2 * norm (double (C0(i, :)) - R, "fro"));
-%!     endfor
-%!   endfor
-%! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_HEAD");
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   unsetenv ("GPU_TILED_POISON");
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
-%! end_unwind_protect
-%!testif ; gpu
 %! ## complex singles on kernel 11 streamed in several panels (n from
 %! ## 2048 to 7167: panels of a quarter of n or wider; here 4 of 2048
 %! ## columns on a 132-SM Hopper), the last narrower than the others; real by

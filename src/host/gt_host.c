@@ -372,99 +372,33 @@ side_layout (gt_call *c, int real_a, int real_b)
     }
 }
 
-/* GPU time of one of panel 0's pieces for a head of cols columns
-   (gt_pieces_head_case.piece_seconds).  */
-static double
-head_piece_seconds (const void *arg, size_t cols)
-{
-  const gt_call *c = (const gt_call *) arg;
-  return gt_plan_piece_gpu_seconds (&c->plan_full, c->m, cols, c->kc);
-}
-
-/* Where panel 0 goes in pieces of k that run the panels' own kernel
-   (real plans on kernel 9 or 4, gt_plan_piece_gpu_seconds), a
-   head of several full panels in those pieces, each piece's product for
-   all of them run as it comes, keeps the GPU busy while A comes in
-   (gt_head_rule.c): their count, or 1.  Not beside panels side by side;
-   a band sharing A weighs its own part's time, as first_panel_piece
-   does; GPU_TILED_HEAD forces a count.  */
-static size_t
-pieces_head (const gt_context *ctx, const gt_call *c)
-{
-  const long forced = ctx ? ctx->opt.head : -1;
-  if (c->side || forced == 0 || forced == 1 || c->full_panels < 2)
-    return 1;
-  if (forced > 1)
-    return (size_t) forced < c->full_panels ? (size_t) forced
-                                            : c->full_panels;
-  const int parts = c->shared_a && c->a_straight
-                    ? gt_shared_a_parts (c->shared_a) : 1;
-  const gt_pieces_head_case h = {
-    c->w, c->n, c->full_panels, (c->k + c->kc - 1) / c->kc,
-    head_piece_seconds (c, c->n) * c->k / c->kc,
-    c->m * c->k * c->hs_a / (parts * PIECES_HOST_RATE),
-    c->k * c->n * c->hs_b / PIECES_HOST_RATE,
-    c->m * c->n * c->es / PIECES_HOST_RATE, head_piece_seconds, c };
-  return gt_pieces_head_panels (&h);
-}
-
-/* Complex plans take A's planes (a head of theirs goes in blocks of
-   rows); real ones a head in pieces of k, where they have pieces.  */
-static int
-complex_plan (const gt_call *c)
-{
-  return c->plan_full.complex_a || c->plan_full.complex_b;
-}
-
-/* A head of several panels in blocks of rows (head_panels): its panels
-   and rows set, or none.  */
+/* Panel 0's way: a head of several panels in blocks of rows
+   (head_panels) where its blocks' plans allow, else its pieces of k
+   (first_panel_piece) or its own blocks of rows (first_panel_rows), or
+   one pass.  */
 static void
-rows_head_layout (const gt_context *ctx, gt_call *c)
+first_panel_layout (const gt_context *ctx, gt_call *c)
 {
+  c->kc = 0;
   const size_t rows = head_rows (c);
   c->head = rows ? head_panels (ctx, c) : 0;
   c->rows = c->head ? rows : 0;
   if (c->rows)
     rows_layout (c);
-  if (!c->rows)
-    c->head = 1;
-}
-
-/* Panel 0's way: for a real plan whose pieces of k (first_panel_piece)
-   run the panels' own kernel, those pieces, with a head of several
-   panels where it pays (pieces_head); else a head of several panels in
-   blocks of rows (head_panels) where its blocks' plans allow, else its
-   pieces of k, or its own blocks of rows (first_panel_rows), or one
-   pass.  */
-static void
-first_panel_layout (const gt_context *ctx, gt_call *c)
-{
-  c->kc = 0;
+  if (c->rows)
+    return;
   c->head = 1;
-  c->rows = 0;
   int k11 = 0;
-  if (!complex_plan (c))
-    c->kc = first_panel_piece (ctx, c, &k11);
-  if (c->kc && !k11
-      && gt_plan_piece_gpu_seconds (&c->plan_full, c->m, c->w, c->kc) > 0)
-    c->head = pieces_head (ctx, c);
-  else
-    {
-      c->kc = 0;
-      rows_head_layout (ctx, c);
-      if (c->rows)
-        return;
-      c->kc = first_panel_piece (ctx, c, &k11);
-    }
+  c->kc = first_panel_piece (ctx, c, &k11);
   if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
     c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
   if (c->kc)
     {
-      const size_t last = last_part (c->k, c->kc), w = head_cols (c);
-      c->piece_plan = k11 ? gt_plan_piece_k11 (c->m, w, c->kc)
-                          : gt_plan_piece (&c->plan_full, c->m, w, c->kc);
-      c->piece_last = k11 ? gt_plan_piece_k11 (c->m, w, last)
-                          : gt_plan_piece (&c->plan_full, c->m, w, last);
+      const size_t last = last_part (c->k, c->kc);
+      c->piece_plan = k11 ? gt_plan_piece_k11 (c->m, c->w, c->kc)
+                          : gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
+      c->piece_last = k11 ? gt_plan_piece_k11 (c->m, c->w, last)
+                          : gt_plan_piece (&c->plan_full, c->m, c->w, last);
       c->work = larger (c->work, larger (c->piece_plan.work_bytes,
                                          c->piece_last.work_bytes));
     }
@@ -891,7 +825,7 @@ piece_rows_in (gt_call *c, gt_stager *sg, size_t k0, size_t k1,
                gt_interrupt_fn interrupted)
 {
   return gt_stage_upload_rows (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                               c->hlb, k0, k1, 0, head_cols (c), interrupted);
+                               c->hlb, k0, k1, 0, c->w, interrupted);
 }
 
 /* Panel 0's piece [k0, k1) in: A's columns and B's rows (rows_in: they
@@ -958,17 +892,6 @@ piece_stage (gt_context *ctx, gt_call *c, gt_stager *sg,
                       : st;
 }
 
-/* Panel 0, or a head of panels, done on ctx->comp: each panel's event
-   recorded for its copy out.  */
-static gt_status
-head_done (gt_context *ctx, const gt_call *c)
-{
-  cudaError_t err = cudaSuccess;
-  for (size_t p = 0; p < c->head && err == cudaSuccess; p++)
-    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
-  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
-}
-
 /* Host work inside a launch (gt_gemm_args.idle): a lost device is not
    reset there (gt_fail_cuda), as the launch still holds its records and
    handles and finds the error itself.  Returns whether the caller is to
@@ -1029,7 +952,7 @@ stage_piece_ahead (void *arg)
   const size_t piece = gt_piece_orders_next (a->po, a->i, a->last);
   if (a->c->shared_a && !gt_piece_own (o, piece))
     {
-      if (a->c->head > 1 || !rows_ahead (a->c))
+      if (!rows_ahead (a->c))
         return;
       size_t k0, k1;
       piece_cols (a->c, piece, &k0, &k1);
@@ -1038,8 +961,7 @@ stage_piece_ahead (void *arg)
       return;
     }
   a->done = 1;
-  a->st = piece_stage (a->ctx, a->c, a->sg, o, piece, a->c->head > 1,
-                       a->interrupted);
+  a->st = piece_stage (a->ctx, a->c, a->sg, o, piece, 0, a->interrupted);
 }
 
 static void
@@ -1065,17 +987,8 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   gt_piece_orders_make (&l, &po, c->shared_a ? bands_agree : NULL, c);
   const gt_piece_order *o = &po.step;   /* its own pieces: either order's */
   const size_t count = o->count;
-  /* a head's B whole first, in columns, so that A's pieces and B's
-     columns go straight where they are locked (a head's rows of B piece
-     by piece went through the host's copies, and lost:
-     bench/RESULTS.md, "A head in pieces of k") */
-  const int b_first = c->head > 1;
-  gt_status st = b_first ? gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B,
-                                            c->hs_b, c->hlb, c->k, 0,
-                                            head_cols (c), interrupted)
-                         : GT_OK;
-  if (st == GT_OK && c->shared_a && o->j1 == o->j0)
-    st = own_a_in (ctx, c, sg, interrupted);
+  gt_status st = c->shared_a && o->j1 == o->j0
+                 ? own_a_in (ctx, c, sg, interrupted) : GT_OK;
   const int waits = gt_plan_waits (&c->piece_plan);
   piece_ahead ahead = { ctx, c, sg, &po, 0, 0, interrupted, 0, 0, 0, GT_OK };
   size_t piece = 0;
@@ -1083,14 +996,14 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
     {
       piece = gt_piece_orders_next (&po, i, piece);
       if (!(i > 0 && ahead.done))   /* not staged during the last wait */
-        st = piece_stage (ctx, c, sg, o, piece,
-                          b_first || (i > 0 && ahead.rows_in), interrupted);
+        st = piece_stage (ctx, c, sg, o, piece, i > 0 && ahead.rows_in,
+                          interrupted);
       if (st != GT_OK)
         return st;
       size_t k0, k1;
       piece_cols (c, piece, &k0, &k1);
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
-      gt_gemm_args g = device_block (c, 0, head_cols (c), k0, k1 - k0);
+      gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
       const piece_ahead next = { ctx, c, sg, &po, i + 1, piece, interrupted,
                                  0, 0, 0, GT_OK };
       ahead = next;
@@ -1113,7 +1026,10 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       if (ahead.reset_after && st != GT_OK)
         gt_ctx_reset_lost ();
     }
-  return st == GT_OK ? head_done (ctx, c) : st;
+  if (st != GT_OK)
+    return st;
+  cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
+  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
 /* Rows [r0, r1) of C (all of its rows: 0, m) on their way out.  */
@@ -1169,7 +1085,12 @@ first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
           c->panel0_out = 1;
         }
     }
-  return st == GT_OK ? head_done (ctx, c) : st;
+  if (st != GT_OK)
+    return st;
+  cudaError_t err = cudaSuccess;
+  for (size_t p = 0; p < c->head && err == cudaSuccess; p++)
+    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
+  return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
 /* A's planes for the panels run whole, once all of A is there
@@ -1585,7 +1506,7 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st == GT_OK && c->kc)
     {
       st = first_panel_in_pieces (ctx, c, sg, interrupted);
-      p_first = c->head;
+      p_first = 1;
     }
   else if (st == GT_OK && c->rows)
     {

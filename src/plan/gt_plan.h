@@ -294,14 +294,6 @@ int gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
    kernel 11 (its every run scans and slices its whole B again).  */
 double gt_plan_head_gpu_seconds (const gt_plan *whole, size_t m, size_t n,
                                  size_t k);
-/* The GPU time of one piece of kc of k of an m x w block of C where its
-   pieces run the plan's own kernel or a plain form of it (real plans on
-   kernel 9 in any form, or kernel 4 as gt_plan_pieces_alike says), at
-   the pieces' rate with as many SMs as their tiles fill; 0 for other
-   plans (kernel 11's would run on kernel 9, several times slower).  The host layer's head of
-   several panels in pieces of k (gt_head_rule.h) weighs it.  */
-double gt_plan_piece_gpu_seconds (const gt_plan *whole, size_t m, size_t w,
-                                  size_t kc);
 /* Kernel 11's pieces of a real single product: each scanned and sliced
    on its own, its sums carried in doubles (gt_k11_piece); at least this
    long, as each piece's fixed costs (its scans, the wait for their
