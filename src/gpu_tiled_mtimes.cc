@@ -1005,6 +1005,53 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
 %!testif ; gpu
+%! ## panel 0 in pieces of k, its B whole first (GPU_TILED_B_FIRST=1, as
+%! ## where B is locked) or each piece's rows of B with it (0): only the
+%! ## order of the copies differs, so the same bits; single (kernel 11's
+%! ## own pieces and, kernel 11 off, kernel 9's) and double, on one device
+%! ## and split over two where there are two, operands locked, C poisoned
+%! d = gpu_tiled_devices ();
+%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
+%! setenv ("GPU_TILED_POISON", "1");
+%! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
+%! unwind_protect
+%!   for g = unique ([1, min(2, numel (d))])
+%!     gpu_tiled_devices (d(1:g));
+%!     if (g > 1)
+%!       setenv ("GPU_TILED_SPLIT", "always");
+%!     endif
+%!     for v = {{"single", ""}, {"single", "off"}, {"double", ""}}
+%!       if (isempty (v{1}{2}))
+%!         unsetenv ("GPU_TILED_EMULATE");
+%!       else
+%!         setenv ("GPU_TILED_EMULATE", v{1}{2});
+%!       endif
+%!       A = randn (3001, 8999, v{1}{1});  B = randn (8999, 4999, v{1}{1});
+%!       C = {};
+%!       for first = {"0", "1"}
+%!         setenv ("GPU_TILED_B_FIRST", first{1});
+%!         gpu_tiled_reset ();
+%!         C{end+1} = gpu_tiled_mtimes (A, B);
+%!         assert (pieces () >= g);
+%!       endfor
+%!       assert (! any (isnan (C{2}(:))));
+%!       assert (isequal (C{1}, C{2}));
+%!       i = rows_to_check (3001, 8999, 4999);
+%!       R = double (A(i, :)) * double (B);
+%!       assert (norm (double (C{2}(i, :)) - R, "fro")
+%!               <= 4 * 8999 * eps (v{1}{1}) * norm (double (A(i, :)), "fro") * norm (double (B), "fro"));
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_B_FIRST");
+%!   unsetenv ("GPU_TILED_EMULATE");
+%!   unsetenv ("GPU_TILED_POISON");
+%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%!testif ; gpu
 %! ## complex singles on kernel 11 streamed in several panels (n from
 %! ## 2048 to 7167: panels of a quarter of n or wider; here 4 of 2048
 %! ## columns on a 132-SM Hopper), the last narrower than the others; real by

@@ -77,6 +77,8 @@ typedef struct
   int panel0_out;               /* panel 0's blocks of rows went out as
                                    they were done */
   int straight;                 /* C locked: copies out straight */
+  int b_straight;               /* B locked (as a_straight) */
+  int b_first;                  /* panel 0 in pieces: its B whole first */
   int a_straight;               /* A locked: its uploads may go straight
                                    (gt_stage.c's rule: one plain copy or
                                    columns of 32 KiB or more) */
@@ -372,6 +374,20 @@ side_layout (gt_call *c, int real_a, int real_b)
     }
 }
 
+/* Whether panel 0's pieces take its B whole, in columns, before A's
+   first piece, instead of each piece's rows of B with it: where B is
+   locked, so that its columns go straight in one copy at the link's
+   rate, where the pieces' rows went through the host's copies (rows of
+   2 KiB at single 8192^3: 1 MiB a piece at 20 GB/s on the link, and the
+   host's gathers between A's parts: bench/RESULTS.md, "Panel 0's B
+   whole first").  GPU_TILED_B_FIRST=0 or 1 says never or always.  */
+static int
+piece_b_first (const gt_context *ctx, const gt_call *c)
+{
+  const int say = ctx ? ctx->opt.b_first : -1;
+  return say >= 0 ? say : c->b_straight;
+}
+
 /* Panel 0's way: a head of several panels in blocks of rows
    (head_panels) where its blocks' plans allow, else its pieces of k
    (first_panel_piece) or its own blocks of rows (first_panel_rows), or
@@ -390,6 +406,7 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
   c->head = 1;
   int k11 = 0;
   c->kc = first_panel_piece (ctx, c, &k11);
+  c->b_first = c->kc && piece_b_first (ctx, c);
   if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
     c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
   if (c->kc)
@@ -952,7 +969,7 @@ stage_piece_ahead (void *arg)
   const size_t piece = gt_piece_orders_next (a->po, a->i, a->last);
   if (a->c->shared_a && !gt_piece_own (o, piece))
     {
-      if (!rows_ahead (a->c))
+      if (a->c->b_first || !rows_ahead (a->c))
         return;
       size_t k0, k1;
       piece_cols (a->c, piece, &k0, &k1);
@@ -961,7 +978,8 @@ stage_piece_ahead (void *arg)
       return;
     }
   a->done = 1;
-  a->st = piece_stage (a->ctx, a->c, a->sg, o, piece, 0, a->interrupted);
+  a->st = piece_stage (a->ctx, a->c, a->sg, o, piece, a->c->b_first,
+                       a->interrupted);
 }
 
 static void
@@ -987,8 +1005,12 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   gt_piece_orders_make (&l, &po, c->shared_a ? bands_agree : NULL, c);
   const gt_piece_order *o = &po.step;   /* its own pieces: either order's */
   const size_t count = o->count;
-  gt_status st = c->shared_a && o->j1 == o->j0
-                 ? own_a_in (ctx, c, sg, interrupted) : GT_OK;
+  gt_status st = c->b_first ? gt_stage_upload (sg, c->dB, c->ldb, c->es_b,
+                                               c->B, c->hs_b, c->hlb, c->k,
+                                               0, c->w, interrupted)
+                             : GT_OK;
+  if (st == GT_OK && c->shared_a && o->j1 == o->j0)
+    st = own_a_in (ctx, c, sg, interrupted);
   const int waits = gt_plan_waits (&c->piece_plan);
   piece_ahead ahead = { ctx, c, sg, &po, 0, 0, interrupted, 0, 0, 0, GT_OK };
   size_t piece = 0;
@@ -996,7 +1018,8 @@ first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
     {
       piece = gt_piece_orders_next (&po, i, piece);
       if (!(i > 0 && ahead.done))   /* not staged during the last wait */
-        st = piece_stage (ctx, c, sg, o, piece, i > 0 && ahead.rows_in,
+        st = piece_stage (ctx, c, sg, o, piece,
+                          c->b_first || (i > 0 && ahead.rows_in),
                           interrupted);
       if (st != GT_OK)
         return st;
@@ -1588,6 +1611,7 @@ call_init (gt_call *c, const gt_product *p)
   c->a_part = p->a_part;
   c->straight = p->c_locked;
   c->a_straight = p->a_locked;
+  c->b_straight = p->b_locked;
 }
 
 static size_t

@@ -90,6 +90,8 @@ gt_options_read (gt_options *o)
             : env_long ("GPU_TILED_HEAD", 0);
   if (o->head < -1)
     o->head = 0;
+  o->b_first = env_is ("GPU_TILED_B_FIRST", "1") ? 1
+               : env_is ("GPU_TILED_B_FIRST", "0") ? 0 : -1;
   o->poison = getenv ("GPU_TILED_POISON") != NULL;
   o->test_interrupt = getenv ("GPU_TILED_TEST_INTERRUPT") == NULL ? 0
                       : (int) env_long ("GPU_TILED_TEST_INTERRUPT", -1);

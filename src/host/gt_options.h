@@ -53,6 +53,9 @@ typedef struct
      rows where a head may (head_panels' product), 0 or 1: never;
      unset: as predicted.  */
   long head;             /* -1: as predicted */
+  int b_first;           /* GPU_TILED_B_FIRST: panel 0's B whole before
+                            A's pieces: 1 always, 0 never, -1 where B is
+                            locked */
   int poison;
   int test_interrupt;    /* calls left to interrupt; -1 every one */
   int test_fail;         /* the device to fail; -1 none */
