@@ -8,6 +8,8 @@
    computed in pieces of k, each as soon as its columns of A and rows of B
    are there:
        A, B0 piece 0 | A, B0 piece 1 | ... | B panel 1 | B panel 2, C panel 0 ...
+   (where B is locked, B's panel 0 whole first, then A's pieces alone:
+   piece_b_first).
    On the device A and B get leading dimensions rounded up to 16 bytes, so
    the fast kernels read them in 16-byte pieces whatever m and k are; the
    host threads write that layout straight into the slots.  The smallest
