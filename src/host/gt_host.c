@@ -378,16 +378,23 @@ side_layout (gt_call *c, int real_a, int real_b)
 
 /* Whether panel 0's pieces take its B whole, in columns, before A's
    first piece, instead of each piece's rows of B with it: where B is
-   locked, so that its columns go straight in one copy at the link's
-   rate, where the pieces' rows went through the host's copies (rows of
-   2 KiB at single 8192^3: 1 MiB a piece at 20 GB/s on the link, and the
-   host's gathers between A's parts: bench/RESULTS.md, "Panel 0's B
-   whole first").  GPU_TILED_B_FIRST=0 or 1 says never or always.  */
+   locked and its columns go straight, in one copy at the link's rate,
+   where the pieces' rows went through the host's copies (rows of 2 KiB
+   at single 8192^3: 1 MiB a piece at 20 GB/s on the link, and the host's
+   gathers between A's parts: bench/RESULTS.md, "Panel 0's B whole
+   first").  Not where B's columns would be staged anyway (rounded from
+   doubles, or a 2-D copy of narrow rows): all of the panel would then
+   go through the host before A's first piece.  GPU_TILED_B_FIRST=0 or 1
+   says never or always.  */
 static int
 piece_b_first (const gt_context *ctx, const gt_call *c)
 {
   const int say = ctx ? ctx->opt.b_first : -1;
-  return say >= 0 ? say : c->b_straight;
+  if (say >= 0)
+    return say;
+  return c->b_straight && c->hs_b == c->es_b
+         && gt_stage_may_go_straight (c->k * c->es_b, c->w,
+                                      c->hlb * c->es_b, c->ldb * c->es_b);
 }
 
 /* Panel 0's way: a head of several panels in blocks of rows
@@ -398,6 +405,7 @@ static void
 first_panel_layout (const gt_context *ctx, gt_call *c)
 {
   c->kc = 0;
+  c->b_first = 0;
   const size_t rows = head_rows (c);
   c->head = rows ? head_panels (ctx, c) : 0;
   c->rows = c->head ? rows : 0;

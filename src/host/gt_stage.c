@@ -280,15 +280,21 @@ slot_send (gt_stager *st, copy_job *job, char *dst, size_t dpitch,
    copy threads.  */
 #define DIRECT_PARALLEL_PAGES ((size_t) 2048)
 
-/* Whether an upload of `height` rows of `width` bytes, `spitch` apart on
-   the host and `dpitch` on the device, from host bytes [lo, hi) goes
-   straight: they lie in an operand locked and checked, and the copy is
-   one plain copy or of rows wide enough.  */
+int
+gt_stage_may_go_straight (size_t width, size_t height, size_t spitch,
+                          size_t dpitch)
+{
+  return one_range (width, height, spitch, dpitch) || width >= DIRECT_MIN_ROW;
+}
+
+/* Whether an upload (as gt_stage_may_go_straight's) from host bytes
+   [lo, hi) goes straight: they lie in an operand locked and checked, and
+   the copy may.  */
 static int
 goes_straight (const gt_stager *st, const char *lo, const char *hi,
                size_t width, size_t height, size_t spitch, size_t dpitch)
 {
-  if (!one_range (width, height, spitch, dpitch) && width < DIRECT_MIN_ROW)
+  if (!gt_stage_may_go_straight (width, height, spitch, dpitch))
     return 0;
   for (int i = 0; i < 2; i++)
     if (st->in_lo[i] && st->in_lo[i] <= lo && hi <= st->in_hi[i])

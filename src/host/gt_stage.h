@@ -87,6 +87,13 @@ typedef struct
 /* A monotonic clock in seconds.  */
 double gt_now (void);
 
+/* Whether an upload of `height` rows of `width` bytes, `spitch` apart on
+   the host and `dpitch` on the device, may go straight from a locked
+   operand (where it lies in one): one plain copy, or rows wide enough for
+   the copy engine's 2-D copies.  */
+int gt_stage_may_go_straight (size_t width, size_t height, size_t spitch,
+                              size_t dpitch);
+
 /* Host columns [c_begin, c_end) of src (rows x *, leading dimension hld)
    to device dst (leading dimension ld), through the slots on ctx->up.  */
 gt_status gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
