@@ -22,6 +22,7 @@
 #include <string.h>
 #include "gpu_tiled.h"
 #include "gt_lock_choice.h"
+#include "gt_options.h"
 
 typedef struct
 {
@@ -107,7 +108,7 @@ gt_lock_choice_begin (const gt_choice_key *key)
   if (mode == -2)
     {
       mode = mode_of_env ();
-      trace = getenv ("GPU_TILED_TRACE") != NULL;
+      trace = gt_trace_level () > 0;
     }
   now = NULL;
   if (mode >= 0)

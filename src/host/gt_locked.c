@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <cuda_runtime_api.h>
 #include "gpu_tiled.h"
+#include "gt_options.h"
 #include "gt_locked.h"
 #include "gt_lock_choice.h"
 
@@ -92,8 +93,7 @@ settle (void)
   operands_on = gt_operands_lock_mode () != 0;
   const char *t = getenv ("GPU_TILED_TEST_STALE");
   test_drops = t ? atoi (t) : 0;
-  const char *tr = getenv ("GPU_TILED_TRACE");
-  trace = tr && atoi (tr) > 0;
+  trace = gt_trace_level () > 0;
 }
 
 /* Whether r is locked and shares a page with [lo, hi).  */

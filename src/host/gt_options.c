@@ -65,8 +65,7 @@ gt_option_split_always (void)
 void
 gt_options_read (gt_options *o)
 {
-  o->trace = getenv ("GPU_TILED_TRACE") == NULL ? 0
-             : env_is ("GPU_TILED_TRACE", "2") ? 2 : 1;
+  o->trace = gt_trace_level ();
   /* the plan layer's, for every device alike */
   gt_plan_set_emulation (env_is ("GPU_TILED_EMULATE", "off")
                          ? GT_EMULATE_OFF

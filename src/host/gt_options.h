@@ -7,6 +7,8 @@
 #define GT_OPTIONS_H
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef struct
 {
@@ -63,6 +65,16 @@ typedef struct
 } gt_options;
 
 void gt_options_read (gt_options *o);
+
+/* GPU_TILED_TRACE's level, the one reading of it for every layer that
+   traces (gt_options_read, gt_locked.c, gt_lock_choice.c): 0 where it is
+   unset, empty or 0; 2 for the timeline; else 1.  */
+static inline int
+gt_trace_level (void)
+{
+  const char *v = getenv ("GPU_TILED_TRACE");
+  return !v || !*v || !strcmp (v, "0") ? 0 : !strcmp (v, "2") ? 2 : 1;
+}
 
 /* The options that steer no one device, asked by the code they steer at
    its first use after gt_reset.  GPU_TILED_CROSSOVER=off: every product
