@@ -1,13 +1,17 @@
-## e2e_gpus (CSV, DEVICE) -- end to end from Octave on one GPU and on every
-## GPU of the host (gpu_tiled_devices), single and double at the squares
-## and odd shapes of the multi-GPU goal, complex single and double at the
-## squares: median and best of 7 calls after
-## 8 calls' warm-up, results freed between calls; the split result is compared
-## with the one-GPU result.  Rows as bench_gpu_tiled_mtimes's CSV, with
-## the gpus column.
+## e2e_gpus (CSV, DEVICE, ROUNDS) -- end to end from Octave on one GPU and
+## on every GPU of the host (gpu_tiled_devices), single and double at the
+## squares and odd shapes of the multi-GPU goal, complex single and double
+## at the squares: for each shape ROUNDS rounds (default 3), each taking
+## one GPU and then all of them in turn, 8 calls' warm-up (3 after the
+## first round) and 7 timed calls, results freed between calls; the
+## median and best of all rounds' calls.  Taken in turn because within a
+## single pass through the shapes a split call's median moved more than
+## the changes measured (bench/RESULTS.md, "Panel 0's B whole first").
+## The split result is compared with the one-GPU result.  Rows as
+## bench_gpu_tiled_mtimes's CSV, with the gpus column.
 ##   octave-cli --eval 'cd bench; e2e_gpus ("results/e2e-gpus-h200x2.csv", "h200x2")'
 
-function e2e_gpus (csv = "e2e-gpus.csv", device = "")
+function e2e_gpus (csv = "e2e-gpus.csv", device = "", rounds = 3)
 
   all = gpu_tiled_devices ();
   if (isempty (device))
@@ -33,20 +37,29 @@ function e2e_gpus (csv = "e2e-gpus.csv", device = "")
         A = random_operand (cls{1}, m, k);  B = random_operand (cls{1}, k, n);
         es = 4 * 2 ^ (! strcmp (cls{1}, "single") + strcmp (cls{1}, "complex double"));
         flops = (2 + 6 * cplx) * m * n * k;
-        C1 = [];
-        for g = unique ([1, numel(all)])
-          gpu_tiled_devices (all(1:g));
-          [t, C] = time_calls (A, B);
-          if (g == 1)
-            C1 = C;  t1 = median (t);  diff = 0;
-          else
-            diff = norm (double (C(:) - C1(:))) / norm (double (C1(:)));
-          endif
-          clear C;
+        gs = unique ([1, numel(all)]);
+        T = cell (size (gs));
+        for r = 1:rounds
+          for j = 1:numel (gs)
+            gpu_tiled_devices (all(1:gs(j)));
+            [t, C] = time_calls (A, B, 8 - 5 * (r > 1));
+            T{j} = [T{j}, t];
+            if (j == 1)
+              C1 = C;
+            endif
+          endfor
+        endfor
+        diffs = norm (double (C(:) - C1(:))) / norm (double (C1(:)));
+        clear C;
+        t1 = median (T{1});
+        for j = 1:numel (gs)
+          g = gs(j);  t = T{j};
+          diff = diffs * (j > 1);
           floor_s = max ((m * k + k * n) * es, m * n * es) / (g * 55e9);
-          printf ("%-14s %6d %6d %6d gpus %d: median %8.3f ms, best %8.3f ms, %.2fx one GPU, of byte floor %.2f, diff %.2g\n",
+          printf ("%-14s %6d %6d %6d gpus %d: median %8.3f ms, best %8.3f ms, %.3f of one GPU, of byte floor %.2f, diff %.2g, round medians %s\n",
                   cls{1}, m, k, n, g, 1e3 * median (t), 1e3 * min (t),
-                  t1 / median (t), median (t) / floor_s, diff);
+                  median (t) / t1, median (t) / floor_s, diff,
+                  mat2str (1e3 * median (reshape (t, 7, rounds)), 4));
           fprintf (fid, "%s,%s,default,%d,%d,%d,%.6g,%.4g,NaN,%s,%.6g,%.4g,%d\n",
                    device, date, m, n, k, median (t),
                    flops / median (t) / 1e9, cls{1}, floor_s,
@@ -62,10 +75,11 @@ function e2e_gpus (csv = "e2e-gpus.csv", device = "")
 
 endfunction
 
-## 8 calls' warm-up: the speeds measured, and the operands' way chosen
-## (a product's first 8 calls time them locked and staged in turn)
-function [t, C] = time_calls (A, B)
-  for w = 1:8
+## warm calls: the first round's 8 measure the speeds and choose the
+## operands' way (a product's first 8 calls time them locked and staged
+## in turn); later rounds' 3 bring the operands back
+function [t, C] = time_calls (A, B, warm)
+  for w = 1:warm
     C = gpu_tiled_mtimes (A, B);
   endfor
   t = zeros (1, 7);
