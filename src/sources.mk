@@ -8,7 +8,8 @@ GT_GLUE_SRCS = gpu_tiled_mtimes.cc __gpu_tiled_info__.cc \
                __gpu_tiled_reset__.cc __gpu_tiled_devices__.cc
 # The host layer: C, no kernels named.
 GT_HOST_SRCS = host/gt_context.c host/gt_options.c host/gt_copy.c \
-               host/gt_stage.c host/gt_host.c host/gt_blocks.c \
+               host/gt_stage.c host/gt_host.c host/gt_layout.c \
+               host/gt_first_panel.c host/gt_panels.c host/gt_blocks.c \
                host/gt_multi.c host/gt_crossover.c host/gt_mtimes.c \
                host/gt_device_call.c host/gt_heap.c host/gt_locked.c \
                host/gt_locked_probe.c host/gt_probe_later.c \
@@ -17,7 +18,7 @@ GT_HOST_SRCS = host/gt_context.c host/gt_options.c host/gt_copy.c \
                host/gt_head_rule.c \
                host/gt_order.c
 GT_HOST_HDRS = host/gt_context.h host/gt_options.h host/gt_copy.h \
-               host/gt_stage.h host/gt_product.h \
+               host/gt_stage.h host/gt_product.h host/gt_call.h \
                host/gt_heap.h host/gt_locked.h host/gt_order.h \
                host/gt_marks.h \
                host/gt_lock_choice.h host/gt_split_rule.h host/gt_head_rule.h

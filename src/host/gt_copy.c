@@ -82,7 +82,7 @@ copy_stream (unsigned char *dst, const unsigned char *src, size_t n)
    ones by columns.  Into the staging slots, plain memcpy for calls of
    64 MiB or more, whose kernels hide the copy engine's slower reads of
    freshly written slots (streaming stores cost those calls more);
-   j->stream for smaller calls (see GT_MID_MAX_BYTES in gt_host.c).  Out
+   j->stream for smaller calls (see GT_MID_MAX_BYTES in gt_call.h).  Out
    of them into a result (j->stream), streaming stores: a plain store
    first reads each line of the destination (memory that no cache holds:
    a fresh result, faulted in ahead by the prefault helpers): one more

@@ -1,7 +1,7 @@
 /* gt_head_rule.h -- how many of a streamed product's first panels go as
    one head in blocks of A's rows (gt_head_rule.c; internal to the host
    layer; plain C, so tests/test_head_rule.c runs it without a GPU).
-   gt_host.c asks it for every product that could take a head.  */
+   gt_layout.c asks it for every product that could take a head.  */
 
 #ifndef GT_HEAD_RULE_H
 #define GT_HEAD_RULE_H

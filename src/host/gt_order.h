@@ -4,7 +4,7 @@
 
    A is cut by columns into one part per band (gt_multi.c); each band
    stages its own part from its first column on and hands it on to the
-   others piece by piece (gt_host.c), and takes the others' parts from
+   others piece by piece (gt_first_panel.c), and takes the others' parts from
    their devices.  A piece is kc columns of A (the last may be shorter);
    piece p is columns [p kc, min ((p + 1) kc, k)).  */
 

@@ -1,0 +1,388 @@
+/* gt_layout.c -- a host call's layout (gt_call.h): leading dimensions,
+   panels of C and their plans, and the first panel's way: in pieces of k
+   as A arrives, in blocks of A's rows, or a head of several panels in
+   blocks of rows; the scratch and device bytes that follow.  */
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "gt_plan.h"
+#include "gt_product.h"
+#include "gt_locked.h"
+#include "gt_order.h"
+#include "gt_head_rule.h"
+#include "gt_stage.h"
+#include "gt_call.h"
+
+static size_t
+round_up (size_t x, size_t to)
+{
+  return (x + to - 1) / to * to;
+}
+
+/* The last of the parts of `step` that n is cut into.  */
+static size_t
+last_part (size_t n, size_t step)
+{
+  return n - (n - 1) / step * step;
+}
+
+/* A product of one panel (mid-sized: its kernel fills the GPU once) is
+   computed in pieces too from this many bytes of A, B and C on, where its
+   pieces run its own kernel (gt_plan_pieces_alike; kernel 11's would run
+   on kernel 9): the kernel then overlaps the copies in instead of
+   following them.  From 8 MiB on, 1024^3 single lost as much as it
+   gained (its pieces ran on kernel 4 instead of the whole product's
+   kernel 5); 2048^3 double gained 5-15% (bench/RESULTS.md).  Not for a
+   band of a split sharing A (so measured when one band handed all of A
+   on; not measured since A is shared in parts).  Its pieces' sums take
+   m x n doubles of scratch beside C.  */
+#define GT_PIECES_ONE_PANEL_MIN ((size_t) 32 << 20)
+/* and in pieces of at least this much k: a piece is a round of kernel 9
+   (the pieces' kernel for doubles and for kernel 11's singles), which
+   costs about kc + 110 of k, and its sums make a trip through device
+   memory; 8192^3 double went in 64 pieces of 128 (a slot of A each).  */
+#define GT_FIRST_PIECE_MIN_K 512
+
+/* The host's copies through the staging slots, for the plan layer's
+   judgement of the first panel's pieces (gt_plan_pieces_pay).  */
+#define PIECES_HOST_RATE 47e9
+
+/* The first panel waits for all of A, which is most of the time before
+   the GPU can start.  So it is computed in pieces of k instead: piece i
+   needs only columns of A and rows of B in that piece, and the pieces
+   carry their sums from one to the next (gt_gemm_piece: the same bits as
+   one pass over k, or its accuracy: gt_plan.h).  The piece of kc columns
+   (a multiple of GT_PIECE_K, at least 4 pieces, each piece of A a slot
+   or `least` columns, whichever is more; a quarter of k where that is
+   less, down to `floor`), or 0.  */
+static size_t
+piece_of (const gt_call *c, size_t least, size_t floor)
+{
+  least = round_up (least, GT_PIECE_K);
+  size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
+  if (kc < least)
+    kc = least;
+  if (kc > c->k / 4)
+    kc = c->k / 4;
+  if (kc < floor)
+    return 0;
+  kc = kc / GT_PIECE_K * GT_PIECE_K;
+  return kc < 4 * GT_PIECE_K ? 0 : kc;
+}
+
+/* Panel 0's pieces (see piece_of), or 0 where pieces would not pay;
+   *k11: kernel 11's own pieces (gt_plan_head_pieces).  In a split by
+   columns the bands' pieces may differ (their plans' least pieces, their
+   widths and panels, which gt_plan_head_pieces weighs);
+   gt_shared_a_kc_agree tells each band whether they do.  */
+static size_t
+first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
+{
+  *k11 = 0;
+  if (c->side || (ctx && ctx->opt.no_ksplit)
+      || !gt_plan_has_pieces (&c->plan_full))
+    return 0;
+  const size_t plan_least = gt_plan_piece_min_k (&c->plan_full, c->k);
+  const size_t kc = piece_of (c, larger (GT_FIRST_PIECE_MIN_K, plan_least),
+                              plan_least);
+  /* Kernel 11's real products: the panel whole, plain kernel 9's pieces
+     or kernel 11's own, whichever is predicted to end first.  A comes in
+     at the host's rate: all of it, where it is staged (the staging is
+     shared by every band of a split); where A goes straight from its lock
+     and is shared, a band's own part over its own link while the others'
+     parts cross theirs and come over as peer copies.  */
+  if (c->panels >= 2)
+    {
+      const size_t kc11 = c->plan_full.kernel == GT_K11_OZAKI
+                          ? piece_of (c, GT_K11_PIECE_MIN_K,
+                                      GT_K11_PIECE_MIN_K)
+                          : 0;
+      const int parts = c->shared_a && c->a_straight
+                        ? gt_shared_a_parts (c->shared_a) : 1;
+      const double a_seconds = (double) c->m * c->k * c->hs_a
+                               / (parts * PIECES_HOST_RATE);
+      const int head = gt_plan_head_pieces (&c->plan_full, c->m, c->w, c->k,
+                                            kc, kc11, a_seconds);
+      if (head == GT_HEAD_WHOLE)
+        return 0;
+      if (head == GT_HEAD_K11_PIECES)
+        {
+          *k11 = 1;
+          return kc11;
+        }
+    }
+  if (!kc)
+    return 0;
+  const int pays = gt_plan_pieces_pay (&c->plan_full, c->m, c->w, c->n, c->k,
+                                       c->total / PIECES_HOST_RATE);
+  /* A complex plan's pieces leave their operands' checks in the call's
+     word (the pieces cannot wait on them), and go only where the GPU has
+     time to spare for their own passes.  A product of one panel takes
+     pieces where they run its own kernel, or where the GPU has that time
+     to spare.  */
+  if ((c->planes_bytes && (!defers_checks (c) || !pays))
+      || (c->panels < 2
+          && (c->total < GT_PIECES_ONE_PANEL_MIN || c->shared_a
+              || !(gt_plan_pieces_alike (&c->plan_full) || pays))))
+    return 0;
+  return kc;
+}
+
+/* C goes out straight and the product is tall (n at most m/4): its first
+   panel in blocks of rows pays for real plans too, and takes all of C
+   (first_panel_rows, one_panel_of_rows).  */
+static int
+tall_straight (const gt_call *c)
+{
+  return c->straight && c->n * 4 <= c->m;
+}
+
+/* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
+   on kernel 9 where pieces pay; tall real products whose C goes out
+   straight), it is computed in blocks of rows of A instead, each as soon
+   as its rows are there (gt_first_panel_in_rows): returns their height, or 0
+   where they would not pay (as first_panel_piece: a product too small,
+   or a band sharing A).  */
+static size_t
+first_panel_rows (const gt_context *ctx, const gt_call *c)
+{
+  if (c->kc || c->side || c->shared_a || c->total < GT_PIECES_ONE_PANEL_MIN
+      || (ctx && ctx->opt.no_ksplit))
+    return 0;
+  const size_t h = gt_panel_rows (&c->plan_full, c->m, tall_straight (c));
+  /* a column of a block fits a slot (gt_stage_upload_rows) */
+  return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
+}
+
+/* A head's blocks of rows: twice as tall as panel 0's alone (a quarter of
+   A where that has 8), each column's part of a block copied in larger
+   pieces (bench/RESULTS.md, "A head of panels in blocks of rows"), as
+   long as a column of a block fits a slot; 0 where the plan takes no
+   blocks of rows.  */
+static size_t
+head_rows (const gt_call *c)
+{
+  const size_t h = gt_panel_rows (&c->plan_full, c->m, 1);
+  if (!h)
+    return 0;
+  if (2 * h < c->m && 2 * h * c->es_a <= GT_SLOT_BYTES)
+    return 2 * h;
+  return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
+}
+
+/* Where the panels after the first are kernel-bound, a head of several
+   full panels in blocks of A's rows, each block run as it comes, keeps
+   the GPU busy while A comes in (gt_head_rule.c): their count, or 0 (a
+   plan that takes blocks of rows: head_rows).
+   Not beside panels side by side, for a band sharing A (its A comes in
+   parts from several places) or without pieces (GPU_TILED_NO_KSPLIT);
+   GPU_TILED_HEAD forces a count.  */
+static size_t
+head_panels (const gt_context *ctx, const gt_call *c)
+{
+  const long forced = ctx ? ctx->opt.head : -1;
+  if (c->side || c->shared_a || (ctx && ctx->opt.no_ksplit)
+      || forced == 0 || forced == 1 || c->full_panels < 2
+      || c->total < GT_PIECES_ONE_PANEL_MIN)
+    return 0;
+  const size_t most = c->full_panels;
+  if (forced > 1)
+    return (size_t) forced < most ? (size_t) forced : most;
+  const gt_head_case h = {
+    c->w, c->n, most,
+    gt_plan_head_gpu_seconds (&c->plan_full, c->m, c->n, c->k),
+    c->m * c->k * c->hs_a / PIECES_HOST_RATE,
+    c->k * c->n * c->hs_b / PIECES_HOST_RATE,
+    c->m * c->n * c->es / PIECES_HOST_RATE };
+  return gt_head_panels (&h);
+}
+
+/* The plans of gt_first_panel_in_rows' blocks, the scratch they need, and
+   their planes of A, which go where A's are made after them.  None where
+   a block has no plan, or where a head's block would run kernel 11 (a
+   block's plan is chosen for its own shape: kernel 11 would scan the
+   head's B again in every block, which the head is not to pay).  */
+static void
+rows_layout (gt_call *c)
+{
+  const size_t last = last_part (c->m, c->rows);
+  const size_t w = head_cols (c);
+  c->rows_plan = gt_plan_panel (&c->plan_full, c->rows, w, c->k, c->tile);
+  c->rows_last = gt_plan_panel (&c->plan_full, last, w, c->k, c->tile);
+  if (c->rows_plan.kernel == 0 || c->rows_last.kernel == 0
+      || (c->head > 1 && (c->rows_plan.kernel == GT_K11_OZAKI
+                          || c->rows_last.kernel == GT_K11_OZAKI)))
+    {
+      c->rows = 0;
+      return;
+    }
+  c->work = larger (c->work, larger (c->rows_plan.work_bytes,
+                                     c->rows_last.work_bytes));
+  c->planes_bytes = larger (c->planes_bytes,
+                            larger (gt_plan_a_bytes (&c->rows_plan, c->rows,
+                                                     c->k),
+                                    gt_plan_a_bytes (&c->rows_last, last,
+                                                     c->k)));
+}
+
+/* A streamed product under GT_MID_MAX_BYTES that would go in one panel
+   goes in panels side by side (gt_panel_side), each on its own stream:
+   comp and ctx->side.  From GT_PIECES_ONE_PANEL_MIN on, that is instead
+   of its first panel in pieces of k (bench/RESULTS.md, "Panels side by
+   side").  real_a, real_b: as gt_call_layout's.  */
+static void
+side_layout (gt_call *c, int real_a, int real_b)
+{
+  const size_t parts = GT_SIDE_STREAMS + 1;
+  if (c->w != c->n || c->total < GT_SMALL_MAX_BYTES
+      || c->total >= GT_MID_MAX_BYTES || c->shared_a)
+    return;
+  const size_t w = gt_panel_side (c->type, real_a, real_b, c->m, c->n, c->k,
+                                  c->tile, parts);
+  if (w < c->n)
+    {
+      c->w = w;
+      c->side = parts;
+    }
+}
+
+/* Whether panel 0's pieces take its B whole, in columns, before A's
+   first piece, instead of each piece's rows of B with it: where B is
+   locked and its columns go straight, in one copy at the link's rate,
+   where the pieces' rows went through the host's copies (rows of 2 KiB
+   at single 8192^3: 1 MiB a piece at 20 GB/s on the link, and the host's
+   gathers between A's parts: bench/RESULTS.md, "Panel 0's B whole
+   first").  Not where B's columns would be staged anyway (rounded from
+   doubles, or a 2-D copy of narrow rows): all of the panel would then
+   go through the host before A's first piece.  GPU_TILED_B_FIRST=0 or 1
+   says never or always.  */
+static int
+piece_b_first (const gt_context *ctx, const gt_call *c)
+{
+  const int say = ctx ? ctx->opt.b_first : -1;
+  if (say >= 0)
+    return say;
+  return c->b_straight && c->hs_b == c->es_b
+         && gt_stage_may_go_straight (c->k * c->es_b, c->w,
+                                      c->hlb * c->es_b, c->ldb * c->es_b);
+}
+
+/* Panel 0's way: a head of several panels in blocks of rows
+   (head_panels) where its blocks' plans allow, else its pieces of k
+   (first_panel_piece) or its own blocks of rows (first_panel_rows), or
+   one pass.  */
+static void
+first_panel_layout (const gt_context *ctx, gt_call *c)
+{
+  c->kc = 0;
+  c->b_first = 0;
+  const size_t rows = head_rows (c);
+  c->head = rows ? head_panels (ctx, c) : 0;
+  c->rows = c->head ? rows : 0;
+  if (c->rows)
+    rows_layout (c);
+  if (c->rows)
+    return;
+  c->head = 1;
+  int k11 = 0;
+  c->kc = first_panel_piece (ctx, c, &k11);
+  c->b_first = c->kc && piece_b_first (ctx, c);
+  if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
+    c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
+  if (c->kc)
+    {
+      const size_t last = last_part (c->k, c->kc);
+      c->piece_plan = k11 ? gt_plan_piece_k11 (c->m, c->w, c->kc)
+                          : gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
+      c->piece_last = k11 ? gt_plan_piece_k11 (c->m, c->w, last)
+                          : gt_plan_piece (&c->plan_full, c->m, c->w, last);
+      c->work = larger (c->work, larger (c->piece_plan.work_bytes,
+                                         c->piece_last.work_bytes));
+    }
+  c->rows = first_panel_rows (ctx, c);
+  if (c->rows)
+    rows_layout (c);
+}
+
+/* Layout: leading dimensions, panels, plans and the device bytes.  */
+static gt_status
+layout_panels (const gt_context *ctx, gt_call *c)
+{
+  const int real_a = c->es_a < c->es, real_b = c->es_b < c->es;
+  c->lda = gt_ld_16 (c->es_a, c->m);
+  c->ldb = gt_ld_16 (c->es_b, c->k);
+  c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
+             + c->m * c->n * c->es;
+  c->w = c->w_given ? c->w_given
+         : gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS);
+  if (!c->w_given)
+    side_layout (c, real_a, real_b);
+  c->full_panels = (c->n + c->w - 1) / c->w - 1;
+  c->plan_full = gt_plan_mixed (c->type, real_a, real_b, c->m, c->w, c->k,
+                                c->tile, 0);
+  const size_t w_last = c->n - c->full_panels * c->w;
+  c->tail_w = c->side ? w_last
+              : gt_panel_tail (&c->plan_full, c->m, w_last, c->full_panels,
+                               GT_MAX_PANELS);
+  const size_t tails = (w_last + c->tail_w - 1) / c->tail_w;
+  const size_t w_end = last_part (w_last, c->tail_w);
+  c->panels = c->full_panels + tails;
+  /* one plan costs every kernel's model */
+  c->plan_tail = c->tail_w == c->w ? c->plan_full
+                 : gt_plan_panel (&c->plan_full, c->m, c->tail_w, c->k,
+                                  c->tile);
+  c->plan_last = w_end == c->w ? c->plan_full
+                 : w_end == c->tail_w ? c->plan_tail
+                 : gt_plan_panel (&c->plan_full, c->m, w_end, c->k, c->tile);
+  if (c->plan_full.kernel == 0 || c->plan_tail.kernel == 0
+      || c->plan_last.kernel == 0)
+    return gt_fail (GT_ERR_UNSUPPORTED, "no kernel for %s products",
+                    gt_type_name (c->type));
+  c->work = larger (c->plan_full.work_bytes,
+                    larger (c->plan_tail.work_bytes, c->plan_last.work_bytes));
+  if (c->side)
+    {
+      if (c->side > c->panels)
+        c->side = c->panels;
+      c->work_one = round_up (c->work, 256);
+      c->work = c->side * c->work_one;
+    }
+  c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
+  c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
+  first_panel_layout (ctx, c);
+  if (defers_checks (c))
+    c->work = round_up (c->work, 256) + 256;   /* the checks word last */
+  c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);
+  c->b_bytes = round_up (c->ldb * c->n * c->es_b, 256);
+  c->c_bytes = round_up (c->m * c->n * c->es, 256);
+  return GT_OK;
+}
+
+/* gt_call_layout's: a tall product whose C goes out straight and whose
+   first panel runs in blocks of rows (no pieces of k) takes all of
+   C in that one panel, so that every block's rows of C go out beside
+   the next rows of A coming in, instead of the other panels' C after all
+   of A (B, a quarter of A at most, is all there first).  */
+static int
+one_panel_of_rows (const gt_call *c)
+{
+  return tall_straight (c) && c->rows && c->panels > 1 && !c->w_given;
+}
+
+gt_status
+gt_call_layout (const gt_context *ctx, gt_call *c)
+{
+  gt_status st = layout_panels (ctx, c);
+  if (st != GT_OK || !one_panel_of_rows (c))
+    return st;
+  gt_call whole = *c;
+  whole.w_given = c->n;
+  whole.side = 0;
+  st = layout_panels (ctx, &whole);
+  if (st == GT_OK && whole.rows && !whole.kc)
+    *c = whole;
+  return GT_OK;
+}
