@@ -6,7 +6,8 @@
      gt_host.c         the buffers, the small products, the call itself
                        (gt_product_run) and its trace
      gt_first_panel.c  A in, with the first panel (or a head of panels)
-                       computed as it arrives; A shared by a split's bands
+                       computed as it arrives; A shared by a split's bands;
+                       A's planes (complex plans)
      gt_panels.c       the other panels: B in, kernels, C out
    Octave stores matrices column-major: element (i,j) of an m-row matrix
    is at i + j*m; B and C go in panels of whole columns.  */
@@ -166,9 +167,9 @@ panel_cols (const gt_call *c, size_t p, size_t *j0, size_t *j1)
    device-memory estimate, gt_product_device_bytes).  */
 gt_status gt_call_layout (const gt_context *ctx, gt_call *c);
 
-/* gt_host.c: A's planes (complex plans) for a block of `rows` rows of A,
-   made where A's planes go, and g pointed at them; the same for all of A
-   (gt_prepare_planes).  */
+/* gt_first_panel.c: A's planes (complex plans) for a block of `rows`
+   rows of A, made where A's planes go, and g pointed at them; the same
+   for all of A (gt_prepare_planes).  */
 cudaError_t gt_block_planes (gt_context *ctx, const gt_call *c,
                              const gt_plan *p, const void *A, size_t rows,
                              gt_gemm_args *g);

@@ -17,6 +17,29 @@
 #include "gt_stage.h"
 #include "gt_call.h"
 
+/* The planes of `rows` rows of A for plan p, from A on the device (at A,
+   ld lda), queued on ctx->comp into c->dP; g then points at them (A real:
+   nothing to do).  */
+cudaError_t
+gt_block_planes (gt_context *ctx, const gt_call *c, const gt_plan *p,
+                 const void *A, size_t rows, gt_gemm_args *g)
+{
+  if (!gt_plan_a_bytes (p, rows, c->k))
+    return cudaSuccess;
+  g->A = c->dP;
+  g->lda = gt_plan_a_ld (p, rows);
+  return gt_plan_prepare_a (p, A, c->lda, c->dP, rows, c->k, ctx->comp);
+}
+
+/* A's planes for a complex product, from A on the device (at A, ld
+   lda), queued on ctx->comp; g then points at them.  */
+cudaError_t
+gt_prepare_planes (gt_context *ctx, const gt_call *c, const void *A,
+                   gt_gemm_args *g)
+{
+  return gt_block_planes (ctx, c, &c->plan_full, A, c->m, g);
+}
+
 /* The bytes of A's first k1 columns on the device (the padding after
    the last column is neither written nor handed on).  */
 static size_t

@@ -78,29 +78,6 @@ call_buffers (gt_context *ctx, gt_call *c)
   return GT_OK;
 }
 
-/* The planes of `rows` rows of A for plan p, from A on the device (at A,
-   ld lda), queued on ctx->comp into c->dP; g then points at them (A real:
-   nothing to do).  */
-cudaError_t
-gt_block_planes (gt_context *ctx, const gt_call *c, const gt_plan *p,
-                 const void *A, size_t rows, gt_gemm_args *g)
-{
-  if (!gt_plan_a_bytes (p, rows, c->k))
-    return cudaSuccess;
-  g->A = c->dP;
-  g->lda = gt_plan_a_ld (p, rows);
-  return gt_plan_prepare_a (p, A, c->lda, c->dP, rows, c->k, ctx->comp);
-}
-
-/* A's planes for a complex product, from A on the device (at A, ld
-   lda), queued on ctx->comp; g then points at them.  */
-cudaError_t
-gt_prepare_planes (gt_context *ctx, const gt_call *c, const void *A,
-                   gt_gemm_args *g)
-{
-  return gt_block_planes (ctx, c, &c->plan_full, A, c->m, g);
-}
-
 /* Products whose operands fit a staging slot: one copy in, the kernel and
    one copy out, all on one stream, which saves the hand-offs between the
    streams of the pipeline (microseconds that small products notice); the
