@@ -96,6 +96,8 @@ c_test test_head_rule -I"$src_dir/host" "$src_dir/host/gt_head_rule.c" -lm
 c_test test_order -I"$src_dir" -I"$src_dir/host" "$src_dir/host/gt_order.c"
 # the marks a split band hands its part of a shared A on by
 c_test test_marks -I"$src_dir/host"
+# GPU_TILED_TRACE's one reading, shared by the traces
+c_test test_trace_level -I"$src_dir/host"
 # the crossover's lines against modelled sides (the library's headers
 # need the CUDA runtime's, CUDA_INC)
 c_test test_crossover -I"$src_dir" -I"$src_dir/host" -I"$src_dir/plan" \
