@@ -150,6 +150,17 @@ c_rows (const gt_call *c, size_t r0, size_t r1)
   return o;
 }
 
+/* B's columns [j0, j1), all of k, in through the stager (straight where
+   B is locked and they may go so): a panel of B, or panel 0's or a
+   head's B before A's pieces or blocks of rows.  */
+static inline gt_status
+b_columns_in (const gt_call *c, gt_stager *sg, size_t j0, size_t j1,
+              gt_interrupt_fn interrupted)
+{
+  return gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b, c->hlb,
+                          c->k, j0, j1, interrupted);
+}
+
 /* Columns [*j0, *j1) of panel p.  */
 static inline void
 panel_cols (const gt_call *c, size_t p, size_t *j0, size_t *j1)

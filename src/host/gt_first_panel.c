@@ -355,9 +355,7 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   gt_piece_orders_make (&l, &po, c->shared_a ? bands_agree : NULL, c);
   const gt_piece_order *o = &po.step;   /* its own pieces: either order's */
   const size_t count = o->count;
-  gt_status st = c->b_first ? gt_stage_upload (sg, c->dB, c->ldb, c->es_b,
-                                               c->B, c->hs_b, c->hlb, c->k,
-                                               0, c->w, interrupted)
+  gt_status st = c->b_first ? b_columns_in (c, sg, 0, c->w, interrupted)
                              : GT_OK;
   if (st == GT_OK && c->shared_a && o->j1 == o->j0)
     st = gt_own_a_in (ctx, c, sg, interrupted);
@@ -416,8 +414,7 @@ gt_first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
                         gt_interrupt_fn interrupted)
 {
   const size_t w = head_cols (c);
-  gt_status st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                                  c->hlb, c->k, 0, w, interrupted);
+  gt_status st = b_columns_in (c, sg, 0, w, interrupted);
   for (size_t r0 = 0, i = 0; st == GT_OK && r0 < c->m; r0 += c->rows, i++)
     {
       const size_t r1 = r0 + c->rows < c->m ? r0 + c->rows : c->m, h = r1 - r0;

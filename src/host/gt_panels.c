@@ -42,8 +42,7 @@ upload_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
 {
   size_t j0, j1;
   panel_cols (c, p, &j0, &j1);
-  gt_status st = gt_stage_upload (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                                  c->hlb, c->k, j0, j1, interrupted);
+  gt_status st = b_columns_in (c, sg, j0, j1, interrupted);
   if (st != GT_OK)
     return st;
   cudaError_t err = cudaEventRecord (ctx->panel_in[p], ctx->up);
