@@ -71,28 +71,7 @@ function [t, heads] = time_ways (A, B, ways, large)
   if (large)
     [warm, calls] = deal (6, 4);
   endif
-  t = repmat ({[]}, 1, numel (ways));
-  heads = zeros (1, numel (ways));
-  for round = 1:2
-    for v = 1:numel (ways)
-      if (isempty (ways{v}))
-        unsetenv ("GPU_TILED_HEAD");
-      else
-        setenv ("GPU_TILED_HEAD", ways{v});
-      endif
-      gpu_tiled_reset ();
-      for i = 1:warm
-        C = gpu_tiled_mtimes (A, B);
-        clear C;
-      endfor
-      h0 = gpu_tiled_info ().head_products;
-      for i = 1:calls
-        t0 = tic;
-        C = gpu_tiled_mtimes (A, B);
-        t{v}(end+1) = toc (t0);
-        clear C;
-      endfor
-      heads(v) = gpu_tiled_info ().head_products - h0;
-    endfor
-  endfor
+  [t, heads] = time_option_values (A, B, "GPU_TILED_HEAD", ways, 2, warm,
+                                   calls,
+                                   @() gpu_tiled_info ().head_products);
 endfunction

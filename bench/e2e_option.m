@@ -33,7 +33,8 @@ function e2e_option (option, values, cases, csv, device = "", rounds = 2)
       endif
       gpu_tiled_devices (all(1:g));
       A = random_operand (cls, m, k);  B = random_operand (cls, k, n);
-      t = time_values (A, B, option, values, rounds, 8 - 4 * (m * n * k >= 1e12));
+      t = time_option_values (A, B, option, values, rounds,
+                              8 - 4 * (m * n * k >= 1e12), 7);
       clear A B;
       base = median (t{1});
       for v = 1:numel (values)
@@ -56,27 +57,3 @@ function e2e_option (option, values, cases, csv, device = "", rounds = 2)
   end_unwind_protect
 endfunction
 
-## Each value's timed calls over the rounds in turn (t{v}).
-function t = time_values (A, B, option, values, rounds, warm)
-  t = repmat ({[]}, 1, numel (values));
-  for r = 1:rounds
-    for v = 1:numel (values)
-      if (isempty (values{v}))
-        unsetenv (option);
-      else
-        setenv (option, values{v});
-      endif
-      gpu_tiled_reset ();
-      for i = 1:warm
-        C = gpu_tiled_mtimes (A, B);
-        clear C;
-      endfor
-      for i = 1:7
-        t0 = tic;
-        C = gpu_tiled_mtimes (A, B);
-        t{v}(end+1) = toc (t0);
-        clear C;
-      endfor
-    endfor
-  endfor
-endfunction
