@@ -77,9 +77,15 @@ endfunction
 
 ## warm calls: the first round's 8 measure the speeds and choose the
 ## operands' way (a product's first 8 calls time them locked and staged
-## in turn); later rounds' 3 bring the operands back
+## in turn); later rounds' 3 bring the operands back.  They free the
+## result before each call as the timed calls do: a loop that changes
+## from keeping the last result during a call to freeing it first pays
+## for it in its next two calls at 16384^3 (bench/RESULTS.md, "Issue 17's
+## squares again"), which is not what this benchmark compares
 function [t, C] = time_calls (A, B, warm)
+  C = [];
   for w = 1:warm
+    clear C;
     C = gpu_tiled_mtimes (A, B);
   endfor
   t = zeros (1, 7);
