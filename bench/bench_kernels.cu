@@ -1315,7 +1315,8 @@ typed_rows (const bench_env *b, typed_problem *tp, double *cublas_ms)
 /* Kernel 9 with k split N ways (k9_d_splitN), N ways within a cluster
    (k9_d_clusterN), by stream-K (k9_d_stream), the same on its small
    tiles (k9s_d_splitN, k9s_d_clusterN, k9s_d_stream), and kernel 10
-   (k10_d) on doubles, as --only names
+   (k10_d; on a vector side k10_d_splitN, k10_d_clusterN) on doubles, as
+   --only names
    them: what the double plans of small and thin shapes are chosen
    from.  */
 typedef struct
@@ -1367,6 +1368,17 @@ double_variants (const bench_env *b, typed_problem *tp, double cublas_ms)
         want.streamk = 1;
       else if (!strcmp (name, "k10_d"))
         want = gt_plan_make (GT_DOUBLE, GT_K10_GENERIC);
+      else if (sscanf (name, "k10_d_split%d", &n) == 1 && n >= 1)
+        {
+          want = gt_plan_make (GT_DOUBLE, GT_K10_GENERIC);
+          want.splits = n;
+        }
+      else if (sscanf (name, "k10_d_cluster%d", &n) == 1 && n >= 1)
+        {
+          want = gt_plan_make (GT_DOUBLE, GT_K10_GENERIC);
+          want.splits = n;
+          want.cluster = 1;
+        }
       else
         continue;
       if (!gt_registry_row (want.kernel))

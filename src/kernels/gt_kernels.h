@@ -273,6 +273,11 @@ gt_k10_vector_rows (size_t es, size_t m, int sms)
   const size_t wide = 32 * GT_K10_LANE_ELEMS (es);
   return m / wide >= (size_t) (sms / 6) ? wide : 32;
 }
+/* the most pieces of k a vector product of this type and shape adds
+   within a thread-block cluster on the current device (0: none: not
+   Hopper, or no sm_90 code); a plan's cluster asks for that where its
+   splits fit */
+int gt_k10_cluster_max (gt_type type, size_t m, size_t n);
 size_t gt_k10_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
                         int repack);
 cudaError_t gt_k10_row_launch (const gt_plan *p, const gt_gemm_args *a,

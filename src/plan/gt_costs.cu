@@ -558,8 +558,49 @@ k10_cost (size_t m, size_t n, size_t k)
          + FLOP_PER_SM_PER_LAUNCH;
 }
 
-/* Kernel 10 on a vector side: as kernel 6, k split until the blocks are
-   eight per SM, each piece at least 128 long; the matrix streamed once.  */
+/* Kernel 10 on a vector side: k split until the blocks are eight per SM,
+   each piece at least 128 long; the matrix streamed once.  Doubles on an
+   H200 (bench/RESULTS.md, "Double vectors"), where the second kernel
+   that adds the pieces and too many pieces of a short k cost more than
+   the blocks gain: x'B takes pieces of at least 4096 of k (a warp's
+   column streams 32 KiB; 1 x 4096 x 4096 in one piece 1.01-1.08x cuBLAS
+   where 3 pieces and their reduce took 0.84x); A x aims at four blocks
+   per SM (4096 x 4096 in 8 pieces); and the pieces are added within a
+   cluster of a power of two where they fit one (at most 8: 4096 x 4096
+   1.01-1.04x, where 17 pieces through the reduce took 0.87-0.91x).
+   Complex vectors keep the rule they were measured with.  */
+#define K10_D_COL_PIECE_MIN 4096
+static size_t
+k10_vector_splits (gt_type type, size_t m, size_t n, size_t k, size_t blocks,
+                   int sms, int *cluster)
+{
+  const int dbl = type == GT_DOUBLE;
+  const int rows = n == 1 && m > 1;
+  const size_t want = (size_t) sms * (dbl && rows ? 4 : 8);
+  const size_t least = dbl && !rows ? K10_D_COL_PIECE_MIN : 128;
+  const size_t most = k / least < 1 ? 1 : k / least;
+  const size_t raw = blocks >= want ? 1 : gt_ceil_div (want, blocks);
+  const size_t fits = dbl ? (size_t) gt_k10_cluster_max (type, m, n) : 0;
+  size_t sp = raw;
+  *cluster = 0;
+  if (raw > 1 && fits >= 2 && raw <= fits + 1)
+    {
+      sp = 1;
+      while (2 * sp <= raw && 2 * sp <= fits)
+        sp *= 2;
+      *cluster = 1;
+    }
+  while (*cluster && sp > most)   /* a power of two still */
+    sp /= 2;
+  if (sp > most)
+    sp = most;
+  if (sp > (size_t) GT_GRID_YZ_MAX)
+    sp = (size_t) GT_GRID_YZ_MAX;
+  if (sp < 2)
+    *cluster = 0;
+  return sp;
+}
+
 static double
 k10_vector (gt_plan *p, size_t m, size_t n, size_t k)
 {
@@ -569,18 +610,13 @@ k10_vector (gt_plan *p, size_t m, size_t n, size_t k)
       ? gt_ceil_div (m, gt_k10_vector_rows (gt_type_size (p->type), m,
                                             f->sms))
       : gt_ceil_div (n, 8);
-  const size_t want = (size_t) f->sms * 8;
-  const size_t most = k / 128 < 1 ? 1 : k / 128;
-  size_t sp = blocks >= want ? 1 : gt_ceil_div (want, blocks);
-  if (sp > most)
-    sp = most;
-  if (sp > (size_t) GT_GRID_YZ_MAX)
-    sp = (size_t) GT_GRID_YZ_MAX;
+  const size_t sp = k10_vector_splits (p->type, m, n, k, blocks, f->sms,
+                                       &p->cluster);
   p->splits = (int) sp;
   const double bytes = (double) gt_type_size (p->type) * (double) k
                        * (double) (m == 1 ? n : m);
   return bytes * FLOP_PER_SM_PER_BYTE
-         + (sp > 1 ? 2.0 : 1.0) * FLOP_PER_SM_PER_LAUNCH;
+         + (sp > 1 && !p->cluster ? 2.0 : 1.0) * FLOP_PER_SM_PER_LAUNCH;
 }
 
 extern "C" double

@@ -405,6 +405,13 @@ gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
         p.splits = 1;
       p.work_bytes = gt_k9_row_work (&p, m, n, k, repack);
       break;
+    case GT_K10_GENERIC:
+      /* a vector side's pieces of k, added within a cluster where asked
+         (and the device can) */
+      p.splits = splits > 1 ? splits : 1;
+      p.cluster = want->cluster > 0 && (m == 1 || n == 1);
+      p.work_bytes = gt_k10_row_work (&p, m, n, k, repack);
+      break;
     default:
       break;
     }
