@@ -1400,8 +1400,12 @@ double_variants (const bench_env *b, typed_problem *tp, double cublas_ms)
                       tp->k);
       const float med = b->o.check ? 0.0f
                         : median_ms (b, run_fixed_typed, &r, tp->sets);
+      /* a cluster this device cannot have goes through the reduce */
+      const int reduced = want.kernel == GT_K10_GENERIC && want.cluster
+                          && r.plan.splits
+                             > gt_k10_cluster_max (GT_DOUBLE, tp->m, tp->n);
       print_row (b, name, tp->m, tp->n, tp->k, med, 2.0, cublas_ms, err, bad,
-                 "");
+                 reduced ? "through the reduce" : "");
       failures += bad;
       if (r.work)
         CK (cudaFree (r.work));

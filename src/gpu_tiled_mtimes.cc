@@ -1396,9 +1396,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! check_pair ("csingle", "single", 2000, 3000, 1);
 %!testif ; gpu
 %! ## double vectors (kernel 10): x'B in one piece of k or in two added
-%! ## within a cluster (Hopper), A x in 8 or 4 pieces within a cluster or
-%! ## in 17 through the reduce; odd lengths
-%! for s = [1 4096 4096; 1 8192 8192; 4096 4096 1; 8192 8192 1; 2048 16384 1; 1 4099 999; 4097 3001 1; 1000 1000 1]'
+%! ## within a cluster (Hopper; with B's columns off 16 bytes too), A x in
+%! ## 8 or 4 pieces within a cluster or in 17 through the reduce; odd
+%! ## lengths
+%! for s = [1 4096 4096; 1 8192 8192; 1 8193 4099; 4096 4096 1; 8192 8192 1; 2048 16384 1; 1 4099 999; 4097 3001 1; 1000 1000 1]'
 %!   check_pair ("double", "double", s(1), s(2), s(3));
 %! endfor
 %!testif ; gpu

@@ -73,8 +73,8 @@ gt_blocks_per_sm (const void *fn, int threads, int smem)
   return blocks;
 }
 
-/* Thread-block clusters (Hopper): the pieces of k of kernels 5, 6 and 9
-   added within a cluster through distributed shared memory.
+/* Thread-block clusters (Hopper): the pieces of k of kernels 5, 6, 9 and
+   10 (vectors) added within a cluster through distributed shared memory.
    gt_cluster_max: the most blocks of fn (threads each, smem bytes of
    dynamic shared memory) a cluster along grid axis `axis` (1: y, 2: z)
    may have on the current device, at most GT_CLUSTER_MAX (the portable

@@ -563,12 +563,16 @@ k10_cost (size_t m, size_t n, size_t k)
    H200 (bench/RESULTS.md, "Double vectors"), where the second kernel
    that adds the pieces and too many pieces of a short k cost more than
    the blocks gain: x'B takes pieces of at least 4096 of k (a warp's
-   column streams 32 KiB; 1 x 4096 x 4096 in one piece 1.01-1.08x cuBLAS
-   where 3 pieces and their reduce took 0.84x); A x aims at four blocks
-   per SM (4096 x 4096 in 8 pieces); and the pieces are added within a
-   cluster of a power of two where they fit one (at most 8: 4096 x 4096
-   1.01-1.04x, where 17 pieces through the reduce took 0.87-0.91x).
-   Complex vectors keep the rule they were measured with.  */
+   column streams 32 KiB; 1 x 4096 x 4096 in one piece 1.01-1.08x cuBLAS,
+   in 3 pieces and their reduce 0.91-0.96x, 0.84x before x'B's loop kept
+   four loads in flight); A x aims at four blocks per SM (4096 x 4096 in
+   8 pieces); and where the pieces asked for are at most one more than a
+   cluster may hold, they are added within a cluster of the largest
+   power of two not above them (clusters of 3 ran below 2 and 4; at most
+   8: 4096 x 4096 asks 9 and runs 8, 1.01-1.04x, where 17 pieces through
+   the reduce took 0.87-0.91x), then no more than k allows.  Not measured
+   between the powers (5 to 7 pieces asked take 4).  Complex vectors keep
+   the rule they were measured with.  */
 #define K10_D_COL_PIECE_MIN 4096
 static size_t
 k10_vector_splits (gt_type type, size_t m, size_t n, size_t k, size_t blocks,
@@ -579,7 +583,8 @@ k10_vector_splits (gt_type type, size_t m, size_t n, size_t k, size_t blocks,
   const size_t want = (size_t) sms * (dbl && rows ? 4 : 8);
   const size_t least = dbl && !rows ? K10_D_COL_PIECE_MIN : 128;
   const size_t most = k / least < 1 ? 1 : k / least;
-  const size_t raw = blocks >= want ? 1 : gt_ceil_div (want, blocks);
+  const size_t raw = blocks == 0 || blocks >= want
+                     ? 1 : gt_ceil_div (want, blocks);
   const size_t fits = dbl ? (size_t) gt_k10_cluster_max (type, m, n) : 0;
   size_t sp = raw;
   *cluster = 0;

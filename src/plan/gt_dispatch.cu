@@ -407,9 +407,11 @@ gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
       break;
     case GT_K10_GENERIC:
       /* a vector side's pieces of k, added within a cluster where asked
-         (and the device can) */
+         (and the device can): doubles only, the type it was measured
+         and sanitized with */
       p.splits = splits > 1 ? splits : 1;
-      p.cluster = want->cluster > 0 && (m == 1 || n == 1);
+      p.cluster = want->cluster > 0 && want->type == GT_DOUBLE
+                  && (m == 1 || n == 1);
       p.work_bytes = gt_k10_row_work (&p, m, n, k, repack);
       break;
     default:

@@ -69,10 +69,12 @@ typedef struct
                           benchmark's kernel 12: its configuration */
   int k8_mode;         /* kernel 8: GT_K8_* bits (gt_kernels.h) */
   int min_blocks;      /* kernel 7: blocks per SM its registers are for */
-  int splits;          /* kernels 5, 6, 9: pieces of k, >= 1 */
-  int cluster;         /* kernels 5, 6 (n == 1) and 9 (doubles): the
-                          pieces of k added within a thread-block cluster
-                          (Hopper, splits <= 8), not by a second kernel */
+  int splits;          /* kernels 5, 6, 9, 10 (vectors): pieces of k,
+                          >= 1 */
+  int cluster;         /* kernels 5, 6 (n == 1), 9 and 10 (double
+                          vectors): the pieces of k added within a
+                          thread-block cluster (Hopper, splits <= 8), not
+                          by a second kernel */
   size_t work_bytes;   /* device scratch the plan needs */
   int edge_rows;       /* kernels 8/9: the last edge_rows rows and */
   int edge_cols;       /* edge_cols columns of C, left out of the kernel's
@@ -174,8 +176,8 @@ cudaError_t gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
                                cudaStream_t s);
 
 /* The plan `want` names (its kernel and the fields not GT_CHOOSE; splits 0
-   means choose) completed for the shape: the benchmark's way to run one
-   kernel or variant.  */
+   means choose, but for kernels 9 and 10: one piece) completed for the
+   shape: the benchmark's way to run one kernel or variant.  */
 gt_plan gt_plan_fixed (const gt_plan *want, size_t m, size_t n, size_t k,
                        int repack);
 
