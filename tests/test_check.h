@@ -6,6 +6,7 @@
 #define TEST_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static int passed, failed;
 
@@ -17,6 +18,17 @@ check (int ok, const char *what)
     passed++;
   else
     failed++;
+}
+
+/* The environment variable `name` set to value, or unset where value is
+   NULL: how the tests give an option each of its states.  */
+static void
+set_env (const char *name, const char *value)
+{
+  if (value)
+    setenv (name, value, 1);
+  else
+    unsetenv (name);
 }
 
 /* The counts' line, and main's exit status: nonzero where a check

@@ -33,10 +33,7 @@ mapped (void)
 static void
 set_option (const char *value)
 {
-  if (value)
-    setenv ("GPU_TILED_RESULT_HEAP", value, 1);
-  else
-    unsetenv ("GPU_TILED_RESULT_HEAP");
+  set_env ("GPU_TILED_RESULT_HEAP", value);
   gt_heap_forget ();
 }
 

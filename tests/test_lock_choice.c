@@ -73,10 +73,7 @@ test_modes (void)
   int all = 1;
   for (int i = 0; i < 4; i++)
     {
-      if (timed[i])
-        setenv ("GPU_TILED_LOCK_OPERANDS", timed[i], 1);
-      else
-        unsetenv ("GPU_TILED_LOCK_OPERANDS");
+      set_env ("GPU_TILED_LOCK_OPERANDS", timed[i]);
       gt_lock_choice_forget ();
       all &= gt_operands_lock_mode () == -1;
     }

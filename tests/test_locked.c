@@ -303,14 +303,8 @@ static void
 options (const char *heap, const char *lock, const char *stale)
 {
   setenv ("GPU_TILED_RESULT_HEAP", heap, 1);
-  if (lock)
-    setenv ("GPU_TILED_LOCK_RESULTS", lock, 1);
-  else
-    unsetenv ("GPU_TILED_LOCK_RESULTS");
-  if (stale)
-    setenv ("GPU_TILED_TEST_STALE", stale, 1);
-  else
-    unsetenv ("GPU_TILED_TEST_STALE");
+  set_env ("GPU_TILED_LOCK_RESULTS", lock);
+  set_env ("GPU_TILED_TEST_STALE", stale);
   setenv ("GPU_TILED_LOCK_OPERANDS", "1", 1);
   gt_heap_forget ();
   gt_locked_forget ();

@@ -10,10 +10,7 @@
 static int
 level_of (const char *v)
 {
-  if (v)
-    setenv ("GPU_TILED_TRACE", v, 1);
-  else
-    unsetenv ("GPU_TILED_TRACE");
+  set_env ("GPU_TILED_TRACE", v);
   return gt_trace_level ();
 }
 
