@@ -412,14 +412,29 @@ k10_gemv_wide (size_t m, size_t n, size_t *per)
   return (rows ? *per == (size_t) (32 * V) : true) && V > 1;
 }
 
+/* The kernel of that instance (wide or not), and how many of its blocks
+   a cluster may have.  */
+template <typename T>
+struct k10_gemv_kernel
+{
+  typedef void (*fn) (const T *, size_t, const T *, size_t, T *, size_t,
+                      long long, long long, long long, long long, T *, bool,
+                      bool);
+};
+
+template <typename T>
+static typename k10_gemv_kernel<T>::fn
+k10_gemv_of (int wide)
+{
+  return wide ? k10_gemv<T, GT_K10_LANE_ELEMS (sizeof (T))> : k10_gemv<T, 1>;
+}
+
 template <typename T>
 static int
-k10_cluster_max (size_t m, size_t n)
+k10_cluster_max (int wide)
 {
-  size_t per;
-  return k10_gemv_wide<T> (m, n, &per)
-         ? k10_cluster_max_of<T, GT_K10_LANE_ELEMS (sizeof (T))> ()
-         : k10_cluster_max_of<T, 1> ();
+  return wide ? k10_cluster_max_of<T, GT_K10_LANE_ELEMS (sizeof (T))> ()
+              : k10_cluster_max_of<T, 1> ();
 }
 
 /* cluster: the pieces of k added within a cluster where this device can
@@ -438,42 +453,32 @@ k10_gemv_launch (int splits, int cluster, const T *A, size_t lda, const T *B,
   if (m == 1 && n > 1)   /* pieces a multiple of 16 bytes (m == 1) */
     kchunk = gt_ceil_div (kchunk, V) * V;
   splits = (int) gt_ceil_div (k > 0 ? k : 1, kchunk);
-  const bool in_cluster = cluster > 0 && splits > 1
-                          && splits <= k10_cluster_max<T> (m, n);
-  if (splits > GT_GRID_YZ_MAX || (splits > 1 && !in_cluster && !work))
-    return cudaErrorInvalidValue;
   const bool rows = n == 1 && m > 1;
   const long long len = rows ? m : n;
   size_t per;
   const int wide = k10_gemv_wide<T> (m, n, &per);
+  const bool in_cluster = cluster > 0 && splits > 1
+                          && splits <= k10_cluster_max<T> (wide);
+  if (splits > GT_GRID_YZ_MAX || (splits > 1 && !in_cluster && !work))
+    return cudaErrorInvalidValue;
   const dim3 grid ((unsigned) gt_ceil_div (len, per), (unsigned) splits);
-  /* rows: A's columns in 16 bytes a lane; m == 1: B's */
-  const bool va = rows ? (uintptr_t) A % 16 == 0 && lda % V == 0
-                       : (uintptr_t) B % 16 == 0 && ldb % V == 0
-                         && kchunk % V == 0;
-  const bool va1 = (uintptr_t) A % sizeof (T) == 0;
-  T *partial = (T *) work;
+  /* wide: rows: A's columns in 16 bytes a lane; m == 1: B's */
+  const bool aligned
+    = !wide ? (uintptr_t) A % sizeof (T) == 0
+      : rows ? (uintptr_t) A % 16 == 0 && lda % V == 0
+             : (uintptr_t) B % 16 == 0 && ldb % V == 0 && kchunk % V == 0;
+  const typename k10_gemv_kernel<T>::fn kernel = k10_gemv_of<T> (wide);
+  T *partial = in_cluster ? (T *) NULL : (T *) work;
   cudaError_t err;
   if (in_cluster)
-    err = wide ? gt_launch_cluster (k10_gemv<T, GT_K10_LANE_ELEMS (sizeof (T))>,
-                                    grid, K10_THREADS, 0, 1, splits, s, A,
-                                    lda, B, ldb, C, ldc, (long long) m,
-                                    (long long) n, (long long) k, kchunk,
-                                    (T *) NULL, va, true)
-               : gt_launch_cluster (k10_gemv<T, 1>, grid, K10_THREADS, 0, 1,
-                                    splits, s, A, lda, B, ldb, C, ldc,
-                                    (long long) m, (long long) n,
-                                    (long long) k, kchunk, (T *) NULL, va1,
-                                    true);
+    err = gt_launch_cluster (kernel, grid, K10_THREADS, 0, 1, splits, s, A,
+                             lda, B, ldb, C, ldc, (long long) m,
+                             (long long) n, (long long) k, kchunk, partial,
+                             aligned, true);
   else
     {
-      if (wide)
-        k10_gemv<T, GT_K10_LANE_ELEMS (sizeof (T))><<<grid, K10_THREADS, 0,
-                                                      s>>> (
-          A, lda, B, ldb, C, ldc, m, n, k, kchunk, partial, va, false);
-      else
-        k10_gemv<T, 1><<<grid, K10_THREADS, 0, s>>> (
-          A, lda, B, ldb, C, ldc, m, n, k, kchunk, partial, va1, false);
+      kernel<<<grid, K10_THREADS, 0, s>>> (A, lda, B, ldb, C, ldc, m, n, k,
+                                          kchunk, partial, aligned, false);
       err = cudaGetLastError ();
     }
   if (err != cudaSuccess || splits == 1 || in_cluster)
@@ -491,16 +496,17 @@ gt_k10_cluster_max (gt_type type, size_t m, size_t n)
 {
   typedef k10_complex<float> cs;
   typedef k10_complex<double> cd;
+  size_t per;
   switch (type)
     {
     case GT_DOUBLE:
-      return k10_cluster_max<double> (m, n);
+      return k10_cluster_max<double> (k10_gemv_wide<double> (m, n, &per));
     case GT_COMPLEX_SINGLE:
-      return k10_cluster_max<cs> (m, n);
+      return k10_cluster_max<cs> (k10_gemv_wide<cs> (m, n, &per));
     case GT_COMPLEX_DOUBLE:
-      return k10_cluster_max<cd> (m, n);
+      return k10_cluster_max<cd> (k10_gemv_wide<cd> (m, n, &per));
     default:
-      return k10_cluster_max<float> (m, n);
+      return k10_cluster_max<float> (k10_gemv_wide<float> (m, n, &per));
     }
 }
 
