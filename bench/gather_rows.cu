@@ -211,6 +211,18 @@ blocks_right (const copy_run *r)
   return bad == 0;
 }
 
+/* One line of the CSV: the rate first, then the check of the blocks that
+   the timed copies left (in one call's arguments the order of the two
+   would be the compiler's: the first GPU run checked the blocks before
+   they were copied, and every way but the gather read 0).  */
+static void
+report (const char *way, const copy_run *r, int reps)
+{
+  const double gbs = rate (r, reps);
+  const int right = blocks_right (r);
+  printf ("%s,%zu,%zu,%.1f,%d\n", way, r->h, r->sms, gbs, right);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -233,22 +245,20 @@ main (int argc, char **argv)
           prop.name, o.m, o.k, bytes / (double) MB, o.reps);
   printf ("way,rows,sms,GB/s,right\n");
   copy_run r = { 2, o.m, o.k, o.m, 0, A, A_dev, D, s };
-  printf ("whole,%zu,0,%.1f,%d\n", o.m, rate (&r, o.reps),
-          blocks_right (&r));   /* one block of all m rows: A's layout */
+  report ("whole", &r, o.reps);   /* one block of all m rows: A's layout */
   for (int i = 0; i < o.nrows; i++)
     {
       r.h = o.rows[i];
       if (r.h % 4 || r.h == 0)
         continue;
       r.way = 0;
-      printf ("memcpy2d,%zu,0,%.1f,%d\n", r.h, rate (&r, o.reps),
-              blocks_right (&r));
+      r.sms = 0;
+      report ("memcpy2d", &r, o.reps);
       r.way = 1;
       for (int j = 0; j < o.nsms; j++)
         {
           r.sms = o.sms[j];
-          printf ("gather,%zu,%zu,%.1f,%d\n", r.h, r.sms, rate (&r, o.reps),
-                  blocks_right (&r));
+          report ("gather", &r, o.reps);
         }
     }
   CHECK (cudaFree (D));

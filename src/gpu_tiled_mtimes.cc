@@ -1061,6 +1061,49 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   gpu_tiled_devices ([]);
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
+%!testif ; heap
+%! ## a single product large enough for kernel 11's own pieces of k in
+%! ## panel 0 (12289x12288x12290 on Hopper): with B locked and its panel
+%! ## whole first, the next panel's B goes in during the last piece's wait
+%! ## for its scan; without (GPU_TILED_B_FIRST=0), after it.  Only the
+%! ## order of the copies differs: the same bits; C poisoned; on one
+%! ## device and split over two where there are two
+%! d = gpu_tiled_devices ();
+%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
+%! setenv ("GPU_TILED_POISON", "1");
+%! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
+%! A = randn (12289, 12288, "single");  B = randn (12288, 12290, "single");
+%! i = rows_to_check (12289, 12288, 12290);
+%! R = double (A(i, :)) * double (B);
+%! unwind_protect
+%!   for g = unique ([1, min(2, numel (d))])
+%!     gpu_tiled_devices (d(1:g));
+%!     if (g > 1)
+%!       setenv ("GPU_TILED_SPLIT", "always");
+%!     endif
+%!     C = {};
+%!     for first = {"0", "1"}
+%!       setenv ("GPU_TILED_B_FIRST", first{1});
+%!       gpu_tiled_reset ();
+%!       gpu_tiled_mtimes (A, B);   # the operands seen: the next call locks them
+%!       p = pieces ();
+%!       C{end+1} = gpu_tiled_mtimes (A, B);
+%!       assert (pieces () >= p + g);
+%!       assert (gpu_tiled_info ().operands_direct >= 1);
+%!     endfor
+%!     assert (! any (isnan (C{2}(:))));
+%!     assert (isequal (C{1}, C{2}));
+%!     assert (norm (double (C{2}(i, :)) - R, "fro")
+%!             <= 4 * 12288 * eps ("single") * norm (double (A(i, :)), "fro") * norm (double (B), "fro"));
+%!   endfor
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_B_FIRST");
+%!   unsetenv ("GPU_TILED_POISON");
+%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
 %!testif ; gpu
 %! ## complex singles on kernel 11 streamed in several panels (n from
 %! ## 2048 to 7167: panels of a quarter of n or wider; here 4 of 2048

@@ -73,6 +73,9 @@ typedef struct
   int straight;                 /* C locked: copies out straight */
   int b_straight;               /* B locked (as a_straight) */
   int b_first;                  /* panel 0 in pieces: its B whole first */
+  int next_in;                  /* the B of the panel after panel 0's
+                                   pieces went in during the last piece's
+                                   wait */
   int a_straight;               /* A locked: its uploads may go straight
                                    (gt_stage.c's rule: one plain copy or
                                    columns of 32 KiB or more) */
@@ -211,5 +214,8 @@ void gt_read_part (const gt_call *c, size_t j0, size_t j1,
                    cudaEvent_t after);
 gt_status gt_other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
                            size_t p_first, gt_interrupt_fn interrupted);
+/* Panel p of B in, ctx->panel_in[p] recorded after it.  */
+gt_status gt_upload_panel (gt_context *ctx, const gt_call *c, gt_stager *sg,
+                           size_t p, gt_interrupt_fn interrupted);
 
 #endif

@@ -340,6 +340,42 @@ stage_ahead (void *arg)
     a->reset_after = gt_inside_launch (stage_piece_ahead, a);
 }
 
+/* The B of the panel after panel 0 in during the last piece's wait for
+   kernel 11's scan (as stage_ahead for the pieces): otherwise the link
+   idled from A's last part to the launch's return, and that panel's
+   kernel then waited for its B after the last piece (0.8-1.7 ms at
+   16384^3 single; bench/RESULTS.md, "The next panel's B in the last
+   piece's wait").  Where B goes straight (c->b_first), so that the
+   upload is one copy queued, not the host's copies, which would hold
+   the last piece's products back.  */
+typedef struct
+{
+  gt_context *ctx;
+  gt_call *c;
+  gt_stager *sg;
+  gt_interrupt_fn interrupted;
+  int done, reset_after;
+  gt_status st;
+} panel_ahead;
+
+static void
+upload_panel_ahead (void *arg)
+{
+  panel_ahead *a = (panel_ahead *) arg;
+  a->st = gt_upload_panel (a->ctx, a->c, a->sg, a->c->head, a->interrupted);
+  a->c->next_in = a->st == GT_OK;
+}
+
+static void
+next_panel_ahead (void *arg)
+{
+  panel_ahead *a = (panel_ahead *) arg;
+  if (a->done)
+    return;
+  a->done = 1;
+  a->reset_after = gt_inside_launch (upload_panel_ahead, a);
+}
+
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
    where A is complex, each piece on the planes of its own columns of A
    (made in A's planes' place; A's planes for the other panels are made
@@ -361,6 +397,7 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
     st = gt_own_a_in (ctx, c, sg, interrupted);
   const int waits = gt_plan_waits (&c->piece_plan);
   piece_ahead ahead = { ctx, c, sg, &po, 0, 0, interrupted, 0, 0, 0, GT_OK };
+  panel_ahead early = { ctx, c, sg, interrupted, 0, 0, GT_OK };
   size_t piece = 0;
   for (size_t i = 0; st == GT_OK && i < count; i++)
     {
@@ -383,6 +420,11 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
           g.idle = stage_ahead;
           g.idle_arg = &ahead;
         }
+      else if (waits && c->b_first && c->head < c->panels)
+        {
+          g.idle = next_panel_ahead;
+          g.idle_arg = &early;
+        }
       cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
       if (err == cudaSuccess && c->planes_bytes)
         err = gt_plan_prepare_a (&c->plan_full,
@@ -394,7 +436,9 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       gt_mark_end (sg, mk, ctx->comp);
       st = err == cudaSuccess ? ahead.st
                               : gt_fail_cuda (err, "running the kernel");
-      if (ahead.reset_after && st != GT_OK)
+      if (st == GT_OK)
+        st = early.st;
+      if ((ahead.reset_after || early.reset_after) && st != GT_OK)
         gt_ctx_reset_lost ();
     }
   if (st != GT_OK)

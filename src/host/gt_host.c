@@ -299,7 +299,7 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st == GT_OK)
     {
       /* the B of panels 0 to p_first - 1, where it went in with the
-         pieces or blocks (else upload_panel says it) */
+         pieces or blocks (else gt_upload_panel says it) */
       cudaEvent_t ev = read_done (ctx, c, 0);
       size_t j0, j1;
       if (p_first && ev)

@@ -35,10 +35,9 @@ gt_read_part (const gt_call *c, size_t j0, size_t j1, cudaEvent_t after)
                         ((j1 - j0 - 1) * c->hlb + c->k) * c->hs_b, after);
 }
 
-/* Panel p of B in, and the event that says it is there.  */
-static gt_status
-upload_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
-              gt_interrupt_fn interrupted)
+gt_status
+gt_upload_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
+                 gt_interrupt_fn interrupted)
 {
   size_t j0, j1;
   panel_cols (c, p, &j0, &j1);
@@ -157,7 +156,7 @@ upload_next (void *arg)
     return;
   u->done = 1;
   if (u->p < u->c->panels)
-    u->st = upload_panel (u->ctx, u->c, u->sg, u->p, u->interrupted);
+    u->st = gt_upload_panel (u->ctx, u->c, u->sg, u->p, u->interrupted);
 }
 
 /* The next panel in, then an operand whose uploads have ended probed
@@ -263,8 +262,8 @@ gt_status
 gt_other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
                  size_t p_first, gt_interrupt_fn interrupted)
 {
-  gt_status st = p_first < c->panels
-                 ? upload_panel (ctx, c, sg, p_first, interrupted) : GT_OK;
+  gt_status st = p_first < c->panels && !c->next_in
+                 ? gt_upload_panel (ctx, c, sg, p_first, interrupted) : GT_OK;
   if (st == GT_OK)
     st = side_join (ctx, c, 0);
   panel_timer timer;
