@@ -787,6 +787,28 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!  endif
 %!endfunction
 
+%!function C = b_first_both (A, B, g)
+%!  ## A * B with panel 0's B whole first and with each piece's rows of B
+%!  ## (GPU_TILED_B_FIRST 1 and 0), each the second call after a reset
+%!  ## (its operands locked, read straight), panel 0 in pieces on each of
+%!  ## the g devices: the same bits (only the copies' order differs), and
+%!  ## every element written (C poisoned by the caller); returns that C
+%!  pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
+%!  C = {};
+%!  for first = {"0", "1"}
+%!    setenv ("GPU_TILED_B_FIRST", first{1});
+%!    gpu_tiled_reset ();
+%!    gpu_tiled_mtimes (A, B);   # the operands seen: the next call locks them
+%!    p = pieces ();
+%!    C{end+1} = gpu_tiled_mtimes (A, B);
+%!    assert (pieces () >= p + g);
+%!    assert (gpu_tiled_info ().operands_direct >= 1);
+%!  endfor
+%!  assert (! any (isnan (C{2}(:))));
+%!  assert (isequal (C{1}, C{2}));
+%!  C = C{2};
+%!endfunction
+
 %!function check_product (m, k, n, tile)
 %!  A = randn (m, k, "single");
 %!  B = randn (k, n, "single");
@@ -1012,10 +1034,12 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## (as the cost model plans it, and with kernel 11 off) and double (on
 %! ## Hopper, where doubles have pieces), on one device and split over two
 %! ## where there are two; the operands locked (a loop's: from the second
-%! ## call after a reset, which is compared), C poisoned
+%! ## call after a reset, which is compared), C poisoned.  Single
+%! ## 12289x12288x12290 runs kernel 11's own pieces on Hopper: there, with
+%! ## B first, the next panel's B goes in during the last piece's wait
+%! ## for its scan (with each piece's rows, after it)
 %! d = gpu_tiled_devices ();
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");
-%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
 %! setenv ("GPU_TILED_POISON", "1");
 %! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
 %! unwind_protect
@@ -1024,80 +1048,31 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     if (g > 1)
 %!       setenv ("GPU_TILED_SPLIT", "always");
 %!     endif
-%!     for v = {{"single", ""}, {"single", "off"}, {"double", ""}}
+%!     for v = {{"single", "", [3001, 8999, 4999]}, ...
+%!              {"single", "off", [3001, 8999, 4999]}, ...
+%!              {"double", "", [3001, 8999, 4999]}, ...
+%!              {"single", "", [12289, 12288, 12290]}}
 %!       if (strcmp (v{1}{1}, "double") && ! hopper)
 %!         continue;
 %!       endif
+%!       s = num2cell (v{1}{3});
+%!       [m, k, n] = s{:};
 %!       if (isempty (v{1}{2}))
 %!         unsetenv ("GPU_TILED_EMULATE");
 %!       else
 %!         setenv ("GPU_TILED_EMULATE", v{1}{2});
 %!       endif
-%!       A = randn (3001, 8999, v{1}{1});  B = randn (8999, 4999, v{1}{1});
-%!       C = {};
-%!       for first = {"0", "1"}
-%!         setenv ("GPU_TILED_B_FIRST", first{1});
-%!         gpu_tiled_reset ();
-%!         gpu_tiled_mtimes (A, B);   # the operands seen: the next call locks them
-%!         p = pieces ();
-%!         C{end+1} = gpu_tiled_mtimes (A, B);
-%!         assert (pieces () >= p + g);
-%!         assert (gpu_tiled_info ().operands_direct >= 1);
-%!       endfor
-%!       assert (! any (isnan (C{2}(:))));
-%!       assert (isequal (C{1}, C{2}));
-%!       i = rows_to_check (3001, 8999, 4999);
+%!       A = randn (m, k, v{1}{1});  B = randn (k, n, v{1}{1});
+%!       C = b_first_both (A, B, g);
+%!       i = rows_to_check (m, k, n);
 %!       R = double (A(i, :)) * double (B);
-%!       assert (norm (double (C{2}(i, :)) - R, "fro")
-%!               <= 4 * 8999 * eps (v{1}{1}) * norm (double (A(i, :)), "fro") * norm (double (B), "fro"));
+%!       assert (norm (double (C(i, :)) - R, "fro")
+%!               <= 4 * k * eps (v{1}{1}) * norm (double (A(i, :)), "fro") * norm (double (B), "fro"));
 %!     endfor
 %!   endfor
 %! unwind_protect_cleanup
 %!   unsetenv ("GPU_TILED_B_FIRST");
 %!   unsetenv ("GPU_TILED_EMULATE");
-%!   unsetenv ("GPU_TILED_POISON");
-%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
-%! end_unwind_protect
-%!testif ; heap
-%! ## a single product large enough for kernel 11's own pieces of k in
-%! ## panel 0 (12289x12288x12290 on Hopper): with B locked and its panel
-%! ## whole first, the next panel's B goes in during the last piece's wait
-%! ## for its scan; without (GPU_TILED_B_FIRST=0), after it.  Only the
-%! ## order of the copies differs: the same bits; C poisoned; on one
-%! ## device and split over two where there are two
-%! d = gpu_tiled_devices ();
-%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
-%! setenv ("GPU_TILED_POISON", "1");
-%! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
-%! A = randn (12289, 12288, "single");  B = randn (12288, 12290, "single");
-%! i = rows_to_check (12289, 12288, 12290);
-%! R = double (A(i, :)) * double (B);
-%! unwind_protect
-%!   for g = unique ([1, min(2, numel (d))])
-%!     gpu_tiled_devices (d(1:g));
-%!     if (g > 1)
-%!       setenv ("GPU_TILED_SPLIT", "always");
-%!     endif
-%!     C = {};
-%!     for first = {"0", "1"}
-%!       setenv ("GPU_TILED_B_FIRST", first{1});
-%!       gpu_tiled_reset ();
-%!       gpu_tiled_mtimes (A, B);   # the operands seen: the next call locks them
-%!       p = pieces ();
-%!       C{end+1} = gpu_tiled_mtimes (A, B);
-%!       assert (pieces () >= p + g);
-%!       assert (gpu_tiled_info ().operands_direct >= 1);
-%!     endfor
-%!     assert (! any (isnan (C{2}(:))));
-%!     assert (isequal (C{1}, C{2}));
-%!     assert (norm (double (C{2}(i, :)) - R, "fro")
-%!             <= 4 * 12288 * eps ("single") * norm (double (A(i, :)), "fro") * norm (double (B), "fro"));
-%!   endfor
-%! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_B_FIRST");
 %!   unsetenv ("GPU_TILED_POISON");
 %!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
 %!   unsetenv ("GPU_TILED_SPLIT");
