@@ -211,13 +211,16 @@ blocks_right (const copy_run *r)
   return bad == 0;
 }
 
-/* One line of the CSV: the rate first, then the check of the blocks that
-   the timed copies left (in one call's arguments the order of the two
+/* One line of the CSV: the device's blocks cleared, the rate, then the
+   check of the blocks that the timed copies left (in one call's arguments the order of the two
    would be the compiler's: the first GPU run checked the blocks before
    they were copied, and every way but the gather read 0).  */
 static void
 report (const char *way, const copy_run *r, int reps)
 {
+  /* blocks another way left must not pass for this way's */
+  CHECK (cudaMemset (r->D, 0xff, r->m * r->k * sizeof (float)));
+  CHECK (cudaDeviceSynchronize ());   /* the copies go on r->s */
   const double gbs = rate (r, reps);
   const int right = blocks_right (r);
   printf ("%s,%zu,%zu,%.1f,%d\n", way, r->h, r->sms, gbs, right);

@@ -73,9 +73,11 @@ typedef struct
   int straight;                 /* C locked: copies out straight */
   int b_straight;               /* B locked (as a_straight) */
   int b_first;                  /* panel 0 in pieces: its B whole first */
-  int next_in;                  /* the B of the panel after panel 0's
-                                   pieces went in during the last piece's
-                                   wait */
+  int b_cols_straight;          /* and its columns go straight (B locked,
+                                   one plain copy or wide columns) */
+  int next_in;                  /* the B of panel `head` (the one after
+                                   panel 0's pieces) went in during the
+                                   last piece's wait */
   int a_straight;               /* A locked: its uploads may go straight
                                    (gt_stage.c's rule: one plain copy or
                                    columns of 32 KiB or more) */

@@ -345,9 +345,9 @@ stage_ahead (void *arg)
    idled from A's last part to the launch's return, and that panel's
    kernel then waited for its B after the last piece (0.8-1.7 ms at
    16384^3 single; bench/RESULTS.md, "The next panel's B in the last
-   piece's wait").  Where B goes straight (c->b_first), so that the
-   upload is one copy queued, not the host's copies, which would hold
-   the last piece's products back.  */
+   piece's wait").  Only where B's columns go straight
+   (c->b_cols_straight), so that the upload is one copy queued, not the
+   host's copies, which would hold the last piece's products back.  */
 typedef struct
 {
   gt_context *ctx;
@@ -420,7 +420,7 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
           g.idle = stage_ahead;
           g.idle_arg = &ahead;
         }
-      else if (waits && c->b_first && c->head < c->panels)
+      else if (waits && c->b_cols_straight && c->head < c->panels)
         {
           g.idle = next_panel_ahead;
           g.idle_arg = &early;

@@ -260,14 +260,18 @@ side_layout (gt_call *c, int real_a, int real_b)
    go through the host before A's first piece.  GPU_TILED_B_FIRST=0 or 1
    says never or always.  */
 static int
-piece_b_first (const gt_context *ctx, const gt_call *c)
+b_columns_straight (const gt_call *c)
 {
-  const int say = ctx ? ctx->opt.b_first : -1;
-  if (say >= 0)
-    return say;
   return c->b_straight && c->hs_b == c->es_b
          && gt_stage_may_go_straight (c->k * c->es_b, c->w,
                                       c->hlb * c->es_b, c->ldb * c->es_b);
+}
+
+static int
+piece_b_first (const gt_context *ctx, const gt_call *c)
+{
+  const int say = ctx ? ctx->opt.b_first : -1;
+  return say >= 0 ? say : b_columns_straight (c);
 }
 
 /* Panel 0's way: a head of several panels in blocks of rows
@@ -279,6 +283,7 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
 {
   c->kc = 0;
   c->b_first = 0;
+  c->b_cols_straight = 0;
   const size_t rows = head_rows (c);
   c->head = rows ? head_panels (ctx, c) : 0;
   c->rows = c->head ? rows : 0;
@@ -290,6 +295,7 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
   int k11 = 0;
   c->kc = first_panel_piece (ctx, c, &k11);
   c->b_first = c->kc && piece_b_first (ctx, c);
+  c->b_cols_straight = c->b_first && b_columns_straight (c);
   if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
     c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
   if (c->kc)

@@ -262,7 +262,7 @@ gt_status
 gt_other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
                  size_t p_first, gt_interrupt_fn interrupted)
 {
-  gt_status st = p_first < c->panels && !c->next_in
+  gt_status st = p_first < c->panels && !(c->next_in && p_first == c->head)
                  ? gt_upload_panel (ctx, c, sg, p_first, interrupted) : GT_OK;
   if (st == GT_OK)
     st = side_join (ctx, c, 0);
