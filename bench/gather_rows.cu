@@ -15,8 +15,8 @@
 
    A is malloc'd and locked as the package locks an operand
    (cudaHostRegister, mapped).  Each way copies all of A, block by block
-   in order, timed with events around all blocks; median of `reps`.  The
-   gather's blocks are compared with the host's.
+   in order, timed with events around all blocks; median of `reps`.
+   Each way's blocks are then compared with the host's.
 
      bench/gather_rows [--m 8192] [--k 8192] [--rows 512,1024,2048,4096]
                        [--sms 8,16,32] [--reps 11]
@@ -212,9 +212,10 @@ blocks_right (const copy_run *r)
 }
 
 /* One line of the CSV: the device's blocks cleared, the rate, then the
-   check of the blocks that the timed copies left (in one call's arguments the order of the two
-   would be the compiler's: the first GPU run checked the blocks before
-   they were copied, and every way but the gather read 0).  */
+   check of the blocks that the timed copies left (in one call's
+   arguments the order of the two would be the compiler's: the first GPU
+   run checked the blocks before they were copied, and every way but the
+   gather read 0).  */
 static void
 report (const char *way, const copy_run *r, int reps)
 {

@@ -354,7 +354,7 @@ typedef struct
   gt_call *c;
   gt_stager *sg;
   gt_interrupt_fn interrupted;
-  int done, reset_after;
+  int reset_after;
   gt_status st;
 } panel_ahead;
 
@@ -370,9 +370,8 @@ static void
 next_panel_ahead (void *arg)
 {
   panel_ahead *a = (panel_ahead *) arg;
-  if (a->done)
+  if (a->c->next_in || a->st != GT_OK)   /* tried already */
     return;
-  a->done = 1;
   a->reset_after = gt_inside_launch (upload_panel_ahead, a);
 }
 
@@ -397,7 +396,7 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
     st = gt_own_a_in (ctx, c, sg, interrupted);
   const int waits = gt_plan_waits (&c->piece_plan);
   piece_ahead ahead = { ctx, c, sg, &po, 0, 0, interrupted, 0, 0, 0, GT_OK };
-  panel_ahead early = { ctx, c, sg, interrupted, 0, 0, GT_OK };
+  panel_ahead early = { ctx, c, sg, interrupted, 0, GT_OK };
   size_t piece = 0;
   for (size_t i = 0; st == GT_OK && i < count; i++)
     {

@@ -249,6 +249,17 @@ side_layout (gt_call *c, int real_a, int real_b)
     }
 }
 
+/* Whether B's panel goes straight from its lock in one copy: B locked,
+   not rounded from doubles, and one plain copy or columns wide enough
+   (gt_stage_may_go_straight).  */
+static int
+b_columns_straight (const gt_call *c)
+{
+  return c->b_straight && c->hs_b == c->es_b
+         && gt_stage_may_go_straight (c->k * c->es_b, c->w,
+                                      c->hlb * c->es_b, c->ldb * c->es_b);
+}
+
 /* Whether panel 0's pieces take its B whole, in columns, before A's
    first piece, instead of each piece's rows of B with it: where B is
    locked and its columns go straight, in one copy at the link's rate,
@@ -259,14 +270,6 @@ side_layout (gt_call *c, int real_a, int real_b)
    doubles, or a 2-D copy of narrow rows): all of the panel would then
    go through the host before A's first piece.  GPU_TILED_B_FIRST=0 or 1
    says never or always.  */
-static int
-b_columns_straight (const gt_call *c)
-{
-  return c->b_straight && c->hs_b == c->es_b
-         && gt_stage_may_go_straight (c->k * c->es_b, c->w,
-                                      c->hlb * c->es_b, c->ldb * c->es_b);
-}
-
 static int
 piece_b_first (const gt_context *ctx, const gt_call *c)
 {
