@@ -311,6 +311,26 @@ rows_ahead (const gt_call *c)
   return c->m * c->kc * c->hs_a >= ROWS_AHEAD_MIN_BYTES;
 }
 
+/* Where the next piece is another band's and B's rows need not come
+   with it (b_first), the band's own next piece of A instead, where A goes
+   straight (one copy queued, not the host's copies): its own uploads
+   otherwise waited for the other band's piece's launch, 0.2 ms apart
+   with the link idle (a split 16384^3 single band; bench/RESULTS.md,
+   "Row blocks at the link's rate ...", run 6).  own_a_upto takes it no
+   further than that piece's own turn would.  */
+static gt_status
+own_piece_ahead (gt_context *ctx, gt_call *c, gt_stager *sg,
+                 const gt_piece_order *o, gt_interrupt_fn interrupted)
+{
+  size_t q = c->a_own_end / c->kc;
+  if (q < o->j0)
+    q = o->j0;
+  if (q >= o->j1)
+    return GT_OK;
+  return own_a_upto (ctx, c, sg, q + 1 == o->j1 ? c->k : (q + 1) * c->kc,
+                     interrupted);
+}
+
 static void
 stage_piece_ahead (void *arg)
 {
@@ -319,6 +339,11 @@ stage_piece_ahead (void *arg)
   const size_t piece = gt_piece_orders_next (a->po, a->i, a->last);
   if (a->c->shared_a && !gt_piece_own (o, piece))
     {
+      if (a->c->b_first && a->c->a_straight)
+        {
+          a->st = own_piece_ahead (a->ctx, a->c, a->sg, o, a->interrupted);
+          return;
+        }
       if (a->c->b_first || !rows_ahead (a->c))
         return;
       size_t k0, k1;
