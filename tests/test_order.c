@@ -317,9 +317,46 @@ test_lazy_agree (void)
   check (bad == 0, what);
 }
 
+/* A band's own part staged piece by piece (as piece_stage does: up to
+   the piece's end, the last own piece to the part's end) is what
+   gt_own_next_end asks for at each step, and nothing after the last;
+   two to four bands, k and pieces aligned or not.  */
+static void
+test_own_next_end (void)
+{
+  int ok = 1, cases = 0;
+  const size_t ks[] = { 16384, 12290, 5000 }, kcs[] = { 2048, 1024, 768 };
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      for (int parts = 2; parts <= 4; parts++)
+        for (int own = 0; own < parts; own++)
+          {
+            const gt_piece_layout l = layout (ks[a], kcs[b], parts, own);
+            gt_piece_order o;
+            gt_piece_order_make (&l, &o);
+            const size_t p0 = l.bounds[own], p1 = l.bounds[own + 1];
+            size_t end = p0;
+            for (size_t p = o.j0; ok && p < o.j1; p++)
+              {
+                size_t want = p + 1 == o.j1 ? p1 : (p + 1) * l.kc;
+                want = want < p1 ? want : p1;
+                ok = gt_own_next_end (&o, l.kc, p1, end)
+                     == (want > end ? want : 0);
+                end = want > end ? want : end;
+              }
+            ok = ok && gt_own_next_end (&o, l.kc, p1, end) == 0;
+            cases++;
+          }
+  char what[80];
+  snprintf (what, sizeof what,
+            "%d layouts: a band's next own piece of A, then none", cases);
+  check (ok, what);
+}
+
 int
 main (void)
 {
+  test_own_next_end ();
   test_lazy_agree ();
   test_two_bands ();
   test_plain_orders ();

@@ -75,6 +75,7 @@ typedef struct
   int b_first;                  /* panel 0 in pieces: its B whole first */
   int b_cols_straight;          /* and its columns go straight (B locked,
                                    one plain copy or wide columns) */
+  int a_cols_straight;          /* A's columns go straight (likewise) */
   int next_in;                  /* the B of panel `head` (the one after
                                    panel 0's pieces) went in during the
                                    last piece's wait */

@@ -294,6 +294,8 @@ typedef struct
   gt_interrupt_fn interrupted;
   int done, reset_after;
   int rows_in;                  /* of another band's piece: B's rows only */
+  int pre;                      /* own_piece_ahead recorded the next
+                                   piece's panel_in before its upload */
   gt_status st;
 } piece_ahead;
 
@@ -311,24 +313,40 @@ rows_ahead (const gt_call *c)
   return c->m * c->kc * c->hs_a >= ROWS_AHEAD_MIN_BYTES;
 }
 
-/* Where the next piece is another band's and B's rows need not come
-   with it (b_first), the band's own next piece of A instead, where A goes
+/* Whether some other band's part of A comes through the host (its
+   device could not hand it on) rather than from that device.  */
+static int
+others_by_host (const gt_call *c)
+{
+  return (c->a_host & ~((uint64_t) 1 << c->a_part)) != 0;
+}
+
+/* Where the piece launching is one of the band's own and the next is
+   another band's whose B rows need not come (b_first), the band's own
+   next piece of A goes in during the wait instead, where A's columns go
    straight (one copy queued, not the host's copies): its own uploads
    otherwise waited for the other band's piece's launch, 0.2 ms apart
    with the link idle (a split 16384^3 single band; bench/RESULTS.md,
-   "Row blocks at the link's rate ...", run 6).  own_a_upto takes it no
-   further than that piece's own turn would.  */
+   "Row blocks at the link's rate ...", run 6).  ctx->panel_in of the
+   next piece is recorded on ctx->up first (*pre), so that the other
+   band's piece, whose A comes from its device, need not wait for this
+   upload (gt_first_panel_in_pieces).  */
 static gt_status
 own_piece_ahead (gt_context *ctx, gt_call *c, gt_stager *sg,
-                 const gt_piece_order *o, gt_interrupt_fn interrupted)
+                 const gt_piece_order *o, size_t i, int *pre,
+                 gt_interrupt_fn interrupted)
 {
-  size_t q = c->a_own_end / c->kc;
-  if (q < o->j0)
-    q = o->j0;
-  if (q >= o->j1)
+  size_t p0, p1;
+  gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
+  const size_t end = gt_own_next_end (o, c->kc, p1, c->a_own_end);
+  if (!end)
     return GT_OK;
-  return own_a_upto (ctx, c, sg, q + 1 == o->j1 ? c->k : (q + 1) * c->kc,
-                     interrupted);
+  cudaError_t err = cudaEventRecord (ctx->panel_in[i % GT_MAX_PANELS],
+                                     ctx->up);
+  if (err != cudaSuccess)
+    return gt_fail_cuda (err, "ordering streams");
+  *pre = 1;
+  return own_a_upto (ctx, c, sg, end, interrupted);
 }
 
 static void
@@ -339,9 +357,11 @@ stage_piece_ahead (void *arg)
   const size_t piece = gt_piece_orders_next (a->po, a->i, a->last);
   if (a->c->shared_a && !gt_piece_own (o, piece))
     {
-      if (a->c->b_first && a->c->a_straight)
+      if (a->c->b_first && a->c->a_cols_straight
+          && gt_piece_own (o, a->last))
         {
-          a->st = own_piece_ahead (a->ctx, a->c, a->sg, o, a->interrupted);
+          a->st = own_piece_ahead (a->ctx, a->c, a->sg, o, a->i, &a->pre,
+                                   a->interrupted);
           return;
         }
       if (a->c->b_first || !rows_ahead (a->c))
@@ -420,7 +440,8 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st == GT_OK && c->shared_a && o->j1 == o->j0)
     st = gt_own_a_in (ctx, c, sg, interrupted);
   const int waits = gt_plan_waits (&c->piece_plan);
-  piece_ahead ahead = { ctx, c, sg, &po, 0, 0, interrupted, 0, 0, 0, GT_OK };
+  piece_ahead ahead = { ctx, c, sg, &po, 0, 0, interrupted, 0, 0, 0, 0,
+                        GT_OK };
   panel_ahead early = { ctx, c, sg, interrupted, 0, GT_OK };
   size_t piece = 0;
   for (size_t i = 0; st == GT_OK && i < count; i++)
@@ -436,8 +457,9 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       piece_cols (c, piece, &k0, &k1);
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
       gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
+      const int pre = i > 0 && ahead.pre && !others_by_host (c);
       const piece_ahead next = { ctx, c, sg, &po, i + 1, piece, interrupted,
-                                 0, 0, 0, GT_OK };
+                                 0, 0, 0, 0, GT_OK };
       ahead = next;
       if (waits && i + 1 < count)
         {
@@ -449,7 +471,11 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
           g.idle = next_panel_ahead;
           g.idle_arg = &early;
         }
-      cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
+      /* where the band's own next piece went ahead, this other band's
+         piece waits for what went before it only (own_piece_ahead) */
+      cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
+      cudaError_t err = pre ? cudaStreamWaitEvent (ctx->comp, in, 0)
+                            : comp_after_up (ctx, in);
       if (err == cudaSuccess && c->planes_bytes)
         err = gt_plan_prepare_a (&c->plan_full,
                                  c->dA + k0 * c->lda * c->es_a, c->lda,

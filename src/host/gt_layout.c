@@ -299,6 +299,10 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
   c->kc = first_panel_piece (ctx, c, &k11);
   c->b_first = c->kc && piece_b_first (ctx, c);
   c->b_cols_straight = c->b_first && b_columns_straight (c);
+  c->a_cols_straight = c->a_straight && c->hs_a == c->es_a
+                       && gt_stage_may_go_straight (c->m * c->es_a, c->k,
+                                                    c->hla * c->es_a,
+                                                    c->lda * c->es_a);
   if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
     c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
   if (c->kc)

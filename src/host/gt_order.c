@@ -142,3 +142,18 @@ gt_piece_next (const gt_piece_order *o, size_t i, size_t last)
       best = p;
   return best;
 }
+
+size_t
+gt_own_next_end (const gt_piece_order *o, size_t kc, size_t p1,
+                 size_t own_end)
+{
+  size_t q = own_end / kc;
+  if (q < o->j0)
+    q = o->j0;
+  if (q >= o->j1)
+    return 0;
+  size_t end = q + 1 == o->j1 ? p1 : (q + 1) * kc;
+  if (end > p1)
+    end = p1;
+  return end > own_end ? end : 0;
+}

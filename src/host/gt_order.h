@@ -50,6 +50,13 @@ gt_piece_own (const gt_piece_order *o, size_t p)
   return p >= o->j0 && p < o->j1;
 }
 
+/* The column up to which a band stages its own part of A (which ends
+   at column p1) for its next own piece, where the part is in up to
+   column own_end: as piece_stage does for that piece (the last own piece
+   takes all the rest of the part); 0 where nothing of the part is left.  */
+size_t gt_own_next_end (const gt_piece_order *o, size_t kc, size_t p1,
+                        size_t own_end);
+
 /* The i-th piece to run, piece `last` run before it (i = 0: none).  */
 size_t gt_piece_next (const gt_piece_order *o, size_t i, size_t last);
 
