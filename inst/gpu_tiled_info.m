@@ -131,13 +131,13 @@
 ##
 ## @item operands_direct
 ## products that read an operand straight from locked memory, since
-## @code{gpu_tiled_reset}.  Operands of 16 MiB or more that need no
+## @code{gpu_tiled_reset}.  Operands of 4 MiB or more that need no
 ## conversion may be locked by the results' rule (one of the last four
 ## results or eight operands again; within the same @code{result_heap}
-## bytes).  Before the uploads, every call then checks each locked
-## operand: a word of each page is written from the GPU through the lock,
-## read, and put back, so that the operand is unchanged when the product
-## starts.  That check costs about 2.5 microseconds per MB: more than the
+## bytes).  Every call then checks each locked operand once the uploads
+## have read it: a word of each page is written from the GPU through the
+## lock, read, and put back, and where a page is not the lock's the
+## product runs again with that operand staged.  That check costs about 2.5 microseconds per MB: more than the
 ## straight uploads save on some hosts, less on others (where the host's
 ## copies, not the link, are slow, or several GPUs copy at once).  So,
 ## by default, each product that comes back is timed both ways (see

@@ -159,15 +159,15 @@ size_t gt_results_locked_bytes (void);
 unsigned long gt_results_direct (void);
 unsigned long gt_results_stale_pages (void);
 
-/* Operands of 16 MiB or more that need no conversion may be locked by
+/* Operands of 4 MiB or more that need no conversion may be locked by
    the same rule (one of the last four results' ranges or of the last
    eight operands' again, under the same budget): the uploads then read
-   them straight.  Before the uploads, each call checks that every page
-   of a locked operand is still the page the process sees (a word of
-   each written from the device through the lock, read, put back); an
-   operand whose pages changed is staged, and its range is not locked
-   again for 16 calls.  The probe writes a word of each page for a
-   moment (put back before the uploads): no other thread may read the
+   them straight.  Once the uploads have read it, each call checks that
+   every page of a locked operand is still the page the process sees (a
+   word of each written from the device through the lock, read, put
+   back); where one changed, the product runs again with that operand
+   staged, and its range is not locked again for 16 calls.  The probe
+   writes a word of each page for a moment: no other thread may read the
    operands during the call.  It costs about 2.5 us per MB, more than
    straight uploads save on some hosts and less on others
    (bench/RESULTS.md), so by default a product that comes back (the

@@ -2053,7 +2053,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
 %!testif ; heap
-%! ## Under GPU_TILED_LOCK_OPERANDS=1, operands of 16 MiB or more that come
+%! ## Under GPU_TILED_LOCK_OPERANDS=1, operands of 4 MiB or more that come
 %! ## back (a loop's) are locked from their second call on, and the uploads
 %! ## read them straight
 %! ## (operands_direct), after a probe of their pages that writes a word
@@ -2065,7 +2065,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## uploads have read them, finds them, the call runs the product again
 %! ## with them staged (so no product counts as read straight), and the
 %! ## operands are still as they were.  Tall
-%! ## (A alone that large), square double with both, complex single, a
+%! ## (A alone that large), square double with both, single with both
+%! ## between 4 and 16 MiB, complex single, a
 %! ## product of A with itself, single times double (the double B is
 %! ## rounded in the host copy: never straight), and the last result as
 %! ## the next operand; on one device, and split over two where there are.
@@ -2077,6 +2078,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     setenv ("GPU_TILED_SPLIT", split{1});
 %!     for p = {"single", "single", 100000, 256, 256, 1;
 %!              "double", "double", 3001, 800, 3003, 2;
+%!              "single", "single", 3000, 700, 5001, 2;
 %!              "csingle", "csingle", 2001, 1100, 2003, 2;
 %!              "double", "same", 2002, 2002, 2002, 1;
 %!              "single", "double", 2004, 2200, 2008, 1}'
@@ -2120,17 +2122,17 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!                 what, sp);
 %!       endfor
 %!     endfor
-%!     ## the last result as the next operand (A and B under 16 MiB, E a
+%!     ## the last result as the next operand (A and B under 4 MiB, E a
 %!     ## double, rounded in the host copy: C alone can be read straight;
 %!     ## C * E wider than tall, so that a split goes by columns and each
 %!     ## band reads C whole)
 %!     gpu_tiled_reset ();
 %!     setenv ("GPU_TILED_TEST_STALE", "0");
-%!     A = make_operand ("single", 3000, 1300);
-%!     B = make_operand ("single", 1300, 3000);
+%!     A = make_operand ("single", 3000, 300);
+%!     B = make_operand ("single", 300, 3000);
 %!     E = make_operand ("double", 3000, 3100);
 %!     R = double (A) * double (B);
-%!     bound = 4 * 4300 * eps ("single") * norm (double (A), "fro") ...
+%!     bound = 4 * 3300 * eps ("single") * norm (double (A), "fro") ...
 %!             * norm (double (B), "fro") * norm (double (E), "fro");
 %!     for round = 1:4
 %!       C = gpu_tiled_mtimes (A, B);

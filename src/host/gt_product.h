@@ -15,10 +15,15 @@
 /* Results from this size up, where new memory, are faulted in by helper
    threads ahead of the copies out (smaller ones: by the copies).  */
 #define GT_PREFAULT_MIN_BYTES ((size_t) 4 << 20)
-/* Operands from this size up may be locked in place (gt_locked_operand):
-   below it, the probe's fixed costs (a copy and its wait, the threads'
-   wake-up) outweigh the trips through the staging saved.  */
-#define GT_LOCK_OPERAND_MIN_BYTES ((size_t) 16 << 20)
+/* Operands from this size up may be locked in place (gt_locked_operand),
+   where the timed choice (gt_lock_choice.c) finds it pays: as results'
+   locks, from GT_PREFAULT_MIN_BYTES.  Below it, the probe's fixed costs
+   (a copy and its wait, the threads' wake-up) outweigh the trips through
+   the staging saved.  From 16 MiB before: single 3000x700x5000's
+   operands (8 and 14 MB) went through the host's copies of small pieces
+   at 25 GB/s (bench/RESULTS.md, "A split band's own pieces of A back to
+   back").  */
+#define GT_LOCK_OPERAND_MIN_BYTES GT_PREFAULT_MIN_BYTES
 
 /* A handed from one device to the others of a split by columns
    (gt_multi.c).  */
