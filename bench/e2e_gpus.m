@@ -1,6 +1,7 @@
 ## e2e_gpus (CSV, DEVICE, ROUNDS) -- end to end from Octave on one GPU and
 ## on every GPU of the host (gpu_tiled_devices), single and double at the
-## squares and odd shapes of the multi-GPU goal, complex single and double
+## squares and at every other shape of the end-to-end suite (those of
+## bench_gpu_tiled_mtimes's 'suite'), complex single and double
 ## at the squares: for each shape ROUNDS rounds (default 3), each taking
 ## one GPU and then all of them in turn, 8 calls' warm-up (3 after the
 ## first round) and 7 timed calls, results freed between calls; the
@@ -19,7 +20,7 @@ function e2e_gpus (csv = "e2e-gpus.csv", device = "", rounds = 3)
   endif
   shapes = [4096 4096 4096; 8192 8192 8192; 16384 16384 16384;
             10000 1000 10000; 2000 20000 2000; 100000 256 256;
-            3000 700 5000];
+            3000 700 5000; 256 100000 256; 1 1000000 64; 64 1000000 1];
   fid = fopen (csv, "w");
   fprintf (fid, "device,date,method,m,n,k,seconds,gflops,speedup_vs_builtin,class,floor_seconds,of_floor,gpus\n");
   date = datestr (now (), "yyyy-mm-dd");
