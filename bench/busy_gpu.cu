@@ -43,7 +43,9 @@ main (int argc, char **argv)
   int sms = 0;
   unsigned long long *sink = NULL;
   cudaEvent_t begin, end;
+  /* its waits block, so that it takes no host core from the caller */
   if (cudaSetDevice (dev) != cudaSuccess
+      || cudaSetDeviceFlags (cudaDeviceScheduleBlockingSync) != cudaSuccess
       || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, dev)
          != cudaSuccess
       || cudaMalloc (&sink, sizeof *sink) != cudaSuccess
@@ -60,11 +62,16 @@ main (int argc, char **argv)
   const unsigned long long ns = (unsigned long long) (spin_ms * 1e6);
   float ms = 0;
   cudaEventRecord (begin, 0);
-  /* two kernels queued at a time, so that the GPU never waits for this
-     process's launches */
+  /* two kernels queued, then waited for: the GPU waits for this
+     process's next launch a few microseconds in every two kernels */
   for (long i = 0; ms < seconds * 1e3; i++)
     {
       spin<<<2 * sms, 256>>> (ns, sink);
+      if (i == 0 && cudaGetLastError () != cudaSuccess)
+        {
+          fprintf (stderr, "busy_gpu: the kernel did not launch\n");
+          return 1;
+        }
       if (i % 2)
         {
           cudaEventRecord (end, 0);

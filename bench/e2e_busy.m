@@ -28,6 +28,7 @@ function e2e_busy (busy = "./busy_gpu", n = 16384, csv = "", device = "")
   R = double (A(i, :)) * double (B);
   logf = tempname ();
   pid = 0;
+  started = tic ();
   got = {};
   setenv ("GPU_TILED_TRACE", "1");   # read as each device's context is made
   unwind_protect
@@ -37,7 +38,8 @@ function e2e_busy (busy = "./busy_gpu", n = 16384, csv = "", device = "")
         [~, out] = system (sprintf ("%s %d 120 > %s 2>&1 & echo $!", busy,
                                     devs(end), logf));
         pid = str2double (out);
-        wait_for (logf, "kernels of", 30);
+        started = tic ();
+        wait_for (logf, "kernels of", 30, pid);
       endif
       t1 = [];
       for set = {devs(1), devs}
@@ -57,8 +59,10 @@ function e2e_busy (busy = "./busy_gpu", n = 16384, csv = "", device = "")
       endfor
     endfor
   unwind_protect_cleanup
-    if (pid > 0)
-      system (sprintf ("kill %d; while kill -0 %d 2>/dev/null; do sleep 0.1; done",
+    ## within its 120 s (past them its id may be another's), waiting 10 s
+    ## at most for it to go
+    if (pid > 0 && toc (started) < 110)
+      system (sprintf ("kill %d && for i in $(seq 100); do kill -0 %d 2>/dev/null || break; sleep 0.1; done",
                        pid, pid));
     endif
     unsetenv ("GPU_TILED_TRACE");
@@ -67,6 +71,9 @@ function e2e_busy (busy = "./busy_gpu", n = 16384, csv = "", device = "")
   end_unwind_protect
   if (! isempty (csv))
     fid = fopen (csv, "w");
+    if (fid < 0)
+      error ("e2e_busy: cannot write %s", csv);
+    endif
     fprintf (fid, "device,date,state,gpus,m,n,k,seconds,best_seconds,of_first_gpu,rel_err\n");
     date = datestr (now (), "yyyy-mm-dd");
     for r = 1:rows (got)
@@ -99,15 +106,18 @@ function x = ifelse_empty (x, y)
   endif
 endfunction
 
-## until the file says what, or seconds pass
-function wait_for (file, what, seconds)
+## until the file says what, or seconds pass, or process pid has gone
+function wait_for (file, what, seconds, pid)
   for w = 1:(10 * seconds)
     [~, out] = system (sprintf ("cat %s 2>/dev/null", file));
     if (! isempty (strfind (out, what)))
       printf ("%s", out);
       return;
     endif
+    if (system (sprintf ("kill -0 %d 2>/dev/null", pid)) != 0)
+      break;
+    endif
     pause (0.1);
   endfor
-  error ("e2e_busy: busy_gpu did not say '%s' within %d s", what, seconds);
+  error ("e2e_busy: busy_gpu did not say '%s': %s", what, out);
 endfunction
