@@ -249,15 +249,25 @@ side_layout (gt_call *c, int real_a, int real_b)
     }
 }
 
-/* Whether B's panel goes straight from its lock in one copy: B locked,
-   not rounded from doubles, and one plain copy or columns wide enough
-   (gt_stage_may_go_straight).  */
+/* Whether cols columns of `rows` elements of an operand go straight
+   from its lock in one copy: locked, not rounded from doubles (its host
+   element size hs that on the device, es), and one plain copy or
+   columns wide enough (gt_stage_may_go_straight); hld and ld: its
+   leading dimensions on the host and the device.  */
+static int
+columns_straight (int locked, size_t hs, size_t es, size_t rows,
+                  size_t cols, size_t hld, size_t ld)
+{
+  return locked && hs == es
+         && gt_stage_may_go_straight (rows * es, cols, hld * es, ld * es);
+}
+
+/* Whether B's panel goes straight from its lock in one copy.  */
 static int
 b_columns_straight (const gt_call *c)
 {
-  return c->b_straight && c->hs_b == c->es_b
-         && gt_stage_may_go_straight (c->k * c->es_b, c->w,
-                                      c->hlb * c->es_b, c->ldb * c->es_b);
+  return columns_straight (c->b_straight, c->hs_b, c->es_b, c->k, c->w,
+                           c->hlb, c->ldb);
 }
 
 /* Whether panel 0's pieces take its B whole, in columns, before A's
@@ -287,6 +297,7 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
   c->kc = 0;
   c->b_first = 0;
   c->b_cols_straight = 0;
+  c->a_cols_straight = 0;
   const size_t rows = head_rows (c);
   c->head = rows ? head_panels (ctx, c) : 0;
   c->rows = c->head ? rows : 0;
@@ -299,10 +310,8 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
   c->kc = first_panel_piece (ctx, c, &k11);
   c->b_first = c->kc && piece_b_first (ctx, c);
   c->b_cols_straight = c->b_first && b_columns_straight (c);
-  c->a_cols_straight = c->a_straight && c->hs_a == c->es_a
-                       && gt_stage_may_go_straight (c->m * c->es_a, c->k,
-                                                    c->hla * c->es_a,
-                                                    c->lda * c->es_a);
+  c->a_cols_straight = columns_straight (c->a_straight, c->hs_a, c->es_a,
+                                        c->m, c->k, c->hla, c->lda);
   if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
     c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
   if (c->kc)
