@@ -249,12 +249,15 @@ piece_stage (gt_context *ctx, gt_call *c, gt_stager *sg,
              const gt_piece_order *o, size_t piece, int rows_in,
              gt_interrupt_fn interrupted)
 {
-  size_t k0, k1;
+  size_t k0, k1, p0, p1;
   piece_cols (c, piece, &k0, &k1);
   gt_status st = GT_OK;
   if (gt_piece_own (o, piece))
-    st = own_a_upto (ctx, c, sg, piece + 1 == o->j1 ? c->k : k1,
-                     interrupted);
+    {
+      gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
+      st = own_a_upto (ctx, c, sg, gt_own_piece_end (o, c->kc, p1, piece),
+                       interrupted);
+    }
   return st == GT_OK ? piece_in (ctx, c, sg, k0, k1, rows_in, interrupted)
                       : st;
 }

@@ -144,6 +144,13 @@ gt_piece_next (const gt_piece_order *o, size_t i, size_t last)
 }
 
 size_t
+gt_own_piece_end (const gt_piece_order *o, size_t kc, size_t p1, size_t p)
+{
+  const size_t end = p + 1 == o->j1 ? p1 : (p + 1) * kc;
+  return end < p1 ? end : p1;
+}
+
+size_t
 gt_own_next_end (const gt_piece_order *o, size_t kc, size_t p1,
                  size_t own_end)
 {
@@ -152,8 +159,6 @@ gt_own_next_end (const gt_piece_order *o, size_t kc, size_t p1,
     q = o->j0;
   if (q >= o->j1)
     return 0;
-  size_t end = q + 1 == o->j1 ? p1 : (q + 1) * kc;
-  if (end > p1)
-    end = p1;
+  const size_t end = gt_own_piece_end (o, kc, p1, q);
   return end > own_end ? end : 0;
 }

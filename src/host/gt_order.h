@@ -50,10 +50,14 @@ gt_piece_own (const gt_piece_order *o, size_t p)
   return p >= o->j0 && p < o->j1;
 }
 
-/* The column up to which a band stages its own part of A (which ends
-   at column p1) for its next own piece, where the part is in up to
-   column own_end: as piece_stage does for that piece (the last own piece
-   takes all the rest of the part); 0 where nothing of the part is left.  */
+/* The column up to which a band stages its own part of A (which ends at
+   column p1) for its own piece p: the piece's end, and for its last own
+   piece all the rest of the part.  */
+size_t gt_own_piece_end (const gt_piece_order *o, size_t kc, size_t p1,
+                         size_t p);
+
+/* The same for the band's next own piece, where the part is in up to
+   column own_end; 0 where nothing of the part is left.  */
 size_t gt_own_next_end (const gt_piece_order *o, size_t kc, size_t p1,
                         size_t own_end);
 
