@@ -50,7 +50,9 @@ function e2e_busy (busy = "./busy_gpu", n = 16384, csv = "", device = "")
         [first, t, C] = time_calls (A, B);
         err = norm (double (C(i, :)) - R, "fro") / norm (R, "fro");
         clear C;
-        t1 = ifelse_empty (t1, median (t));
+        if (isempty (t1))   # the first GPU alone, in this state
+          t1 = median (t);
+        endif
         printf ("%s, devices %-6s %d^3 single: first 3 calls %s ms; median %.2f ms, best %.2f; %.3f of the first GPU alone; error %.2g\n",
                 state{1}, mat2str (set{1}), n, mat2str (1e3 * first, 4),
                 1e3 * median (t), 1e3 * min (t), median (t) / t1, err);
@@ -98,12 +100,6 @@ function [first, t, C] = time_calls (A, B)
       t(j - 10) = s;
     endif
   endfor
-endfunction
-
-function x = ifelse_empty (x, y)
-  if (isempty (x))
-    x = y;
-  endif
 endfunction
 
 ## until the file says what, or seconds pass, or process pid has gone
