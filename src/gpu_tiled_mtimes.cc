@@ -2066,7 +2066,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## with them staged (so no product counts as read straight), and the
 %! ## operands are still as they were.  Tall
 %! ## (A alone that large), square double with both, single with both
-%! ## between 4 and 16 MiB, complex single, a
+%! ## between 4 and 16 MiB, the same under 64 MiB in all (a mid-sized
+%! ## call, in panels side by side; a split cuts B at column 1024, clear
+%! ## of the replaced pages, which begin at its middle), complex single, a
 %! ## product of A with itself, single times double (the double B is
 %! ## rounded in the host copy: never straight), and the last result as
 %! ## the next operand; on one device, and split over two where there are.
@@ -2079,6 +2081,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     for p = {"single", "single", 100000, 256, 256, 1;
 %!              "double", "double", 3001, 800, 3003, 2;
 %!              "single", "single", 3000, 700, 5001, 2;
+%!              "single", "single", 2001, 1100, 2003, 2;
 %!              "csingle", "csingle", 2001, 1100, 2003, 2;
 %!              "double", "same", 2002, 2002, 2002, 1;
 %!              "single", "double", 2004, 2200, 2008, 1}'
