@@ -349,7 +349,8 @@ band_run (void *arg)
   gt_ctx_defer_resets (1);
   b->st = gt_device_product (b->device, &b->part, b->interrupted);
   gt_ctx_defer_resets (0);
-  /* the operands' probe, where this band ran it, is the call's */
+  /* the operands' probe, where this band ran it at its end or waited
+     for another band's, is the call's (gt_probe_seconds_taken) */
   b->seconds = gt_now () - t0 - gt_probe_seconds_taken ();
   /* never leave the others waiting; after a failure, copy nothing more
      from this device */

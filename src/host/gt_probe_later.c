@@ -159,14 +159,47 @@ gt_probe_expect (int runs, int b_apart)
   pthread_mutex_unlock (&g.mu);
 }
 
+/* Seconds this thread has probed since it last asked, at a run's end
+   (wait), or waited for another run's probe.  A probe inside a launch's
+   wait for kernel 11's scan runs while the GPU works (where it outlasts
+   the scan, its band still pays the excess); counted there, it made the
+   band that ran it look faster than it was (a split single 4096^3 on
+   two H200s: bands of 2048 + 2048 and 2304 + 1792 columns call by call,
+   the second slower; bench/RESULTS.md, "A split band's own pieces of A
+   back to back ...", run 9).  */
+static __thread double probed_here;
+
+static double
+now (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+double
+gt_probe_seconds_taken (void)
+{
+  const double s = probed_here;
+  probed_here = 0;
+  return s;
+}
+
 /* Under g.mu: whether this thread may begin a probe (one at a time:
    side by side each took twice as long, and the probe's device tokens
    are made at its first use); wait: once the one under way ends.  */
 static int
 probe_turn (int wait)
 {
-  while (g.probing && wait)
-    pthread_cond_wait (&g.cv, &g.mu);
+  if (g.probing && wait)
+    {
+      /* another run's probe held this one up: the call's time, not the
+         band's (gt_probe_seconds_taken) */
+      const double t0 = now ();
+      while (g.probing)
+        pthread_cond_wait (&g.cv, &g.mu);
+      probed_here += now () - t0;
+    }
   return !g.probing;
 }
 
@@ -253,24 +286,6 @@ uploads_ended (const probe_range *r, int wait)
   return 1;
 }
 
-/* Seconds this thread has probed since it last asked.  */
-static __thread double probed_here;
-
-static double
-now (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-double
-gt_probe_seconds_taken (void)
-{
-  const double s = probed_here;
-  probed_here = 0;
-  return s;
-}
 
 /* Pages missed, added up ((size_t) -1: could not tell, for good).  */
 static size_t
@@ -314,7 +329,7 @@ probe_rest (probe_range *r, gt_workers *w, int threads)
 /* Under g.mu: range r probed once its uploads have ended (PROBING
    meanwhile, the mutex let go), but for the parts probed already.  */
 static void
-probe_range_now (probe_range *r, gt_workers *w, int threads)
+probe_range_now (probe_range *r, gt_workers *w, int threads, int counted)
 {
   r->state = PROBING;
   g.probing++;
@@ -322,7 +337,8 @@ probe_range_now (probe_range *r, gt_workers *w, int threads)
   const double t0 = now ();
   const size_t missed = uploads_ended (r, 1) > 0 ? probe_rest (r, w, threads)
                                                  : (size_t) -1;
-  probed_here += now () - t0;
+  if (counted)
+    probed_here += now () - t0;
   pthread_mutex_lock (&g.mu);
   r->missed = add_missed (r->missed, missed);
   r->state = DONE;
@@ -389,7 +405,8 @@ probe_own_parts (int wait, gt_workers *w, int threads)
       const double t0 = now ();
       const size_t missed = gt_locked_probe_told (lo, (size_t) (hi - lo),
                                                   g.device, w, threads);
-      probed_here += now () - t0;
+      if (wait)
+        probed_here += now () - t0;
       pthread_mutex_lock (&g.mu);
       r->missed = add_missed (r->missed, missed);
       g.probing--;
@@ -418,7 +435,7 @@ gt_probe_now (int wait, gt_workers *w, int threads)
       probe_range *r = &g.r[i];
       if (r->state == WAITING && !r->reading && r->ended >= g.expected
           && (wait || uploads_ended (r, 0)))
-        probe_range_now (r, w, threads);
+        probe_range_now (r, w, threads, wait);
     }
   pthread_mutex_unlock (&g.mu);
 }
@@ -433,7 +450,7 @@ gt_probe_end (int ok, gt_workers *w, int threads)
     {
       probe_range *r = &g.r[i];
       if (r->state == WAITING && ok)
-        probe_range_now (r, w, threads);
+        probe_range_now (r, w, threads, 1);
       /* (a part's probe may have found pages though the product
          failed) */
       if ((r->state == DONE || r->state == WAITING) && r->missed)
