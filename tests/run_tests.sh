@@ -89,6 +89,9 @@ c_test test_lock_choice -I"$src_dir" -I"$src_dir/host" \
   "$src_dir/host/gt_lock_choice.c"
 # whether a split over several devices pays
 c_test test_split_rule -I"$src_dir/host" "$src_dir/host/gt_split_rule.c"
+# each device's band of a split, from the devices' measured rates
+c_test test_band_share -I"$src_dir" -I"$src_dir/host" \
+  "$src_dir/host/gt_band_share.c"
 # how many first panels go as one head in blocks of A's rows
 c_test test_head_rule -I"$src_dir/host" "$src_dir/host/gt_head_rule.c" -lm
 # the order of a split band's first-panel pieces: whole, and no circle of

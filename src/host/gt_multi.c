@@ -7,7 +7,8 @@
    device's own context (streams, staging, helper threads), so the
    devices' copies and kernels overlap.  Bands are sized by each device's
    speed as measured on earlier split calls (flops per second of its band,
-   call to return), so a slower or busier device gets less.  */
+   call to return; gt_band_share.c), so a slower or busier device gets
+   less.  */
 
 #include <pthread.h>
 #include <stdint.h>
@@ -18,19 +19,17 @@
 #include "gt_product.h"
 #include "gt_locked.h"
 #include "gt_marks.h"
+#include "gt_band_share.h"
 #include "gt_split_rule.h"
 #include "gt_stage.h"
 
 /* Bands are cut on multiples of this (the widest kernel tile).  */
 #define BAND_STEP 256
-/* Devices whose speeds differ by less than this factor get equal bands.  */
-#define SPEED_SPREAD 1.25
 
 static int chosen[GT_MAX_DEVICES], chosen_count;   /* 0: the default set */
 /* The default set, found once (every call asks for the set, and finding
    it asks the driver for each device's properties); 0: not yet.  */
 static int dflt[GT_MAX_DEVICES], dflt_count;
-static double speed[GT_MAX_DEVICES];   /* flop/s measured; 0: not yet */
 static int split_always = -1;          /* GPU_TILED_SPLIT; -1: not read */
 /* Split calls since the last reset: the first sets up every further
    device's context (16 ms on an H200 host) inside its band's time, so its
@@ -53,7 +52,7 @@ device_count (int *count)
 void
 gt_multi_forget (void)
 {
-  memset (speed, 0, sizeof speed);
+  gt_share_forget ();
   dflt_count = 0;
   split_always = -1;
   splits_done = 0;
@@ -361,39 +360,6 @@ band_run (void *arg)
   return NULL;
 }
 
-/* Band lengths along total (columns or rows) in proportion to the
-   devices' measured speeds, cut on BAND_STEP; the last takes the rest.
-   Equal shares until every device has been measured, and while the
-   speeds are within SPEED_SPREAD of each other: a band's plan (and so
-   the order of its sums) follows its width, so alike devices keep the
-   same bands, and the same bits, call after call.  */
-static void
-band_lengths (const int *devs, int count, size_t total, size_t *len)
-{
-  double w[GT_MAX_DEVICES], sum = 0, lo = 0, hi = 0;
-  int known = 1;
-  for (int d = 0; d < count; d++)
-    {
-      const double v = speed[devs[d]];
-      known &= v > 0;
-      lo = d == 0 || v < lo ? v : lo;
-      hi = d == 0 || v > hi ? v : hi;
-    }
-  const int equal = !known || hi <= SPEED_SPREAD * lo;
-  for (int d = 0; d < count; d++)
-    sum += (w[d] = equal ? 1.0 : speed[devs[d]]);
-  size_t given = 0;
-  for (int d = 0; d < count; d++)
-    {
-      size_t l = (size_t) (total * (w[d] / sum) / BAND_STEP + 0.5)
-                 * BAND_STEP;
-      if (d == count - 1 || given + l > total)
-        l = total - given;
-      len[d] = l;
-      given += l;
-    }
-}
-
 /* The bands of p: C's columns (or rows) cut by len; each band faults in
    its own share of C's bytes.  */
 static int
@@ -402,7 +368,7 @@ make_bands (const gt_product *p, const int *devs, int count, int by_cols,
 {
   size_t len[GT_MAX_DEVICES], at = 0, fault_at = 0;
   const size_t total = by_cols ? p->n : p->m;
-  band_lengths (devs, count, total, len);
+  gt_share_lengths (devs, count, total, BAND_STEP, len);
   int used = 0;
   for (int d = 0; d < count; d++)
     {
@@ -434,18 +400,18 @@ make_bands (const gt_product *p, const int *devs, int count, int by_cols,
 static gt_status
 bands_finish (band *b, int used, gt_interrupt_fn interrupted)
 {
-  int ok = -1;
+  int ok = -1, devs[GT_MAX_DEVICES];
+  double rate[GT_MAX_DEVICES];
   for (int i = 0; i < used; i++)
-    if (b[i].st == GT_OK)
-      {
-        const gt_product *q = &b[i].part;
-        const double s = gt_flops (q->type, q->m, q->n, q->k) / b[i].seconds;
-        double *v = &speed[b[i].device];
-        if (splits_done > 0)
-          *v = *v > 0 ? 0.5 * (*v + s) : s;
-        ok = ok < 0 ? i : ok;
-      }
-  splits_done++;
+    {
+      const gt_product *q = &b[i].part;
+      devs[i] = b[i].device;
+      rate[i] = b[i].st == GT_OK && b[i].seconds > 0
+                ? gt_flops (q->type, q->m, q->n, q->k) / b[i].seconds : 0;
+      ok = ok < 0 && b[i].st == GT_OK ? i : ok;
+    }
+  if (splits_done++ > 0)
+    gt_share_record (devs, used, rate);
   gt_status st = GT_OK;
   for (int i = 0; st == GT_OK && i < used; i++)
     {
