@@ -2067,7 +2067,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## operands are still as they were.  Tall
 %! ## (A alone that large), square double with both, single with both
 %! ## between 4 and 16 MiB, the same under 64 MiB in all (a mid-sized
-%! ## call, in panels side by side; a split cuts B at column 1024, clear
+%! ## call, in panels side by side; a split cuts B at column 979, clear
 %! ## of the replaced pages, which begin at its middle), complex single, a
 %! ## product of A with itself, single times double (the double B is
 %! ## rounded in the host copy: never straight), and the last result as

@@ -31,18 +31,26 @@ main (void)
 {
   gt_share_forget ();
   check (bands_are (8192, 8192), "nothing measured: equal");
-  record (50e12, 0);
-  check (bands_are (8192, 8192), "one band failed: no measure, equal");
+  record (50e12, 10e12);
+  check (bands_are (8192, 8192), "one call measured, however slow: equal");
+  gt_share_forget ();
+  record (50e12, 45e12);
   record (50e12, 45e12);
   check (bands_are (8192, 8192), "within 1.25 of each other: equal");
   record (50e12, 48e12);
   record (50e12, 12e12);   /* one call with device 1's host thread late */
   check (bands_are (8192, 8192), "one slow call: bands unmoved");
   record (50e12, 12e12);
-  check (bands_are (8192, 8192), "two slow calls of four: unmoved");
+  check (bands_are (8192, 8192), "two slow calls of five: unmoved");
   record (50e12, 16.7e12);
-  /* three of five calls with device 1 at a third: shares 1.5 and 0.5 */
+  /* three slow calls of five, the median device 1 at a third of device
+     0: shares 1.5 and 0.5 */
   check (bands_are (12288, 4096), "a device that stays slower: a quarter");
+  /* calls where device 1's band failed tell nothing: were device 0's
+     rate taken alone, its share would become 1 and the bands move */
+  for (int i = 0; i < 5; i++)
+    record (50e12, 0);
+  check (bands_are (12288, 4096), "calls with a failed band: unmoved");
   for (int i = 0; i < 3; i++)
     record (50e12, 50e12);
   check (bands_are (8192, 8192), "alike again for three calls: equal");
@@ -55,8 +63,12 @@ main (void)
   {
     size_t len[2];
     gt_share_lengths (two, 2, 300, 256, len);
-    check (len[0] == 256 && len[1] == 44,
-           "too few columns for a step each: by shares, the last the rest");
+    check (len[0] == 300 && len[1] == 0,
+           "too few columns for a step each: the slow one none");
+    gt_share_forget ();
+    gt_share_lengths (two, 2, 2003, 256, len);
+    check (len[0] == 979 && len[1] == 1024,
+           "2003 columns, equal: 979 + 1024, the nearest to halves");
   }
 
   /* three devices, widths always adding up */
@@ -69,10 +81,23 @@ main (void)
     size_t len[3];
     gt_share_lengths (three, 3, 10000, 256, len);
     check (len[0] + len[1] + len[2] == 10000, "three devices: all columns");
-    check (len[0] == 5120 && len[1] == 2560, "three: a half and quarters");
+    /* 39 steps and 16 columns: 19.53, 9.77 and 9.77 rounded to 20, 10
+       and 10, one too many, taken from the band that most passed its
+       share, which then takes the 16 */
+    check (len[0] == 19 * 256 + 16 && len[1] == 2560 && len[2] == 2560,
+           "three: a half and quarters, in steps");
     gt_share_lengths (three, 3, 700, 256, len);
-    check (len[0] + len[1] + len[2] == 700 && len[2] == 188,
-           "700 columns over three: all of them, the last the rest");
+    check (len[0] + len[1] + len[2] == 700 && len[0] % 256 + len[1] % 256
+           + len[2] % 256 == 188, "700 columns over three: all of them");
+    /* device 0 six times faster than each other: its share, 750 of
+       1000, cut back to leave a step each; the part step its own */
+    const double fast[3] = { 75e12, 12.5e12, 12.5e12 };
+    gt_share_forget ();
+    for (int i = 0; i < 3; i++)
+      gt_share_record (three, 3, fast);
+    gt_share_lengths (three, 3, 1000, 256, len);
+    check (len[0] == 488 && len[1] == 256 && len[2] == 256,
+           "1000 columns, a step each: the fast one the rest");
   }
   printf ("%d passed, %d failed\n", passed, failed);
   return failed != 0;

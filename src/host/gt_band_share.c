@@ -45,14 +45,14 @@ gt_share_record (const int *devs, int count, const double *rate)
 
 /* The median of a device's history (of two middle ones, the one nearer
    1: two slow calls of four are not yet a slower device); 0 where it has
-   none.  */
+   fewer than two (one call, slow or not, moves no band).  */
 static double
 share_of (int dev)
 {
   const history *h = &hist[dev];
   double v[GT_SHARE_HISTORY];
   const int n = h->count;
-  if (n == 0)
+  if (n < 2)
     return 0;
   memcpy (v, h->rel, n * sizeof *v);
   for (int i = 1; i < n; i++)   /* insertion sort: five at most */
@@ -68,11 +68,28 @@ share_of (int dev)
   return 1.0 - below < above - 1.0 ? below : above;
 }
 
+/* The band whose steps' count most passes (dir 1: falls short of) its
+   ideal share, among those above `least` (dir 1: any).  */
+static int
+most_off (const size_t *s, const double *ideal, int count, size_t least,
+          int dir)
+{
+  int o = -1;
+  for (int d = 0; d < count; d++)
+    {
+      const double off = dir * (ideal[d] - (double) s[d]);
+      if ((dir > 0 || s[d] > least)
+          && (o < 0 || off > dir * (ideal[o] - (double) s[o])))
+        o = d;
+    }
+  return o;
+}
+
 void
 gt_share_lengths (const int *devs, int count, size_t total, size_t step,
                   size_t *len)
 {
-  double w[GT_MAX_DEVICES], sum = 0, lo = 0, hi = 0;
+  double w[GT_MAX_DEVICES], ideal[GT_MAX_DEVICES], sum = 0, lo = 0, hi = 0;
   int known = 1;
   for (int d = 0; d < count; d++)
     {
@@ -86,17 +103,24 @@ gt_share_lengths (const int *devs, int count, size_t total, size_t step,
   const int equal = !known || hi <= GT_SHARE_SPREAD * lo;
   for (int d = 0; d < count; d++)
     sum += (w[d] = equal ? 1.0 : w[d]);
-  const size_t least = total >= (size_t) count * step ? step : 0;
-  size_t given = 0;
+  /* whole steps by share (ideal, in steps), one at least where there are
+     enough, their count made right where the rounding (or the least)
+     passed it or fell short; the part step left over goes to the band
+     furthest below its share */
+  const size_t steps = total / step, least = steps >= (size_t) count;
+  size_t s[GT_MAX_DEVICES], given = 0;
   for (int d = 0; d < count; d++)
     {
-      size_t l = (size_t) (total * (w[d] / sum) / step + 0.5) * step;
-      l = l < least ? least : l;
-      /* what the devices after this one need at least */
-      const size_t after = (size_t) (count - 1 - d) * least;
-      if (d == count - 1 || given + l + after > total)
-        l = d == count - 1 ? total - given : total - given - after;
-      len[d] = l;
-      given += l;
+      ideal[d] = (double) total / step * (w[d] / sum);
+      s[d] = (size_t) (ideal[d] + 0.5);
+      s[d] = s[d] < least ? least : s[d];
+      given += s[d];
     }
+  for (; given > steps; given--)
+    s[most_off (s, ideal, count, least, -1)]--;
+  for (; given < steps; given++)
+    s[most_off (s, ideal, count, least, 1)]++;
+  const int below = most_off (s, ideal, count, least, 1);
+  for (int d = 0; d < count; d++)
+    len[d] = s[d] * step + (d == below ? total - steps * step : 0);
 }

@@ -12,7 +12,8 @@
    GT_SHARE_HISTORY relative rates, so that one slow call (the host busy
    for a moment, a band's thread started late) moves no band, while a
    device that stays slower (another process's kernels on it) gets less
-   from the third such call on.  */
+   once slow calls are most of its history: from the third where it has
+   five, from the second after a reset.  */
 #define GT_SHARE_HISTORY 5
 /* Devices whose shares differ by less than this factor get equal
    bands: a band's plan (and so the order of its sums) follows its
@@ -29,12 +30,13 @@ void gt_share_forget (void);
    than two measured bands tells nothing.  */
 void gt_share_record (const int *devs, int count, const double *rate);
 
-/* len[i]: device devs[i]'s band of `total` columns (or rows), cut on
-   multiples of step, the last taking the rest.  Equal until every
-   device has been measured and while their shares are within
+/* len[i]: device devs[i]'s band of `total` columns (or rows), in whole
+   steps (the widest kernel tile), the band furthest below its share
+   taking the part step left over.  Equal until every
+   device has been measured twice and while their shares are within
    GT_SHARE_SPREAD; else in proportion to them, with at least one step
    each where total allows, so that a device that was slow is still
-   measured and wins its share back once it is not.  */
+   measured.  */
 void gt_share_lengths (const int *devs, int count, size_t total,
                        size_t step, size_t *len);
 

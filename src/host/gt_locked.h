@@ -84,10 +84,11 @@ void gt_probe_now (int wait, gt_workers *w, int threads);
    other probe runs (not waiting): for its last launch's wait.  */
 void gt_probe_parts_now (gt_workers *w, int threads);
 int gt_probe_end (int ok, gt_workers *w, int threads);
-/* The seconds the calling thread spent probing at a run's end since it
-   last asked (a band's speed leaves them out: the probe is the call's,
-   not the band's); probes inside a launch's wait, beside the GPU's work,
-   are not counted.  */
+/* The seconds the calling thread spent probing at a run's end, or
+   waiting for another run's probe (gt_probe_reads_begin, the probe's
+   turn), since it last asked (a band's speed leaves them out: the probe
+   is the call's, not the band's); probes inside a launch's wait, beside
+   the GPU's work, are not counted.  */
 double gt_probe_seconds_taken (void);
 
 /* Whether the call under way (since gt_locked_begin) took a new lock.  */

@@ -7,8 +7,8 @@
    device's own context (streams, staging, helper threads), so the
    devices' copies and kernels overlap.  Bands are sized by each device's
    speed as measured on earlier split calls (flops per second of its band,
-   call to return; gt_band_share.c), so a slower or busier device gets
-   less.  */
+   call to return, relative to the call's mean; the median of its last
+   five: gt_band_share.c), so a slower or busier device gets less.  */
 
 #include <pthread.h>
 #include <stdint.h>
