@@ -42,8 +42,11 @@
 function list = gpu_tiled_devices (set)
 
   if (nargin == 1)
+    ## set(:): all () of an empty 3x0 would be empty, and false to &&;
+    ## finite and below 2^31, so that every ordinal is an int
     if (! (isnumeric (set) && isreal (set) && (isvector (set) || isempty (set))
-           && all (set == fix (set)) && all (set >= 0)))
+           && all (set(:) == fix (set(:))) && all (set(:) >= 0)
+           && all (set(:) < 2^31)))
       error ("gpu_tiled_devices: SET must be a vector of device ordinals (integers from 0), or []");
     endif
     list = __gpu_tiled_devices__ (double (set(:).'));
@@ -58,6 +61,16 @@ endfunction
 %!error <SET must be a vector of device ordinals> gpu_tiled_devices (0.5)
 %!error <SET must be a vector of device ordinals> gpu_tiled_devices ("0")
 %!error <SET must be a vector of device ordinals> gpu_tiled_devices (ones (2))
+%!error <SET must be a vector of device ordinals> gpu_tiled_devices (Inf)
+%!error <SET must be a vector of device ordinals> gpu_tiled_devices (2^31)
+%!error <SET must be a vector of device ordinals> gpu_tiled_devices (uint64 (2^63))
+%!error <SET must be a vector of device ordinals> gpu_tiled_devices (NaN)
+%!error <SET must be a vector of device ordinals> gpu_tiled_devices (true)
+%!error <SET must be a vector of device ordinals> gpu_tiled_devices ({0})
+%!error <called with too many outputs> [a, b] = gpu_tiled_devices ()
+%!test
+%! ## an empty set of any shape is the default set
+%! assert (gpu_tiled_devices (zeros (3, 0)), gpu_tiled_devices ([]));
 %!error <SET must be a vector of device ordinals> gpu_tiled_devices (1i)
 %!test
 %! ## without a device the list is empty; with one, it starts with device

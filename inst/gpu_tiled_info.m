@@ -227,6 +227,7 @@ function t = ifelse_text (cond, yes, no)
 endfunction
 
 %!error <called with too many inputs> gpu_tiled_info (1)
+%!error <called with too many outputs> [a, b] = gpu_tiled_info ()
 %!test
 %! s = gpu_tiled_info ();
 %! assert (isstruct (s));

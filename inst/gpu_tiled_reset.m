@@ -34,6 +34,7 @@ function gpu_tiled_reset ()
 endfunction
 
 %!error <called with too many inputs> gpu_tiled_reset (1)
+%!error <called with too many outputs> x = gpu_tiled_reset ()
 %!test
 %! gpu_tiled_reset ();   # safe with nothing cached, and twice
 %! gpu_tiled_reset ();

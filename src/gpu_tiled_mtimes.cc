@@ -17,6 +17,7 @@
 #include <complex>
 #include <exception>
 #include <memory>
+#include <vector>
 #include <octave/oct.h>
 #include <octave/ov.h>
 #include <octave/parse.h>
@@ -275,6 +276,9 @@ static octave_value_list
 product (gt_type c, const gt_operand& A, const gt_operand& B,
          octave_idx_type m, octave_idx_type n, octave_idx_type k, int tile)
 {
+  // sizes whose element count wraps (2^32 x 1 times 1 x 2^32): *'s own
+  // error, before anything is allocated
+  dim_vector (m, n).safe_numel ();
   result<T> C (m, n);   // freed on every error path by its destructor
   const gt_status st = gt_mtimes_host (c, A, B, C.data, m, n, k, tile,
                                        GT_DEVICES_ALL, interrupted);
@@ -285,11 +289,58 @@ product (gt_type c, const gt_operand& A, const gt_operand& B,
   return ovl (C.release ());
 }
 
-// What Octave's num2str or mat2str (FN) makes of x, for a message.
+// A number for a message, in as few digits as give it back exactly
+// (8 + eps (8) is not shown as 8).
 static std::string
-shown (const char *fn, const octave_value& x)
+shown (double v)
 {
-  return octave::feval (fn, ovl (x), 1)(0).string_value ();
+  if (octave::math::isnan (v))
+    return "NaN";
+  if (octave::math::isinf (v))
+    return v > 0 ? "Inf" : "-Inf";
+  char text[32];
+  for (int digits = 1; digits <= 17; digits++)
+    {
+      snprintf (text, sizeof text, "%.*g", digits, v);
+      if (strtod (text, nullptr) == v)
+        break;
+    }
+  return text;
+}
+
+// A value's size as mat2str writes it ("[1 2]"): size () as Octave calls
+// it, since a class may define its own (containers.Map: [Count 1]), or
+// the value's own dimensions where that size () fails or is no row of
+// whole numbers.
+static std::string
+shown_dims (const octave_value& x)
+{
+  std::vector<double> d;
+  try
+    {
+      const octave_value v = octave::feval ("size", ovl (x), 1)(0);
+      if (v.isnumeric () && v.isreal () && v.rows () == 1)
+        {
+          const NDArray a = v.array_value ();
+          for (octave_idx_type i = 0; i < a.numel (); i++)
+            d.push_back (a(i));
+        }
+    }
+  catch (const octave::execution_exception&)
+    {
+      // the class's size () failed: its dimensions instead
+    }
+  if (d.size () < 2)
+    {
+      d.clear ();
+      const dim_vector dv = x.dims ();
+      for (int i = 0; i < dv.ndims (); i++)
+        d.push_back (dv(i));
+    }
+  std::string s = "[";
+  for (size_t i = 0; i < d.size (); i++)
+    s += (i ? " " : "") + shown (d[i]);
+  return s + "]";
 }
 
 // An operand the fast path did not take: an error if it is not a full 2-D
@@ -319,17 +370,13 @@ check_tile (const octave_value& t)
   if (t.is_string ())
     error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32, not a string");
   if (! (t.isnumeric () && t.isreal () && t.numel () == 1))
-    {
-      // size () as Octave calls it: a class may define its own
-      const octave_value size = octave::feval ("size", ovl (t), 1)(0);
-      error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32 (a real scalar), "
-             "not a %s of size %s", t.class_name ().c_str (),
-             shown ("mat2str", size).c_str ());
-    }
+    error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32 (a real scalar), "
+           "not a %s of size %s", t.class_name ().c_str (),
+           shown_dims (t).c_str ());
   const double v = t.double_value ();
   if (v != 8 && v != 16 && v != 32)
     error ("gpu_tiled_mtimes: TILE must be 8, 16 or 32, not %s",
-           shown ("num2str", octave_value (v)).c_str ());
+           shown (v).c_str ());
 }
 
 // Arguments the fast path leaves (see the DEFUN): what is wrong with them,
@@ -628,6 +675,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a cell> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), {16})
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 16i)
 %!error <TILE must be 8, 16 or 32, not 7> gpu_tiled_mtimes (ones (2), complex (ones (2), 1), 7)
+%!error <TILE must be 8, 16 or 32, not 8.000000000000002> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 8 + eps (8))
+%!error <TILE must be 8, 16 or 32 \(a real scalar\), not a logical of size \[1 1\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), true)
+%!error <nonconformant arguments \(A is 5x0, B is 1x1099511627776\)> gpu_tiled_mtimes (zeros (5, 0), 1:2^40)
+%!error <out of memory or dimension too large> gpu_tiled_mtimes (zeros (2^32, 0, "single"), zeros (0, 2^32, "single"))
 ## What the fast path leaves to the checks gives an error that names the
 ## function, or what * gives (a scalar or an integer operand).
 %!test

@@ -298,16 +298,41 @@ refusals (void)
   cudaFree (d);
 }
 
+/* Sizes whose bytes wrap a size_t are refused before anything is read or
+   written (the operands here are a few elements: no GPU is needed).  */
+static void
+size_refusals (void)
+{
+  double x[4] = { 0 };   /* room for any type's few elements */
+  const gt_operand a = { x, GT_SINGLE }, d = { x, GT_DOUBLE };
+  const size_t big = (size_t) 1 << 32;
+  check (gt_mtimes_host (GT_SINGLE, a, a, x, big, big, 1, 0,
+                         GT_DEVICE_DEFAULT, NULL) == GT_ERR_ARG,
+         "host: a 2^32 x 1 times 1 x 2^32 result is refused");
+  check (gt_mtimes_host (GT_DOUBLE, d, d, x, 2, 2, (size_t) 1 << 61, 0,
+                         GT_DEVICE_DEFAULT, NULL) == GT_ERR_ARG,
+         "host: operands of 2^62 doubles are refused");
+  check (gt_mtimes_device (GT_SINGLE, x, big, x, 1, x, big, big, big, 1, 0,
+                           GT_DEVICE_DEFAULT, NULL) == GT_ERR_ARG,
+         "device: a result whose bytes wrap is refused");
+  check (gt_mtimes_device (GT_COMPLEX_DOUBLE, x, (size_t) 1 << 40, x,
+                           (size_t) 1 << 20, x, (size_t) 1 << 40,
+                           (size_t) 1 << 40, 1, (size_t) 1 << 20, 0,
+                           GT_DEVICE_DEFAULT, NULL) == GT_ERR_ARG,
+         "device: leading dimensions whose bytes wrap are refused");
+}
+
 int
 main (void)
 {
+  size_refusals ();
   gt_info info;
   gt_device_info (GT_DEVICE_DEFAULT, &info);
   if (!info.usable)
     {
-      printf ("  skipped, no usable GPU: %s\n0 passed, 0 failed, 1 skipped\n",
-              info.reason);
-      return 0;
+      printf ("  skipped, no usable GPU: %s\n%d passed, %d failed, 1 skipped\n",
+              info.reason, passed, failed);
+      return failed != 0;
     }
   printf ("  GPU: %s\n", info.name);
   srand (12345u ^ (unsigned) getpid ());

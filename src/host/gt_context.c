@@ -2,6 +2,7 @@
    text, device query and reset.  */
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,15 @@ gt_check_product (gt_type type, int tile)
   if (!gt_type_served (type))
     return gt_fail (GT_ERR_UNSUPPORTED, "%s products are not supported yet",
                     gt_type_name (type));
+  return GT_OK;
+}
+
+gt_status
+gt_check_extent (size_t rows, size_t cols, size_t es, const char *what)
+{
+  if (rows && es && cols > SIZE_MAX / es / rows)
+    return gt_fail (GT_ERR_ARG, "%s of %zu x %zu elements is larger than "
+                    "memory can address", what, rows, cols);
   return GT_OK;
 }
 

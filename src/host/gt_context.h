@@ -99,6 +99,12 @@ void gt_ctx_reset_lost (void);
    0, 8, 16 or 32, a kernel that serves the type.  */
 gt_status gt_check_product (gt_type type, int tile);
 
+/* Whether rows x cols elements of es bytes can be addressed (their bytes
+   fit a size_t); an error naming `what` where they cannot (a product
+   whose sizes would wrap, as 2^32 x 1 times 1 x 2^32).  */
+gt_status gt_check_extent (size_t rows, size_t cols, size_t es,
+                           const char *what);
+
 /* Sets the error text from a printf format and returns status.  */
 gt_status gt_fail (gt_status status, const char *fmt, ...);
 

@@ -54,12 +54,15 @@ typedef struct
 
 static crossover xo[GT_TYPE_COUNT];
 
-static size_t
+/* The product's bytes, in double: sizes whose bytes would wrap a size_t
+   (refused later by gt_mtimes_host) count as too large for the host.  */
+static double
 product_bytes (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
                size_t k)
 {
-  return m * k * gt_type_size (ta) + k * n * gt_type_size (tb)
-         + m * n * gt_type_size (c);
+  return (double) m * k * gt_type_size (ta)
+         + (double) k * n * gt_type_size (tb)
+         + (double) m * n * gt_type_size (c);
 }
 
 /* The median of TIMED_CALLS times (sorted in place).  */
@@ -224,9 +227,9 @@ gt_runs_on_host (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
 {
   if ((unsigned) c >= GT_TYPE_COUNT || !timer)
     return 0;
-  const size_t bytes = product_bytes (c, ta, tb, m, n, k);
+  const double bytes = product_bytes (c, ta, tb, m, n, k);
   crossover *x = &xo[c];
-  if (bytes > HOST_MAX_BYTES || x->state < 0)
+  if (bytes > (double) HOST_MAX_BYTES || x->state < 0)
     return 0;
   if (x->state == 0)
     {
@@ -239,7 +242,7 @@ gt_runs_on_host (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
       if (x->state < 0)
         return 0;
     }
-  if (host_line (x, gt_flops (c, m, n, k)) >= gpu_line (x, (double) bytes))
+  if (host_line (x, gt_flops (c, m, n, k)) >= gpu_line (x, bytes))
     return 0;
   x->info.host_products++;
   gt_ctx_rest_helpers ();   /* the host's product gets the cores */

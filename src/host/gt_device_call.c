@@ -14,6 +14,11 @@ gt_mtimes_device (gt_type type, const void *A, size_t lda, const void *B,
     return st;
   if (lda < (m ? m : 1) || ldb < (k ? k : 1) || ldc < (m ? m : 1))
     return gt_fail (GT_ERR_ARG, "leading dimension smaller than the rows");
+  const size_t es = gt_type_size (type);
+  if ((st = gt_check_extent (lda, k, es, "A")) != GT_OK
+      || (st = gt_check_extent (ldb, n, es, "B")) != GT_OK
+      || (st = gt_check_extent (ldc, n, es, "C")) != GT_OK)
+    return st;
   gt_context *ctx;
   if ((st = gt_ctx_get (device, &ctx)) != GT_OK)
     return st;
@@ -23,7 +28,6 @@ gt_mtimes_device (gt_type type, const void *A, size_t lda, const void *B,
      cudaMalloc; then any leading dimension will do, and a complex product
      needs no repacking */
   const int complex = gt_type_real (type) != type;
-  const size_t es = gt_type_size (type);
   if (complex
       && ((uintptr_t) A % es || (uintptr_t) B % es || (uintptr_t) C % es))
     return gt_fail (GT_ERR_ARG, "complex operands must be aligned to their "

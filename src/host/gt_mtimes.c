@@ -45,6 +45,12 @@ call_trivial (gt_type type, gt_type ta, gt_type tb, void *C, size_t m,
     return gt_fail (GT_ERR_ARG, "a %s product of %s and %s operands",
                     gt_type_name (type), gt_type_name (ta), gt_type_name (tb));
   gt_status st = gt_check_product (type, tile);
+  if (st == GT_OK)
+    st = gt_check_extent (m, k, gt_type_size (ta), "A");
+  if (st == GT_OK)
+    st = gt_check_extent (k, n, gt_type_size (tb), "B");
+  if (st == GT_OK)
+    st = gt_check_extent (m, n, gt_type_size (type), "the result");
   if (st != GT_OK || m == 0 || n == 0)
     return st;
   if (k == 0)
