@@ -20,6 +20,9 @@ ordinals, or empty for the default set; @var{list} is the set in use.\n\
   if (args.length () == 1)
     {
       const NDArray v = args(0).array_value ();
+      if (v.numel () > GT_MAX_DEVICES)   // before the count narrows to int
+        error ("gpu_tiled_devices: between 0 and %d devices, not %ld",
+               GT_MAX_DEVICES, static_cast<long> (v.numel ()));
       std::vector<int> d (v.numel ());
       for (octave_idx_type i = 0; i < v.numel (); i++)
         d[i] = static_cast<int> (v(i));

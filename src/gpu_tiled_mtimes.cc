@@ -14,6 +14,11 @@
 // PKG_DEL: autoload ("gpu_tiled_mtimes", "__gpu_tiled__.oct", "remove");
 
 #include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
 #include <complex>
 #include <exception>
 #include <memory>
@@ -52,6 +57,9 @@ template <typename T>
 static T *
 allocate (octave_idx_type count)
 {
+  // bytes that would wrap (safe_numel passed the count): Octave's error
+  if (static_cast<size_t> (count) > SIZE_MAX / sizeof (T))
+    throw std::bad_alloc ();
   heap_bracket h (static_cast<size_t> (count) * sizeof (T));
   return std::allocator<T> ().allocate (count);
 }
@@ -289,8 +297,9 @@ product (gt_type c, const gt_operand& A, const gt_operand& B,
   return ovl (C.release ());
 }
 
-// A number for a message, in as few digits as give it back exactly
-// (8 + eps (8) is not shown as 8).
+// A number for a message: whole numbers as they are (100, not 1e+02;
+// -0 as 0), others in as few digits as give them back exactly (8 + eps
+// (8) is not shown as 8).
 static std::string
 shown (double v)
 {
@@ -298,7 +307,12 @@ shown (double v)
     return "NaN";
   if (octave::math::isinf (v))
     return v > 0 ? "Inf" : "-Inf";
-  char text[32];
+  char text[40];
+  if (v == std::trunc (v) && std::fabs (v) < 1e17)
+    {
+      snprintf (text, sizeof text, "%.0f", v + 0.0);
+      return text;
+    }
   for (int digits = 1; digits <= 17; digits++)
     {
       snprintf (text, sizeof text, "%.*g", digits, v);
@@ -323,7 +337,11 @@ shown_dims (const octave_value& x)
         {
           const NDArray a = v.array_value ();
           for (octave_idx_type i = 0; i < a.numel (); i++)
-            d.push_back (a(i));
+            if (octave::math::isfinite (a(i)) && a(i) >= 0
+                && a(i) == std::trunc (a(i)))
+              d.push_back (a(i));
+          if (d.size () != static_cast<size_t> (a.numel ()))
+            d.clear ();
         }
     }
   catch (const octave::execution_exception&)
@@ -676,6 +694,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a double> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 16i)
 %!error <TILE must be 8, 16 or 32, not 7> gpu_tiled_mtimes (ones (2), complex (ones (2), 1), 7)
 %!error <TILE must be 8, 16 or 32, not 8.000000000000002> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 8 + eps (8))
+%!error <TILE must be 8, 16 or 32, not 100$> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), 100)
+%!error <not a double of size \[1 10\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), ones (1, 10))
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a logical of size \[1 1\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), true)
 %!error <nonconformant arguments \(A is 5x0, B is 1x1099511627776\)> gpu_tiled_mtimes (zeros (5, 0), 1:2^40)
 %!error <out of memory or dimension too large> gpu_tiled_mtimes (zeros (2^32, 0, "single"), zeros (0, 2^32, "single"))

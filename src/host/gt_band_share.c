@@ -91,6 +91,12 @@ gt_share_lengths (const int *devs, int count, size_t total, size_t step,
 {
   double w[GT_MAX_DEVICES], ideal[GT_MAX_DEVICES], sum = 0, lo = 0, hi = 0;
   int known = 1;
+  if (count < 1 || count > GT_MAX_DEVICES || step == 0)
+    {
+      for (int d = 0; d < count && d < GT_MAX_DEVICES; d++)
+        len[d] = d == 0 ? total : 0;
+      return;
+    }
   for (int d = 0; d < count; d++)
     {
       const double v = devs[d] >= 0 && devs[d] < GT_MAX_DEVICES
