@@ -286,7 +286,6 @@ uploads_ended (const probe_range *r, int wait)
   return 1;
 }
 
-
 /* Pages missed, added up ((size_t) -1: could not tell, for good).  */
 static size_t
 add_missed (size_t sum, size_t more)
