@@ -8,6 +8,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <math.h>
+#include <stdlib.h>
 #include "gt_k11_ozaki.h"
 #include "gt_plan.h"   /* gt_device_props_current */
 
@@ -35,8 +36,14 @@ oz_pow2 (int e)
 /* the stages, their barriers, then the ring of tile numbers (two and
    their two barriers each) */
 #define OZ_RING 2
-#define OZ_SMEM_BYTES (OZ_STAGES * OZ_STAGE_BYTES + 1024 + 2 * OZ_STAGES * 8 \
-                       + 2 * OZ_RING * 8 + OZ_RING * 4)
+/* Each consumer's residues of one tile (64 columns by 256 rows of C) go
+   out through shared memory in two halves of 128 rows: rows of 128 bytes
+   padded to 144, so that the two-byte stores of a warp fall in 32 banks
+   and each row leaves as eight 16-byte stores along a column of C.  */
+#define OZ_EPI_ROW 144
+#define OZ_EPI_BYTES (2 * 64 * OZ_EPI_ROW)
+#define OZ_SMEM_BYTES (OZ_STAGES * OZ_STAGE_BYTES + OZ_EPI_BYTES + 1024 \
+                       + 2 * OZ_STAGES * 8 + 2 * OZ_RING * 8 + OZ_RING * 4)
 static_assert (GT_OZ_TILE_K == 128, "one 128-byte swizzle row per stage");
 static_assert (GT_OZ_TILE_N == 128, "two consumer warpgroups of 64 rows");
 static_assert (GT_OZ_TILE_M == 256, "wgmma m64n256k32");
@@ -869,6 +876,7 @@ typedef struct
   int k_tiles;
   int tiles;           /* of all planes together */
   unsigned *next;      /* the tile counter, zero at launch and after */
+  int exp_old;         /* EXPERIMENT: the old epilogue */
 } oz_gemm_out;
 
 /* Tile t of a launch: its plane z and the corner (i0, j0) of C.  Tiles go
@@ -898,13 +906,64 @@ oz_tile_at (const oz_gemm_out &o, int t)
 }
 
 #if OZ_WGMMA
-/* Residues in [0, P) of one thread's 64 x 256 share, stored two
-   neighbouring rows of C at a time.  The modulus is a constant so that %
-   is a multiply.  */
+/* x mod P in [0, P), P a constant: |x| < 2^31 - P (k <= GT_OZ_MAX_K), so
+   x + K, K the least multiple of P from 2^31, is below 2^32 and the
+   unsigned remainder (a multiply and a shift) needs no sign fix.  */
+template <int P>
+__device__ __forceinline__ unsigned
+oz_mod (int x)
+{
+  constexpr unsigned K = ((1u << 31) + P - 1) / P * P;
+  return ((unsigned) x + K) % P;
+}
+
+__device__ __forceinline__ void
+oz_bar (int id)
+{
+  asm volatile ("bar.sync %0, 128;" :: "r" (id) : "memory");
+}
+
+/* Residues in [0, P) of one consumer's 64 x 256 share of a tile (P a
+   constant, so that % is a multiply), through its part of shared memory
+   (stage): each half of 128 rows of C written there two neighbouring
+   rows at a time, as the accumulators hold them, then out along the
+   columns of C 16 bytes a thread.  Bytes past m in a column's last 16
+   land in its padding (ldr, a multiple of 16).  A quarter of the
+   instructions of storing the pairs straight, and whole sectors.  */
 template <int P>
 __device__ __forceinline__ void
 oz_store_residues (const int (&d)[128], const oz_gemm_out &o, size_t i0,
-                   size_t j0, uint8_t *plane)
+                   size_t j0, uint8_t *plane, uint8_t *stage, int bar)
+{
+  const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+  uint8_t *mine = stage + (warp * 16 + (lane >> 2)) * OZ_EPI_ROW
+                  + 2 * (lane & 3);
+#pragma unroll
+  for (int half = 0; half < 2; half++)
+    {
+#pragma unroll
+      for (int r = half * 64; r < half * 64 + 64; r += 2)
+        *(unsigned short *) (mine + 8 * ((r >> 1) & 1) * OZ_EPI_ROW
+                             + 8 * ((r >> 2) - half * 16))
+          = (unsigned short) (oz_mod<P> (d[r]) | oz_mod<P> (d[r + 1]) << 8);
+      oz_bar (bar);
+#pragma unroll
+      for (int q = 0; q < 4; q++)
+        {
+          const int c = t + q * 128, row = c / 8, col = c % 8 * 16;
+          const size_t i = i0 + half * 128 + col, j = j0 + row;
+          if (i < o.m && j < o.n)
+            *(uint4 *) (plane + i + j * o.ldr)
+              = *(const uint4 *) (stage + row * OZ_EPI_ROW + col);
+        }
+      oz_bar (bar);
+    }
+}
+
+template <int P>
+__device__ __forceinline__ void
+oz_store_pairs (const int (&d)[128], const oz_gemm_out &o, size_t i0,
+                size_t j0, uint8_t *plane)
 {
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
 #pragma unroll
@@ -937,9 +996,11 @@ oz_store_int32 (const int (&d)[128], const oz_gemm_out &o, size_t i0,
     }
 }
 
+/* Consumer cw's share: its 64 columns from j0, its part of the staging
+   and its named barrier (1 or 2; 0 is __syncthreads').  */
 __device__ __forceinline__ void
 oz_epilogue (const int (&d)[128], const oz_gemm_out &o, int z, size_t i0,
-             size_t j0)
+             size_t j0, uint8_t *staging, int cw)
 {
   if (!o.r)
     {
@@ -947,21 +1008,27 @@ oz_epilogue (const int (&d)[128], const oz_gemm_out &o, int z, size_t i0,
       return;
     }
   uint8_t *plane = o.r + z * o.plane;
+  uint8_t *stage = staging + cw * 64 * OZ_EPI_ROW;
+  const int bar = 1 + cw;
+#define OZ_STORE(l) \
+  (o.exp_old ? oz_store_pairs<oz_moduli[l]> (d, o, i0, j0, plane) \
+   : oz_store_residues<oz_moduli[l]> (d, o, i0, j0, plane, stage, bar))
   switch (z)
     {
-    case 0: oz_store_residues<oz_moduli[0]> (d, o, i0, j0, plane); break;
-    case 1: oz_store_residues<oz_moduli[1]> (d, o, i0, j0, plane); break;
-    case 2: oz_store_residues<oz_moduli[2]> (d, o, i0, j0, plane); break;
-    case 3: oz_store_residues<oz_moduli[3]> (d, o, i0, j0, plane); break;
-    case 4: oz_store_residues<oz_moduli[4]> (d, o, i0, j0, plane); break;
-    case 5: oz_store_residues<oz_moduli[5]> (d, o, i0, j0, plane); break;
-    case 6: oz_store_residues<oz_moduli[6]> (d, o, i0, j0, plane); break;
-    case 7: oz_store_residues<oz_moduli[7]> (d, o, i0, j0, plane); break;
-    case 8: oz_store_residues<oz_moduli[8]> (d, o, i0, j0, plane); break;
-    case 9: oz_store_residues<oz_moduli[9]> (d, o, i0, j0, plane); break;
-    case 10: oz_store_residues<oz_moduli[10]> (d, o, i0, j0, plane); break;
-    case 11: oz_store_residues<oz_moduli[11]> (d, o, i0, j0, plane); break;
+    case 0: OZ_STORE (0); break;
+    case 1: OZ_STORE (1); break;
+    case 2: OZ_STORE (2); break;
+    case 3: OZ_STORE (3); break;
+    case 4: OZ_STORE (4); break;
+    case 5: OZ_STORE (5); break;
+    case 6: OZ_STORE (6); break;
+    case 7: OZ_STORE (7); break;
+    case 8: OZ_STORE (8); break;
+    case 9: OZ_STORE (9); break;
+    case 10: OZ_STORE (10); break;
+    case 11: OZ_STORE (11); break;
     }
+#undef OZ_STORE
 }
 static_assert (GT_OZ_MAX_MODULI == 12, "one epilogue case per modulus");
 
@@ -1093,7 +1160,8 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
   uint8_t *smem = (uint8_t *) (((uintptr_t) smem_raw + 1023) & ~(uintptr_t) 1023);
   uint8_t *s_a = smem;                                   /* 256 x 128 */
   uint8_t *s_b = smem + OZ_STAGES * GT_OZ_TILE_M * GT_OZ_TILE_K; /* 128 x 128 */
-  uint64_t *full = (uint64_t *) (smem + OZ_STAGES * OZ_STAGE_BYTES);
+  uint8_t *staging = smem + OZ_STAGES * OZ_STAGE_BYTES;   /* OZ_EPI_BYTES */
+  uint64_t *full = (uint64_t *) (staging + OZ_EPI_BYTES);
   uint64_t *empty = full + OZ_STAGES;
   oz_ring ring;
   ring.full = empty + OZ_STAGES;
@@ -1137,7 +1205,7 @@ oz_gemm (const __grid_constant__ CUtensorMap map_a,
         break;
       const oz_tile at = oz_tile_at (o, t);
       oz_consume (d, wg - 1, o, s_a, s_b, full, empty, s, phase);
-      oz_epilogue (d, o, at.z, at.i0, at.j0 + (wg - 1) * 64);
+      oz_epilogue (d, o, at.z, at.i0, at.j0 + (wg - 1) * 64, staging, wg - 1);
     }
 #else
   (void) map_a;
@@ -1235,6 +1303,7 @@ gt_oz_products (const gt_oz_work *w, cudaStream_t s)
   o.m = w->m;  o.n = w->n;  o.mp = w->mp;  o.np = w->np;
   o.k_tiles = (int) (w->kp / GT_OZ_TILE_K);
   o.next = w->next_tile;
+  o.exp_old = getenv ("GT_EXP_OLDEPI") != NULL;
   return oz_gemm_launch (w->a_planes, w->mp, w->b_planes, w->np, w->kp,
                          w->moduli, &o, s);
 }
