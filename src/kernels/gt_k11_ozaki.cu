@@ -8,7 +8,6 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <math.h>
-#include <stdlib.h>
 #include "gt_k11_ozaki.h"
 #include "gt_plan.h"   /* gt_device_props_current */
 
@@ -33,8 +32,8 @@ oz_pow2 (int e)
 #define OZ_THREADS 384   /* one producer warpgroup, two consumers */
 #define OZ_GROUP 8       /* columns of tiles per band (rasterization) */
 #define OZ_STAGE_BYTES ((GT_OZ_TILE_M + GT_OZ_TILE_N) * GT_OZ_TILE_K)
-/* the stages, their barriers, then the ring of tile numbers (two and
-   their two barriers each) */
+/* the stages, the epilogue's staging, the stages' barriers, then the
+   ring of tile numbers (two and their two barriers each) */
 #define OZ_RING 2
 /* Each consumer's residues of one tile (64 columns by 256 rows of C) go
    out through shared memory in two halves of 128 rows: rows of 128 bytes
@@ -876,7 +875,6 @@ typedef struct
   int k_tiles;
   int tiles;           /* of all planes together */
   unsigned *next;      /* the tile counter, zero at launch and after */
-  int exp_old;         /* EXPERIMENT: the old epilogue */
 } oz_gemm_out;
 
 /* Tile t of a launch: its plane z and the corner (i0, j0) of C.  Tiles go
@@ -928,8 +926,9 @@ oz_bar (int id)
    (stage): each half of 128 rows of C written there two neighbouring
    rows at a time, as the accumulators hold them, then out along the
    columns of C 16 bytes a thread.  Bytes past m in a column's last 16
-   land in its padding (ldr, a multiple of 16).  A quarter of the
-   instructions of storing the pairs straight, and whole sectors.  */
+   land in its padding (ldr, a multiple of 16).  Stored straight from
+   the accumulators, the pairs filled a quarter of each sector and the
+   stores' address arithmetic held the tensor cores up longer.  */
 template <int P>
 __device__ __forceinline__ void
 oz_store_residues (const int (&d)[128], const oz_gemm_out &o, size_t i0,
@@ -957,27 +956,6 @@ oz_store_residues (const int (&d)[128], const oz_gemm_out &o, size_t i0,
               = *(const uint4 *) (stage + row * OZ_EPI_ROW + col);
         }
       oz_bar (bar);
-    }
-}
-
-template <int P>
-__device__ __forceinline__ void
-oz_store_pairs (const int (&d)[128], const oz_gemm_out &o, size_t i0,
-                size_t j0, uint8_t *plane)
-{
-  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-#pragma unroll
-  for (int r = 0; r < 128; r += 2)
-    {
-      const size_t j = j0 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
-      const size_t i = i0 + 8 * (r >> 2) + 2 * (lane & 3);
-      if (j >= o.n || i >= o.m)
-        continue;
-      int x0 = d[r] % P, x1 = d[r + 1] % P;
-      x0 += x0 < 0 ? P : 0;
-      x1 += x1 < 0 ? P : 0;
-      *(uchar2 *) (plane + i + j * o.ldr)
-        = make_uchar2 ((unsigned char) x0, (unsigned char) x1);
     }
 }
 
@@ -1011,8 +989,7 @@ oz_epilogue (const int (&d)[128], const oz_gemm_out &o, int z, size_t i0,
   uint8_t *stage = staging + cw * 64 * OZ_EPI_ROW;
   const int bar = 1 + cw;
 #define OZ_STORE(l) \
-  (o.exp_old ? oz_store_pairs<oz_moduli[l]> (d, o, i0, j0, plane) \
-   : oz_store_residues<oz_moduli[l]> (d, o, i0, j0, plane, stage, bar))
+  oz_store_residues<oz_moduli[l]> (d, o, i0, j0, plane, stage, bar)
   switch (z)
     {
     case 0: OZ_STORE (0); break;
@@ -1303,7 +1280,6 @@ gt_oz_products (const gt_oz_work *w, cudaStream_t s)
   o.m = w->m;  o.n = w->n;  o.mp = w->mp;  o.np = w->np;
   o.k_tiles = (int) (w->kp / GT_OZ_TILE_K);
   o.next = w->next_tile;
-  o.exp_old = getenv ("GT_EXP_OLDEPI") != NULL;
   return oz_gemm_launch (w->a_planes, w->mp, w->b_planes, w->np, w->kp,
                          w->moduli, &o, s);
 }
