@@ -19,12 +19,12 @@ static int last_moduli;
 /* Measured on an H100 (bench/RESULTS.md, kernel 11): kernel 9's rate at
    8192^3; the INT8 products' rate per SM and what each round of tiles
    loses at short k (the epilogue, which one block per SM cannot hide, up
-   to k = 2048, falling with k^2 past it: 8 us a round on the H100 when
-   the residues were stored straight from the accumulators; the staged
-   epilogue cut it on an H200 from 5.3 to 1.5 us, and the H100's figure
-   here is scaled alike); the rate of the memory passes (scan, slices,
-   residues, combine); the fixed cost of the launches and the wait for
-   the scan's choice.  */
+   to k = 2048, falling with k^2 past it: 8 us a round when the residues
+   were stored straight from the accumulators; through shared memory,
+   from none at k = 2048 to about 4 us at k = 512, a launch's own cost
+   included); the rate of the memory passes (scan, slices, residues,
+   combine); the fixed cost of the launches and the wait for the scan's
+   choice.  */
 #define K9_FLOPS 57e12
 #define INT8_OPS 1.3e15
 #define ROUND_LOSS_S 2.3e-6
