@@ -41,6 +41,8 @@ oz_pow2 (int e)
    and each row leaves as eight 16-byte stores along a column of C.  */
 #define OZ_EPI_ROW 144
 #define OZ_EPI_BYTES (2 * 64 * OZ_EPI_ROW)
+static_assert (OZ_EPI_ROW % 16 == 0 && OZ_EPI_ROW >= 128,
+               "a staged row holds 128 bytes, read 16 at a time");
 #define OZ_SMEM_BYTES (OZ_STAGES * OZ_STAGE_BYTES + OZ_EPI_BYTES + 1024 \
                        + 2 * OZ_STAGES * 8 + 2 * OZ_RING * 8 + OZ_RING * 4)
 static_assert (GT_OZ_TILE_K == 128, "one 128-byte swizzle row per stage");
@@ -907,6 +909,9 @@ oz_tile_at (const oz_gemm_out &o, int t)
 /* x mod P in [0, P), P a constant: |x| < 2^31 - P (k <= GT_OZ_MAX_K), so
    x + K, K the least multiple of P from 2^31, is below 2^32 and the
    unsigned remainder (a multiply and a shift) needs no sign fix.  */
+static_assert (128LL * 128 * GT_OZ_MAX_K + 256 < (1LL << 31),
+               "a product's sum stays P below 2^31 (oz_mod)");
+
 template <int P>
 __device__ __forceinline__ unsigned
 oz_mod (int x)
