@@ -1092,21 +1092,23 @@ test_probe_parts (void)
   gt_probe_read_part (m1, b, part / 2, ev);
   gt_probe_read_part (m1, b + part / 2, part / 2, ev);
   events_pending = 1;
-  gt_probe_parts_now (NULL, 1);
-  check (probe_rows == 0, "the last launch, uploads under way: no probe");
+  size_t said = gt_probe_parts_now (NULL, 1);
+  check (probe_rows == 0 && said == 0,
+         "the last launch, uploads under way: no probe");
   events_pending = 0;
   event_pending = (cudaEvent_t) 2;
   gt_probe_read_part (m1, b + part, part / 2, (cudaEvent_t) 2);
   probe_starts = 0;
-  gt_probe_parts_now (NULL, 1);
+  said = gt_probe_parts_now (NULL, 1);
   event_pending = NULL;
-  check (probe_rows == part / step && probe_starts == 1,
+  check (probe_rows == part / step && probe_starts == 1 && said == part,
          "their uploads ended: both parts, as one, not the third, whose "
-         "upload goes on");
+         "upload goes on (their bytes told)");
   gt_probe_read_done (&m1, -1, ev);
-  gt_probe_now (1, NULL, 1);
-  check (probe_rows == 2 * bytes / step && gt_probe_end (1, NULL, 1),
-         "then A and the rest of B, each word once");
+  said = gt_probe_now (1, NULL, 1);
+  check (probe_rows == 2 * bytes / step && said == 2 * bytes - part
+         && gt_probe_end (1, NULL, 1),
+         "then A and the rest of B, each word once (their bytes told)");
   /* a later run (a block of C) with parts at the same bytes: as one
      again */
   lock_both (a, b, bytes);

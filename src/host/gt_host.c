@@ -320,7 +320,8 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
     {
       read_done (ctx, c, 1);
       /* the operands not probed yet, beside what the GPU has left */
-      gt_probe_now (1, ctx->workers, sg->threads);
+      const int mk = gt_mark_begin (sg, 'p', 0, NULL);
+      gt_mark_end_host (sg, mk, gt_probe_now (1, ctx->workers, sg->threads));
     }
   if (st == GT_OK)
     st = gt_stage_drain (sg);

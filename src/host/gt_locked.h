@@ -66,7 +66,8 @@ size_t gt_locked_probe_told (const void *p, size_t bytes, int device,
    copy threads w (threads of them), this run's parts whose uploads have
    ended, then each operand that every run expected has said and none
    reads, but for the parts probed, once those uploads have ended (wait:
-   waits for them; else only where they have).  gt_probe_end (ok:
+   waits for them; else only where they have); it returns the bytes it
+   probed (the timeline's marks, GPU_TILED_TRACE=2).  gt_probe_end (ok:
    the product ran), after the product: probes what was not (not ok:
    nothing); 1 where every range's pages were the lock's, else 0, and the
    ranges that were not are unlocked (gt_locked_found_stale), so that the
@@ -79,10 +80,11 @@ int gt_probe_reads_begin (void);
 void gt_probe_read_part (int mask, const void *p, size_t bytes,
                          cudaEvent_t after);
 void gt_probe_read_done (int *mask, int operand, cudaEvent_t after);
-void gt_probe_now (int wait, gt_workers *w, int threads);
+size_t gt_probe_now (int wait, gt_workers *w, int threads);
 /* This run's parts of B whose uploads have ended probed now, where no
-   other probe runs (not waiting): for its last launch's wait.  */
-void gt_probe_parts_now (gt_workers *w, int threads);
+   other probe runs (not waiting): for its last launch's wait; the bytes
+   probed.  */
+size_t gt_probe_parts_now (gt_workers *w, int threads);
 int gt_probe_end (int ok, gt_workers *w, int threads);
 /* The seconds the calling thread spent probing at a run's end, or
    waiting for another run's probe (gt_probe_reads_begin, the probe's

@@ -169,10 +169,13 @@ upload_and_probe (void *arg)
   upload_next (u);
   if (u->st != GT_OK)
     return;
+  const int mk = gt_mark_begin (u->sg, 'p', 0, NULL);
+  size_t bytes = 0;
   /* the last launch: no upload left for B's probe to slow */
   if (u->p >= u->c->panels)
-    gt_probe_parts_now (u->ctx->workers, u->sg->threads);
-  gt_probe_now (0, u->ctx->workers, u->sg->threads);
+    bytes = gt_probe_parts_now (u->ctx->workers, u->sg->threads);
+  bytes += gt_probe_now (0, u->ctx->workers, u->sg->threads);
+  gt_mark_end_host (u->sg, mk, bytes);
 }
 
 static void

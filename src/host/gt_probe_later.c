@@ -302,9 +302,10 @@ by_lo (const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
-/* Range r's bytes that no part probed, probed (the parts sorted).  */
+/* Range r's bytes that no part probed, probed (the parts sorted); their
+   count added to *bytes.  */
 static size_t
-probe_rest (probe_range *r, gt_workers *w, int threads)
+probe_rest (probe_range *r, gt_workers *w, int threads, size_t *bytes)
 {
   qsort (r->part, r->parts, sizeof r->part[0], by_lo);
   size_t missed = 0;
@@ -316,9 +317,12 @@ probe_rest (probe_range *r, gt_workers *w, int threads)
         continue;
       const char *to = q ? q->lo : end;
       if (to > at)
-        missed = add_missed (missed, gt_locked_probe_told (at, to - at,
-                                                           g.device, w,
-                                                           threads));
+        {
+          missed = add_missed (missed, gt_locked_probe_told (at, to - at,
+                                                             g.device, w,
+                                                             threads));
+          *bytes += (size_t) (to - at);
+        }
       if (q && q->lo + q->bytes > at)
         at = q->lo + q->bytes;
     }
@@ -326,16 +330,18 @@ probe_rest (probe_range *r, gt_workers *w, int threads)
 }
 
 /* Under g.mu: range r probed once its uploads have ended (PROBING
-   meanwhile, the mutex let go), but for the parts probed already.  */
+   meanwhile, the mutex let go), but for the parts probed already; the
+   bytes probed added to *bytes.  */
 static void
-probe_range_now (probe_range *r, gt_workers *w, int threads, int counted)
+probe_range_now (probe_range *r, gt_workers *w, int threads, int counted,
+                 size_t *bytes)
 {
   r->state = PROBING;
   g.probing++;
   pthread_mutex_unlock (&g.mu);
   const double t0 = now ();
-  const size_t missed = uploads_ended (r, 1) > 0 ? probe_rest (r, w, threads)
-                                                 : (size_t) -1;
+  const size_t missed = uploads_ended (r, 1) > 0
+                        ? probe_rest (r, w, threads, bytes) : (size_t) -1;
   if (counted)
     probed_here += now () - t0;
   pthread_mutex_lock (&g.mu);
@@ -370,9 +376,9 @@ own_open (const probe_part *q)
    probe runs), in runs of adjacent parts (a band's panels lie side by
    side: one probe, as each probe pays for its set-up and its waits; the
    parts of other runs, which blocks of C may have at the same bytes,
-   passed over), one probe at a time.  */
+   passed over), one probe at a time; the bytes probed added to *bytes.  */
 static void
-probe_own_parts (int wait, gt_workers *w, int threads)
+probe_own_parts (int wait, gt_workers *w, int threads, size_t *bytes)
 {
   probe_range *r = &g.r[g.b_range];
   for (;;)
@@ -404,6 +410,7 @@ probe_own_parts (int wait, gt_workers *w, int threads)
       const double t0 = now ();
       const size_t missed = gt_locked_probe_told (lo, (size_t) (hi - lo),
                                                   g.device, w, threads);
+      *bytes += (size_t) (hi - lo);
       if (wait)
         probed_here += now () - t0;
       pthread_mutex_lock (&g.mu);
@@ -413,20 +420,23 @@ probe_own_parts (int wait, gt_workers *w, int threads)
     }
 }
 
-void
+size_t
 gt_probe_parts_now (gt_workers *w, int threads)
 {
+  size_t bytes = 0;
   pthread_mutex_lock (&g.mu);
-  probe_own_parts (0, w, threads);
+  probe_own_parts (0, w, threads, &bytes);
   pthread_mutex_unlock (&g.mu);
+  return bytes;
 }
 
-void
+size_t
 gt_probe_now (int wait, gt_workers *w, int threads)
 {
+  size_t bytes = 0;
   pthread_mutex_lock (&g.mu);
   if (wait)
-    probe_own_parts (1, w, threads);
+    probe_own_parts (1, w, threads, &bytes);
   for (int i = 0; i < RANGES; i++)
     {
       if (!probe_turn (wait))
@@ -434,9 +444,10 @@ gt_probe_now (int wait, gt_workers *w, int threads)
       probe_range *r = &g.r[i];
       if (r->state == WAITING && !r->reading && r->ended >= g.expected
           && (wait || uploads_ended (r, 0)))
-        probe_range_now (r, w, threads, wait);
+        probe_range_now (r, w, threads, wait, &bytes);
     }
   pthread_mutex_unlock (&g.mu);
+  return bytes;
 }
 
 int
@@ -448,8 +459,9 @@ gt_probe_end (int ok, gt_workers *w, int threads)
   for (int i = 0; i < RANGES; i++)
     {
       probe_range *r = &g.r[i];
+      size_t bytes = 0;
       if (r->state == WAITING && ok)
-        probe_range_now (r, w, threads, 1);
+        probe_range_now (r, w, threads, 1, &bytes);
       /* (a part's probe may have found pages though the product
          failed) */
       if ((r->state == DONE || r->state == WAITING) && r->missed)

@@ -99,6 +99,23 @@ gt_mark_end (gt_stager *st, int i, cudaStream_t stream)
     cudaEventRecord (st->tl->m[i].b, stream);
 }
 
+/* A host mark ended with its bytes; dropped where it moved none and
+   took under GT_MARK_KEEP_S (a probe that found nothing to do).  */
+#define GT_MARK_KEEP_S 20e-6
+
+void
+gt_mark_end_host (gt_stager *st, int i, size_t bytes)
+{
+  gt_timeline *tl = st->tl;
+  if (!tl || i < 0)
+    return;
+  gt_mark *m = &tl->m[i];
+  m->t1 = gt_now ();
+  m->bytes = bytes;
+  if (!bytes && m->t1 - m->t0 < GT_MARK_KEEP_S && i == tl->n - 1 && !m->a)
+    tl->n--;
+}
+
 void
 gt_timeline_print (gt_stager *st)
 {

@@ -17,7 +17,9 @@
 #define GT_TIMELINE_MAX 1024
 typedef struct
 {
-  char what;           /* h: copy in, o: copy out, w: wait, U, D, K */
+  char what;           /* h: copy in, o: copy out, w: wait, p: the
+                          locked operands' probe (or a wait for another
+                          band's), U, D, K */
   size_t bytes;
   double t0, t1;       /* host: when it began and ended, or was queued */
   cudaEvent_t a, b;    /* device marks: around it on its stream */
@@ -124,6 +126,9 @@ void gt_timeline_begin (gt_stager *st);
 int gt_mark_begin (gt_stager *st, char what, size_t bytes,
                    cudaStream_t stream);
 void gt_mark_end (gt_stager *st, int i, cudaStream_t stream);
+/* A mark begun with no stream ended with the bytes it moved; dropped
+   where it moved none in under 20 us.  */
+void gt_mark_end_host (gt_stager *st, int i, size_t bytes);
 void gt_timeline_print (gt_stager *st);
 
 /* Waits for every slot and copies out what they hold, oldest first.  */
