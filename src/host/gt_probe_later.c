@@ -331,17 +331,17 @@ probe_rest (probe_range *r, gt_workers *w, int threads, size_t *bytes)
 
 /* Under g.mu: range r probed once its uploads have ended (PROBING
    meanwhile, the mutex let go), but for the parts probed already; the
-   bytes probed added to *bytes.  */
-static void
-probe_range_now (probe_range *r, gt_workers *w, int threads, int counted,
-                 size_t *bytes)
+   bytes it probed.  */
+static size_t
+probe_range_now (probe_range *r, gt_workers *w, int threads, int counted)
 {
+  size_t bytes = 0;
   r->state = PROBING;
   g.probing++;
   pthread_mutex_unlock (&g.mu);
   const double t0 = now ();
   const size_t missed = uploads_ended (r, 1) > 0
-                        ? probe_rest (r, w, threads, bytes) : (size_t) -1;
+                        ? probe_rest (r, w, threads, &bytes) : (size_t) -1;
   if (counted)
     probed_here += now () - t0;
   pthread_mutex_lock (&g.mu);
@@ -349,6 +349,7 @@ probe_range_now (probe_range *r, gt_workers *w, int threads, int counted,
   r->state = DONE;
   g.probing--;
   pthread_cond_broadcast (&g.cv);
+  return bytes;
 }
 
 /* Whether part q's upload has ended (wait: waited for, under g.mu: at
@@ -376,15 +377,16 @@ own_open (const probe_part *q)
    probe runs), in runs of adjacent parts (a band's panels lie side by
    side: one probe, as each probe pays for its set-up and its waits; the
    parts of other runs, which blocks of C may have at the same bytes,
-   passed over), one probe at a time; the bytes probed added to *bytes.  */
-static void
-probe_own_parts (int wait, gt_workers *w, int threads, size_t *bytes)
+   passed over), one probe at a time; the bytes it probed.  */
+static size_t
+probe_own_parts (int wait, gt_workers *w, int threads)
 {
   probe_range *r = &g.r[g.b_range];
+  size_t bytes = 0;
   for (;;)
     {
       if (!probe_turn (wait) || r->state != WAITING)
-        return;
+        return bytes;
       /* no probe runs: the parts may move */
       qsort (r->part, r->parts, sizeof r->part[0], by_lo);
       int i = 0;
@@ -392,7 +394,7 @@ probe_own_parts (int wait, gt_workers *w, int threads, size_t *bytes)
                                && part_in (&r->part[i], wait)))
         i++;
       if (i == r->parts)
-        return;
+        return bytes;
       const char *lo = r->part[i].lo, *hi = lo + r->part[i].bytes;
       r->part[i].probed = 1;   /* taken: no other thread probes them */
       for (int j = i + 1; j < r->parts; j++)
@@ -410,7 +412,7 @@ probe_own_parts (int wait, gt_workers *w, int threads, size_t *bytes)
       const double t0 = now ();
       const size_t missed = gt_locked_probe_told (lo, (size_t) (hi - lo),
                                                   g.device, w, threads);
-      *bytes += (size_t) (hi - lo);
+      bytes += (size_t) (hi - lo);
       if (wait)
         probed_here += now () - t0;
       pthread_mutex_lock (&g.mu);
@@ -423,9 +425,8 @@ probe_own_parts (int wait, gt_workers *w, int threads, size_t *bytes)
 size_t
 gt_probe_parts_now (gt_workers *w, int threads)
 {
-  size_t bytes = 0;
   pthread_mutex_lock (&g.mu);
-  probe_own_parts (0, w, threads, &bytes);
+  const size_t bytes = probe_own_parts (0, w, threads);
   pthread_mutex_unlock (&g.mu);
   return bytes;
 }
@@ -436,7 +437,7 @@ gt_probe_now (int wait, gt_workers *w, int threads)
   size_t bytes = 0;
   pthread_mutex_lock (&g.mu);
   if (wait)
-    probe_own_parts (1, w, threads, &bytes);
+    bytes = probe_own_parts (1, w, threads);
   for (int i = 0; i < RANGES; i++)
     {
       if (!probe_turn (wait))
@@ -444,7 +445,7 @@ gt_probe_now (int wait, gt_workers *w, int threads)
       probe_range *r = &g.r[i];
       if (r->state == WAITING && !r->reading && r->ended >= g.expected
           && (wait || uploads_ended (r, 0)))
-        probe_range_now (r, w, threads, wait, &bytes);
+        bytes += probe_range_now (r, w, threads, wait);
     }
   pthread_mutex_unlock (&g.mu);
   return bytes;
@@ -459,9 +460,8 @@ gt_probe_end (int ok, gt_workers *w, int threads)
   for (int i = 0; i < RANGES; i++)
     {
       probe_range *r = &g.r[i];
-      size_t bytes = 0;
       if (r->state == WAITING && ok)
-        probe_range_now (r, w, threads, 1, &bytes);
+        probe_range_now (r, w, threads, 1);
       /* (a part's probe may have found pages though the product
          failed) */
       if ((r->state == DONE || r->state == WAITING) && r->missed)
