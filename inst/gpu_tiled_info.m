@@ -88,8 +88,10 @@
 ## previous panel's scan of A, and also its slices of A; @code{pieces}:
 ## pieces of k run on kernel 11 (the first panel of a large single
 ## product, as A arrives, each piece scanned on its own; counted also in
-## @code{products} or @code{declined}); @code{last_moduli}:
-## of the last emulated product.
+## @code{products} or @code{declined}); @code{a_ahead}: emulated panels
+## that found A's planes made as those pieces arrived (on scales guessed
+## from the first piece; the rows guessed wrong are made again);
+## @code{last_moduli}: of the last emulated product.
 ## @item result_heap
 ## bytes: from Octave 7 and glibc 2.33, results of more than 32 MiB and up
 ## to this size (at most 1.5 GiB) come from Octave's heap rather than
@@ -249,7 +251,8 @@ endfunction
 %! assert (size (s.crossover), [1, 4]);
 %! assert (isfield (s.emulation, {"usable", "mode", "products", "declined", ...
 %!                                "kept_scans", "kept_slices", ...
-%!                                "pieces", "last_moduli"}), true (1, 8));
+%!                                "pieces", "a_ahead", "last_moduli"}), ...
+%!         true (1, 9));
 %! assert (any (strcmp (s.emulation.mode, {"cost", "off", "always"})));
 %! assert (isscalar (s.result_heap) && s.result_heap >= 0);
 %! assert (isscalar (s.result_heap_reused) && s.result_heap_reused >= 0);

@@ -67,6 +67,7 @@ emulation ()
   s.assign ("kept_scans", static_cast<double> (e.kept_scans));
   s.assign ("kept_slices", static_cast<double> (e.kept_slices));
   s.assign ("pieces", static_cast<double> (e.pieces));
+  s.assign ("a_ahead", static_cast<double> (e.a_ahead));
   s.assign ("last_moduli", e.last_moduli);
   return s;
 }

@@ -262,6 +262,8 @@ typedef struct
   unsigned long long pieces;    /* pieces of k run on kernel 11 (a first
                                    panel's, each scanned on its own;
                                    emulated or declined) */
+  unsigned long long a_ahead;   /* emulated panels that found A's planes
+                                   made during the first panel's pieces */
   int last_moduli;              /* of the last emulated product */
   int mode;                     /* GT_EMULATE_* */
   int usable;                   /* the current device runs kernel 11 */

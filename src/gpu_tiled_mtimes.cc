@@ -1153,6 +1153,57 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   gpu_tiled_devices ([]);
 %!   gpu_tiled_reset ();
 %! end_unwind_protect
+%!testif ; emu
+%! ## kernel 11's pieces of panel 0 (12289x12288x12290 single on Hopper)
+%! ## also make A's planes for the other panels as A arrives, on scales
+%! ## guessed from the first piece; the first panel after them slices
+%! ## again the rows whose scale from the whole row differs.  Here rows
+%! ## 1-97 hold their mass in the last 2048 columns (a guess from any other
+%! ## piece would scale them past the moduli's range), rows 98-200 in the
+%! ## first 2048 (the guess too small) and rows 201-300 tiny (2^-40), on one
+%! ## device and split over two where there are two; C poisoned; each of
+%! ## those rows checked against its own norm, the rest norm-wise (the
+%! ## second call after a reset: its operands locked, as a loop's).
+%! d = gpu_tiled_devices ();
+%! m = 12289;  k = 12288;  n = 12290;
+%! A = randn (m, k, "single");  B = randn (k, n, "single");
+%! A(1:97, 1:k-2048) *= 2^-30;
+%! A(98:200, 2049:end) *= 2^-30;
+%! A(201:300, :) *= 2^-40;
+%! setenv ("GPU_TILED_POISON", "1");
+%! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
+%! unwind_protect
+%!   for g = unique ([1, min(2, numel (d))])
+%!     gpu_tiled_devices (d(1:g));
+%!     if (g > 1)
+%!       setenv ("GPU_TILED_SPLIT", "always");
+%!     endif
+%!     gpu_tiled_reset ();
+%!     gpu_tiled_mtimes (A, B);
+%!     e0 = gpu_tiled_info ().emulation;
+%!     C = gpu_tiled_mtimes (A, B);
+%!     e = gpu_tiled_info ().emulation;
+%!     assert (e.pieces > e0.pieces && e.a_ahead >= e0.a_ahead + g,
+%!             "%d pieces, %d panels on A made ahead", e.pieces - e0.pieces,
+%!             e.a_ahead - e0.a_ahead);
+%!     i = unique ([1:300, rows_to_check(m, k, n)]);
+%!     Ai = double (A(i, :));
+%!     R = Ai * double (B);
+%!     nb = norm (double (B), "fro");
+%!     err = sqrt (sum ((double (C(i, :)) - R) .^ 2, 2));
+%!     bound = 4 * k * eps ("single") * sqrt (sum (Ai .^ 2, 2)) * nb;
+%!     assert (all (err <= bound), "%d devices: rows %s", g,
+%!             mat2str (i(err > bound)(1:min (end, 8))));
+%!     assert (norm (double (C(i, :)) - R, "fro")
+%!             <= 4 * k * eps ("single") * norm (Ai, "fro") * nb);
+%!   endfor
+%! unwind_protect_cleanup
+%!   unsetenv ("GPU_TILED_POISON");
+%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
+%!   unsetenv ("GPU_TILED_SPLIT");
+%!   gpu_tiled_devices ([]);
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
 %!testif ; gpu
 %! ## complex singles on kernel 11 streamed in several panels (n from
 %! ## 2048 to 7167: panels of a quarter of n or wider; here 4 of 2048

@@ -663,6 +663,32 @@ test_operands (gt_workers *w, int threads)
   check (!operand_call (big, big_bytes, w, threads) && probe_copies == 3
          && all_bytes (big, big_bytes, 1) && registered () == 0,
          "520 MiB, the second chunk's copy failed: staged, every word back");
+  /* probed by the launches' waits (not waiting): 256 MiB at each, the
+     rest at the next, then nothing; a page replaced in the second step
+     still found */
+  gt_locked_forget ();
+  fail_at_copy = 0;
+  operand_call (big, big_bytes, w, threads);
+  replaced_lo = (uintptr_t) big + 300 * MIB;
+  replaced_hi = replaced_lo + 4096;
+  gt_locked_begin ();
+  const int big_in = gt_locked_operand (big, big_bytes, 0, 1);
+  if (big_in)
+    gt_locked_test_replace (big, big_bytes);
+  gt_probe_begin (big, big_bytes, big_in, NULL, 0, 0, 0);
+  int big_mask = gt_probe_reads_begin ();
+  gt_probe_read_done (&big_mask, -1, NULL);
+  const size_t s1 = gt_probe_now (0, w, threads);
+  const size_t s2 = gt_probe_now (0, w, threads);
+  const size_t s3 = gt_probe_now (0, w, threads);
+  const size_t s4 = gt_probe_now (0, w, threads);
+  const int big_clean = gt_probe_end (1, w, threads);
+  gt_locked_settle (NULL, 0, 1);
+  check (big_in && s1 == 256 * MIB && s2 == 256 * MIB && s3 == 8 * MIB
+         && s4 == 0 && !big_clean && gt_operands_stale_pages () == 1
+         && all_bytes (big, big_bytes, 1),
+         "520 MiB in the launches' waits: 256 MiB a wait, a page found");
+  replaced_lo = replaced_hi = 0;
   munmap (big, big_bytes);
   options ("268435456", NULL, NULL);
   unsetenv ("GPU_TILED_LOCK_OPERANDS");

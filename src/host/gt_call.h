@@ -54,6 +54,10 @@ typedef struct
   gt_plan plan_full, plan_tail, plan_last; /* of those widths */
   size_t kc;                    /* panel 0's pieces of k (0: one pass) */
   gt_plan piece_plan, piece_last;
+  size_t a_ahead;               /* the pieces also make A ahead for the
+                                   other panels, in the scratch's first
+                                   bytes, this many (gt_plan_a_ahead);
+                                   their own scratch after (0: not) */
   size_t rows;                  /* or its blocks of rows of A (0: none) */
   size_t head;                  /* panels those blocks compute (>= 1) */
   gt_plan rows_plan, rows_last;

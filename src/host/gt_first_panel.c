@@ -460,6 +460,7 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       piece_cols (c, piece, &k0, &k1);
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
       gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
+      g.work = (char *) c->dW + c->a_ahead;
       const int pre = i > 0 && ahead.pre && !others_by_host (c);
       const piece_ahead next = { ctx, c, sg, &po, i + 1, piece, interrupted,
                                  0, 0, 0, 0, GT_OK };
@@ -486,6 +487,12 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       const int mk = gt_mark_begin (sg, 'K', 0, ctx->comp);
       if (err == cudaSuccess)
         err = gt_gemm_piece (pp, i == 0, i + 1 == count, &g, ctx->comp);
+      if (err == cudaSuccess && c->a_ahead)
+        {
+          const gt_gemm_args whole = device_block (c, 0, c->w, 0, c->k);
+          err = gt_plan_a_ahead (&whole, k0, k1, i == 0, i + 1 == count,
+                                 ctx->comp);
+        }
       gt_mark_end (sg, mk, ctx->comp);
       st = err == cudaSuccess ? ahead.st
                               : gt_fail_cuda (err, "running the kernel");

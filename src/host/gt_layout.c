@@ -3,6 +3,7 @@
    as A arrives, in blocks of A's rows, or a head of several panels in
    blocks of rows; the scratch and device bytes that follow.  */
 
+#include <stdlib.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -295,6 +296,7 @@ static void
 first_panel_layout (const gt_context *ctx, gt_call *c)
 {
   c->kc = 0;
+  c->a_ahead = 0;
   c->b_first = 0;
   c->b_cols_straight = 0;
   c->a_cols_straight = 0;
@@ -321,8 +323,14 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
                           : gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
       c->piece_last = k11 ? gt_plan_piece_k11 (c->m, c->w, last)
                           : gt_plan_piece (&c->plan_full, c->m, c->w, last);
-      c->work = larger (c->work, larger (c->piece_plan.work_bytes,
-                                         c->piece_last.work_bytes));
+      const size_t pieces = larger (c->piece_plan.work_bytes,
+                                    c->piece_last.work_bytes);
+      /* EXPERIMENT: GT_EXP_NOAHEAD */
+      if (k11 && !c->side && !c->planes_bytes && c->panels > 1
+          && !getenv ("GT_EXP_NOAHEAD"))
+        c->a_ahead = round_up (gt_plan_a_ahead_bytes (&c->plan_full, c->m,
+                                                      c->k, c->kc), 256);
+      c->work = larger (c->work, c->a_ahead + pieces);
     }
   c->rows = first_panel_rows (ctx, c);
   if (c->rows)

@@ -63,6 +63,12 @@
 #define EVENTS (4 * GT_MAX_DEVICES)
 #define PARTS 256   /* of B, all runs together (four bands of 64 panels,
                        gt_context.h); past them, probed at the end */
+/* A launch's wait probes at most this much (about 1 ms at the 260-280
+   MB/ms measured for 1 GB): a probe of all of a 1 GB A there outlasted
+   the GPU's work ahead of the launch (3.3 ms of kernel 11 at 16384^3)
+   and held its products back (bench/RESULTS.md, "A made ahead").  The
+   rest waits for the next launch, or the run's end.  */
+#define STEP_BYTES ((size_t) 256 << 20)
 
 enum { NONE, WAITING, PROBING, DONE };
 
@@ -80,6 +86,8 @@ typedef struct
 {
   const char *p;
   size_t bytes;
+  const char *from;           /* the bytes before it probed already (a
+                                 range of no parts probed in steps) */
   int state;
   int reading, ended;         /* runs reading it; runs done with it */
   size_t missed;              /* pages not the lock's, (size_t) -1: the
@@ -112,6 +120,7 @@ range_begin (probe_range *r, const void *p, size_t bytes)
 {
   r->p = (const char *) p;
   r->bytes = bytes;
+  r->from = r->p;
   r->state = p ? WAITING : NONE;
   r->reading = r->ended = r->events = r->parts = 0;
   r->missed = 0;
@@ -309,7 +318,7 @@ probe_rest (probe_range *r, gt_workers *w, int threads, size_t *bytes)
 {
   qsort (r->part, r->parts, sizeof r->part[0], by_lo);
   size_t missed = 0;
-  const char *at = r->p, *end = r->p + r->bytes;
+  const char *at = r->from, *end = r->p + r->bytes;
   for (int i = 0; i <= r->parts; i++)
     {
       const probe_part *q = i < r->parts ? &r->part[i] : NULL;
@@ -329,24 +338,50 @@ probe_rest (probe_range *r, gt_workers *w, int threads, size_t *bytes)
   return missed;
 }
 
+/* The end of the next step of a range of no parts, up to `most` bytes
+   on, at a page's start (a token lies at a step's first byte and at each
+   page's start inside it); NULL: the rest in one.  */
+static const char *
+step_end (const probe_range *r, size_t most)
+{
+  const char *end = r->p + r->bytes;
+  if (!most || r->parts || (size_t) (end - r->from) <= most)
+    return NULL;
+  const uintptr_t to = ((uintptr_t) r->from + most) & ~(uintptr_t) 4095;
+  return to > (uintptr_t) r->from ? (const char *) to : NULL;
+}
+
 /* Under g.mu: range r probed once its uploads have ended (PROBING
-   meanwhile, the mutex let go), but for the parts probed already; the
-   bytes it probed.  */
+   meanwhile, the mutex let go), but for the parts probed already, or only
+   its next step of `most` bytes (0: all of it); the bytes it probed.  */
 static size_t
-probe_range_now (probe_range *r, gt_workers *w, int threads, int counted)
+probe_range_now (probe_range *r, gt_workers *w, int threads, int counted,
+                 size_t most)
 {
   size_t bytes = 0;
   r->state = PROBING;
   g.probing++;
+  const char *to = step_end (r, most);
   pthread_mutex_unlock (&g.mu);
   const double t0 = now ();
-  const size_t missed = uploads_ended (r, 1) > 0
-                        ? probe_rest (r, w, threads, &bytes) : (size_t) -1;
+  size_t missed = (size_t) -1;
+  if (uploads_ended (r, 1) <= 0)
+    ;
+  else if (to)
+    {
+      missed = gt_locked_probe_told (r->from, (size_t) (to - r->from),
+                                     g.device, w, threads);
+      bytes = (size_t) (to - r->from);
+    }
+  else
+    missed = probe_rest (r, w, threads, &bytes);
   if (counted)
     probed_here += now () - t0;
   pthread_mutex_lock (&g.mu);
   r->missed = add_missed (r->missed, missed);
-  r->state = DONE;
+  r->state = to && missed != (size_t) -1 ? WAITING : DONE;
+  if (r->state == WAITING)
+    r->from = to;
   g.probing--;
   pthread_cond_broadcast (&g.cv);
   return bytes;
@@ -443,9 +478,13 @@ gt_probe_now (int wait, gt_workers *w, int threads)
       if (!probe_turn (wait))
         break;
       probe_range *r = &g.r[i];
+      if (!wait && bytes >= STEP_BYTES)
+        break;
       if (r->state == WAITING && !r->reading && r->ended >= g.expected
           && (wait || uploads_ended (r, 0)))
-        bytes += probe_range_now (r, w, threads, wait);
+        bytes += probe_range_now (r, w, threads, wait,   /* EXPERIMENT */
+                                  wait || getenv ("GT_EXP_PROBEALL") ? 0
+                                  : STEP_BYTES - bytes);
     }
   pthread_mutex_unlock (&g.mu);
   return bytes;
@@ -461,7 +500,7 @@ gt_probe_end (int ok, gt_workers *w, int threads)
     {
       probe_range *r = &g.r[i];
       if (r->state == WAITING && ok)
-        probe_range_now (r, w, threads, 1);
+        probe_range_now (r, w, threads, 1, 0);
       /* (a part's probe may have found pages though the product
          failed) */
       if ((r->state == DONE || r->state == WAITING) && r->missed)

@@ -82,6 +82,7 @@ a_part_layout (gt_oz_work *w, int moduli, size_t m, size_t k, char *p)
   w->a_sums_bytes = (m + k + OZ_A_SUMS_EXTRA) * sizeof (double);
   const size_t as = carve (&at, w->a_sums_bytes);
   const size_t ae = carve (&at, m * sizeof (int));
+  const size_t af = carve (&at, (m + 1) * sizeof (unsigned));
   const size_t a = carve (&at, a_moduli * round_up (m, GT_OZ_TILE_M)
                                * round_up (k, GT_OZ_TILE_K));
   double *da = (double *) (p ? p + as : NULL);
@@ -90,6 +91,7 @@ a_part_layout (gt_oz_work *w, int moduli, size_t m, size_t k, char *p)
   w->a_col_sumsq = da ? da + m : NULL;
   w->a_bad = (unsigned *) (da ? da + m + k : NULL);
   w->a_exp = (int *) (p ? p + ae : NULL);
+  w->a_fix = (unsigned *) (p ? p + af : NULL);
   w->a_planes = (int8_t *) (p ? p + a : NULL);
   return at;
 }
@@ -367,6 +369,20 @@ oz_choose (gt_oz_work w, double g7)
   w.ratio[0] = floor_sgemm > 0 ? est7 / floor_sgemm : 0;
 }
 
+extern "C" int
+gt_oz_moduli_for (double ratio7)
+{
+  for (int c = GT_OZ_MIN_MODULI; c <= GT_OZ_MAX_USED; c++)
+    {
+      double est = ratio7;
+      for (int l = GT_OZ_MIN_MODULI; l < c; l++)
+        est /= sqrt ((double) oz_moduli[l]);
+      if (est <= 0.5)
+        return c;
+    }
+  return 0;
+}
+
 extern "C" cudaError_t
 gt_oz_scan_kept (const gt_oz_work *w, const float *B, size_t ldb,
                  cudaStream_t s)
@@ -401,6 +417,8 @@ typedef struct
   const int *choice;
   int a_have;          /* the moduli A's planes hold already (0: none):
                           where the choice is that many, A is not sliced */
+  int a_guessed;       /* A's planes were sliced on guessed scales: the
+                          rows whose scale proves otherwise are redone */
   float p[GT_OZ_MAX_MODULI];
   double inv_p[GT_OZ_MAX_MODULI];
   double room[GT_OZ_MAX_MODULI + 1]; /* of N moduli: 2^gamma - sqrt(k)/2,
@@ -504,6 +522,15 @@ oz_exponents (gt_oz_work w, oz_slice_consts c)
     {
       if (nm != c.a_have)
         w.a_exp[t] = oz_exponent (w.a_sumsq[t], c.room[nm]);
+      else if (c.a_guessed)
+        {
+          const int e = oz_exponent (w.a_sumsq[t], c.room[nm]);
+          if (e != w.a_exp[t])
+            {
+              w.a_exp[t] = e;
+              w.a_fix[1 + atomicAdd (&w.a_fix[0], 1u)] = (unsigned) t;
+            }
+        }
     }
   else if (t - w.m < w.n)
     w.b_exp[t - w.m] = oz_exponent (w.b_sumsq[t - w.m], c.room[nm]);
@@ -542,12 +569,12 @@ static_assert (SLICE_A_THREADS / SLICE_I * 4 * 2 == SLICE_H,
 template <int NM>
 __device__ __forceinline__ void
 oz_slice_a_moduli (const float *A, size_t lda, const gt_oz_work &w,
-                   const oz_slice_consts &c, int nm_run,
+                   const oz_slice_consts &c, int nm_run, size_t h_base,
                    int8_t (*t)[SLICE_I][SLICE_ROW])
 {
   const int nm = NM ? NM : nm_run;
   const size_t i0 = blockIdx.x * (size_t) SLICE_I;
-  const size_t h0 = blockIdx.y * (size_t) SLICE_H;
+  const size_t h0 = h_base + blockIdx.y * (size_t) SLICE_H;
   const int ti = threadIdx.x % SLICE_I, th = threadIdx.x / SLICE_I;
   const size_t i = i0 + ti;
   const double scale = i < w.m ? oz_pow2 (w.a_exp[i]) : 1.0;
@@ -580,16 +607,58 @@ oz_slice_a_moduli (const float *A, size_t lda, const gt_oz_work &w,
     }
 }
 
+/* Columns of A from h_base (all of them: 0).  */
 __global__ void __launch_bounds__ (SLICE_A_THREADS, OZ_SLICE_BLOCKS)
-oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
+oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c,
+            size_t h_base)
 {
   __shared__ __align__ (16) int8_t t[GT_OZ_MAX_MODULI][SLICE_I][SLICE_ROW];
   const int nm = oz_slice_moduli (c);
   if (nm == 0 || nm == c.a_have)
     return;
-#define OZ_SLICE_A(N) oz_slice_a_moduli<N> (A, lda, w, c, nm, t)
+#define OZ_SLICE_A(N) oz_slice_a_moduli<N> (A, lda, w, c, nm, h_base, t)
   OZ_SLICE_CASES (OZ_SLICE_A)
 #undef OZ_SLICE_A
+}
+
+/* Row i of A sliced whole, along k (its entries lie lda apart: a row at
+   a time, for the few rows whose guessed scale was wrong).  */
+template <int NM>
+__device__ __forceinline__ void
+oz_fix_row_moduli (const float *A, size_t lda, const gt_oz_work &w,
+                   const oz_slice_consts &c, int nm_run, size_t i)
+{
+  const int nm = NM ? NM : nm_run;
+  const double scale = oz_pow2 (w.a_exp[i]);
+  const size_t plane = w.mp * w.kp;
+  for (size_t h = 4 * threadIdx.x; h < w.kp; h += 4 * blockDim.x)
+    {
+      oz_four f;
+#pragma unroll
+      for (int q = 0; q < 4; q++)
+        oz_scaled (f, q, h + q < w.k ? A[i + (h + q) * lda] : 0.0f, scale);
+      int8_t *to = w.a_planes + i * w.kp + h;
+#pragma unroll
+      for (int l = 0; l < nm; l++)
+        *(char4 *) (to + l * plane) = oz_residues4 (f, &c, l);
+    }
+}
+
+/* The rows oz_exponents listed (a_fix), where A's planes were kept.  */
+__global__ void __launch_bounds__ (SLICE_A_THREADS)
+oz_fix_rows (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
+{
+  const int nm = oz_slice_moduli (c);
+  if (nm == 0 || nm != c.a_have)
+    return;
+  const unsigned count = w.a_fix[0];
+  for (unsigned r = blockIdx.x; r < count; r += gridDim.x)
+    {
+      const size_t i = w.a_fix[1 + r];
+#define OZ_FIX_ROW(N) oz_fix_row_moduli<N> (A, lda, w, c, nm, i)
+      OZ_SLICE_CASES (OZ_FIX_ROW)
+#undef OZ_FIX_ROW
+    }
 }
 
 #define SLICE_B_COLS 8     /* a warp per column */
@@ -633,14 +702,14 @@ oz_slice_b (const float *B, size_t ldb, gt_oz_work w, oz_slice_consts c)
 #undef OZ_SLICE_B
 }
 
-static cudaError_t
-oz_slice_launch (const gt_oz_work *w, int moduli, int a_have, const float *A,
-                 size_t lda, const float *B, size_t ldb, cudaStream_t s)
+static oz_slice_consts
+oz_consts (const gt_oz_work *w, int moduli, int a_have, int a_guessed)
 {
   oz_slice_consts c;
   c.moduli = moduli;
   c.choice = w->choice;
   c.a_have = a_have;
+  c.a_guessed = a_guessed;
   for (int l = 0; l < GT_OZ_MAX_MODULI; l++)
     {
       c.p[l] = (float) oz_moduli[l];
@@ -649,10 +718,27 @@ oz_slice_launch (const gt_oz_work *w, int moduli, int a_have, const float *A,
   c.room[0] = 0;
   for (int n = 1; n <= GT_OZ_MAX_MODULI; n++)
     c.room[n] = exp2 (gt_oz_gamma (n)) - 0.5 * sqrt ((double) w->k);
+  return c;
+}
+
+/* Blocks of oz_fix_rows: each redoes one row at a time.  */
+#define FIX_BLOCKS 512
+
+static cudaError_t
+oz_slice_launch (const gt_oz_work *w, int moduli, int a_have, int a_guessed,
+                 const float *A, size_t lda, const float *B, size_t ldb,
+                 cudaStream_t s)
+{
+  const oz_slice_consts c = oz_consts (w, moduli, a_have, a_guessed);
+  if (a_guessed)
+    cudaMemsetAsync (w->a_fix, 0, sizeof (unsigned), s);
   const size_t scales = w->m + w->n;
   oz_exponents<<<(unsigned) ((scales + 255) / 256), 256, 0, s>>> (*w, c);
   const dim3 ga ((unsigned) (w->mp / SLICE_I), (unsigned) (w->kp / SLICE_H));
-  oz_slice_a<<<ga, SLICE_A_THREADS, 0, s>>> (A, lda, *w, c);
+  oz_slice_a<<<ga, SLICE_A_THREADS, 0, s>>> (A, lda, *w, c, 0);
+  if (a_guessed)
+    oz_fix_rows<<<(unsigned) (w->m < FIX_BLOCKS ? w->m : FIX_BLOCKS),
+                  SLICE_A_THREADS, 0, s>>> (A, lda, *w, c);
   static_assert (GT_OZ_TILE_N % SLICE_B_COLS == 0, "whole blocks of columns");
   const dim3 gb ((unsigned) (w->np / SLICE_B_COLS),
                  (unsigned) ((w->kp + SLICE_B_K - 1) / SLICE_B_K));
@@ -664,14 +750,71 @@ extern "C" cudaError_t
 gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda, const float *B,
              size_t ldb, cudaStream_t s)
 {
-  return oz_slice_launch (w, w->moduli, 0, A, lda, B, ldb, s);
+  return oz_slice_launch (w, w->moduli, 0, 0, A, lda, B, ldb, s);
 }
 
 extern "C" cudaError_t
 gt_oz_slice_chosen (const gt_oz_work *w, const float *A, size_t lda,
-                    const float *B, size_t ldb, int a_have, cudaStream_t s)
+                    const float *B, size_t ldb, int a_have, int a_guessed,
+                    cudaStream_t s)
 {
-  return oz_slice_launch (w, 0, a_have, A, lda, B, ldb, s);
+  return oz_slice_launch (w, 0, a_have, a_guessed && a_have, A, lda, B, ldb,
+                          s);
+}
+
+/* ---- A ahead of its panels (gt_oz_a_scan_part and the two after it) -- */
+
+extern "C" cudaError_t
+gt_oz_a_scan_part (const gt_oz_work *w, const float *A, size_t lda,
+                   size_t k0, size_t k1, int first, cudaStream_t s)
+{
+  if (k0 > k1 || k1 > w->k)
+    return cudaErrorInvalidValue;
+  if (first)
+    cudaMemsetAsync (w->a_sums, 0, w->a_sums_bytes, s);
+  oz_scan_launch (A + k0 * lda, lda, w->m, k1 - k0, w->a_sumsq,
+                  w->a_col_sumsq + k0, w->a_bad, s);
+  return cudaGetLastError ();
+}
+
+__global__ void __launch_bounds__ (256)
+oz_guess (gt_oz_work w, double sumsq_scale, double room)
+{
+  const size_t t = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+  if (t < w.m)
+    w.a_exp[t] = oz_exponent (w.a_sumsq[t] * sumsq_scale, room);
+}
+
+extern "C" cudaError_t
+gt_oz_a_guess (const gt_oz_work *w, int moduli, double sumsq_scale,
+               cudaStream_t s)
+{
+  if (moduli < 1 || moduli > GT_OZ_MAX_USED)
+    return cudaErrorInvalidValue;
+  if (w->m == 0)
+    return cudaSuccess;
+  const oz_slice_consts c = oz_consts (w, moduli, 0, 0);
+  oz_guess<<<(unsigned) ((w->m + 255) / 256), 256, 0, s>>> (
+    *w, sumsq_scale, c.room[moduli]);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+gt_oz_a_slice_part (const gt_oz_work *w, int moduli, const float *A,
+                    size_t lda, size_t k0, size_t k1, cudaStream_t s)
+{
+  static_assert (GT_OZ_A_PART % SLICE_H == 0, "parts of whole blocks");
+  static_assert (GT_OZ_TILE_K % SLICE_H == 0, "the padding whole blocks");
+  /* the last part also writes the padding of k with zeros */
+  const size_t h1 = k1 == w->k ? w->kp : k1;
+  if (moduli < 1 || moduli > GT_OZ_MAX_USED || k0 % GT_OZ_A_PART
+      || k0 >= h1 || h1 > w->kp || (h1 - k0) % SLICE_H)
+    return cudaErrorInvalidValue;
+  const oz_slice_consts c = oz_consts (w, moduli, 0, 0);
+  const dim3 ga ((unsigned) (w->mp / SLICE_I),
+                 (unsigned) ((h1 - k0) / SLICE_H));
+  oz_slice_a<<<ga, SLICE_A_THREADS, 0, s>>> (A, lda, *w, c, k0);
+  return cudaGetLastError ();
 }
 
 /* ---- combine: the CRT, scaled back ------------------------------------ */

@@ -57,6 +57,8 @@ typedef struct
   double *a_sumsq;     /* m: sum of squares of each row of A */
   double *a_col_sumsq; /* k: of each column of A */
   unsigned *a_bad;     /* nonzero where A holds Inf or NaN */
+  unsigned *a_fix;     /* m + 1: how many rows' guessed scales were wrong
+                          (gt_oz_slice_chosen's a_guessed), then those rows */
   double *b_sumsq;     /* n: of each column of B */
   double *b_row_sumsq; /* k: of each row of B */
   unsigned *b_bad;     /* nonzero where B holds Inf or NaN */
@@ -97,6 +99,10 @@ double gt_oz_gamma (int moduli);
    w->moduli (gt_oz_layout again) or runs another kernel where it is 0.  */
 cudaError_t gt_oz_scan (const gt_oz_work *w, const float *A, size_t lda,
                         const float *B, size_t ldb, cudaStream_t s);
+/* The choice oz_choose makes where its estimate for 7 moduli over
+   SGEMM's floor is ratio7 (w->ratio), made on the host: 0 where no
+   number of moduli up to GT_OZ_MAX_USED will do.  */
+int gt_oz_moduli_for (double ratio7);
 /* The scan of B alone, and the choice, with A's sums where an earlier scan
    of the same A on a layout of the same base, m and k left them: the
    panels of one product after the first.  */
@@ -104,6 +110,27 @@ cudaError_t gt_oz_scan_kept (const gt_oz_work *w, const float *B, size_t ldb,
                              cudaStream_t s);
 cudaError_t gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda,
                          const float *B, size_t ldb, cudaStream_t s);
+/* A ahead of its panels, part by part of k as it arrives (the pieces of
+   a first panel): its columns [k0, k1) of the whole A scanned into A's
+   sums (first: the sums cleared before), and sliced into A's planes for
+   `moduli` moduli with scales guessed from the first part alone
+   (gt_oz_a_guess, after the first part's scan: its sums of squares times
+   sumsq_scale, k over that part's length).  k0 and the part's length are
+   multiples of GT_OZ_A_PART (the last part may end at k).  A panel then
+   runs on them with gt_oz_slice_chosen's a_have = moduli and a_guessed:
+   where the scan chooses that many moduli, the rows whose scale from the
+   whole row differs from the guess are sliced again (the rest as the
+   whole slices would have made them), else all of A is.  */
+#define GT_OZ_A_PART 64
+cudaError_t gt_oz_a_scan_part (const gt_oz_work *w, const float *A,
+                               size_t lda, size_t k0, size_t k1, int first,
+                               cudaStream_t s);
+cudaError_t gt_oz_a_guess (const gt_oz_work *w, int moduli,
+                           double sumsq_scale, cudaStream_t s);
+cudaError_t gt_oz_a_slice_part (const gt_oz_work *w, int moduli,
+                                const float *A, size_t lda, size_t k0,
+                                size_t k1, cudaStream_t s);
+
 /* The slices for the number of moduli the scan chose, read on the device
    (nothing where it chose 0), with w laid out for GT_OZ_MAX_USED: queued
    (the first product's of a launch) before the host has read the choice,
@@ -111,10 +138,11 @@ cudaError_t gt_oz_slice (const gt_oz_work *w, const float *A, size_t lda,
    the combine then run on the same layout with w->moduli set to the
    choice.  a_have: the number of moduli
    A's planes (and exponents) already hold for this A, 0 for none; where
-   the choice is that number, A is not sliced again.  */
+   the choice is that number, A is not sliced again, except its rows
+   whose scales were guessed wrong where a_guessed (gt_oz_a_guess).  */
 cudaError_t gt_oz_slice_chosen (const gt_oz_work *w, const float *A,
                                 size_t lda, const float *B, size_t ldb,
-                                int a_have, cudaStream_t s);
+                                int a_have, int a_guessed, cudaStream_t s);
 cudaError_t gt_oz_products (const gt_oz_work *w, cudaStream_t s);
 cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
                            cudaStream_t s);

@@ -259,6 +259,18 @@ cudaError_t gt_k11_launch_many (const gt_gemm_args *g, int count,
 size_t gt_k11_piece_work (size_t m, size_t n, size_t kc);
 cudaError_t gt_k11_piece (int first, int last, const gt_gemm_args *a,
                           cudaStream_t s);
+/* A of a product whose first panel runs in kernel 11's pieces, made
+   ahead for its other panels as each piece's columns [k0, k1) arrive
+   (the pieces in any order; first, last: in the order run), in the place
+   where panel (one of those panels, on the whole scratch: all of k)
+   finds it kept: scanned into its sums and sliced on scales guessed from
+   the first piece (gt_oz_a_guess), the rows guessed wrong sliced again by
+   the first panel that keeps it.  That place is the scratch's first
+   gt_k11_a_ahead_bytes (0: pieces of kc that do not start on whole parts
+   of GT_OZ_A_PART): the pieces' own scratch goes after it.  */
+size_t gt_k11_a_ahead_bytes (size_t m, size_t k, size_t kc);
+cudaError_t gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1,
+                            int first, int last, cudaStream_t s);
 void gt_k11_forget (void);
 /* kernel 10: any real type, any shape and alignment.  On a vector side
    a lane reads GT_K10_LANE_ELEMS elements of es bytes at once (16 bytes);

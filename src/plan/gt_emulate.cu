@@ -13,7 +13,7 @@
 
 static int emulation = GT_EMULATE_COST;
 static unsigned long long emulated, declined, kept_scans, kept_slices,
-  pieces;
+  pieces, a_ahead;
 static int last_moduli;
 
 /* Measured on an H100 (bench/RESULTS.md, kernel 11): kernel 9's rate at
@@ -163,6 +163,7 @@ typedef struct
   const void *A, *work;
   size_t lda, m, k;
   int moduli;
+  int guessed;   /* made ahead, on guessed scales (gt_k11_a_ahead) */
 } kept_a;
 
 /* Where the host learns the scans' choices, per device: pinned words the
@@ -172,11 +173,21 @@ typedef struct
    host threads' products on one device from reading each other's
    choice; and what the last product emulated on the device left of A in
    its scratch.  */
+/* A product's scan tells its choice, a word left free and its ratio
+   (gt_oz_work.choice, .ratio: 16 bytes together): a mailbox's pinned
+   words hold that for each place of A.  */
+#define CHOICE_WORDS 4
+static_assert (GT_A_SLOTS * CHOICE_WORDS >= 4, "gt_plan_read_back's words");
+
 typedef struct
 {
   int *choice;
   cudaEvent_t copied;
   kept_a a[GT_A_SLOTS];   /* one per place of A in the scratch */
+  double piece_ratio;     /* the last piece's scan's ratio (gt_k11_piece:
+                             its oz_choose estimate over SGEMM's floor) */
+  size_t piece_k;         /* and its k */
+  int ahead_moduli;       /* A's planes made ahead are for this many */
 } choice_mailbox;
 
 static choice_mailbox mailboxes[GT_MAX_DEVICES];
@@ -210,7 +221,8 @@ mailbox (choice_mailbox **out, int *dev_out)
       if ((err = cudaEventCreateWithFlags (&m->copied,
                                            cudaEventDisableTiming))
           == cudaSuccess
-          && (err = cudaHostAlloc ((void **) &m->choice, 4 * sizeof (int),
+          && (err = cudaHostAlloc ((void **) &m->choice,
+                                   GT_A_SLOTS * CHOICE_WORDS * sizeof (int),
                                    cudaHostAllocDefault)) != cudaSuccess)
         cudaEventDestroy (m->copied);
       if (err != cudaSuccess)
@@ -269,7 +281,7 @@ static void
 forget_kept (choice_mailbox *box)
 {
   for (int q = 0; q < GT_A_SLOTS; q++)
-    box->a[q].moduli = 0;
+    box->a[q].moduli = box->a[q].guessed = 0;
 }
 
 extern "C" void
@@ -321,7 +333,8 @@ launch_layout (gt_oz_work *w, const gt_gemm_args *a)
 typedef struct
 {
   gt_oz_work w;
-  int a_have, moduli;
+  int a_have, a_guessed, moduli;
+  double ratio;   /* its scan's estimate for 7 moduli over SGEMM's floor */
 } k11_product;
 
 /* Product i's scan queued, its choice copied into the mailbox's word i
@@ -332,12 +345,14 @@ queue_scan (choice_mailbox *box, const gt_gemm_args *a, k11_product *o,
 {
   kept_a *mine = &box->a[a->a_slot];
   o->a_have = a_still_there (mine, a) ? mine->moduli : 0;
-  mine->moduli = 0;
+  o->a_guessed = o->a_have && mine->guessed;
+  mine->moduli = mine->guessed = 0;
   const float *A = (const float *) a->A, *B = (const float *) a->B;
   cudaError_t err = o->a_have ? gt_oz_scan_kept (&o->w, B, a->ldb, s)
                               : gt_oz_scan (&o->w, A, a->lda, B, a->ldb, s);
   if (err == cudaSuccess)
-    err = cudaMemcpyAsync (box->choice + i, o->w.choice, sizeof (int),
+    err = cudaMemcpyAsync (box->choice + CHOICE_WORDS * i, o->w.choice,
+                           CHOICE_WORDS * sizeof (int),
                            cudaMemcpyDeviceToHost, s);
   return err;
 }
@@ -358,7 +373,7 @@ scan_all (const gt_gemm_args *g, k11_product *o, int count, cudaStream_t s)
      scratch's (it may be reused) */
   for (int q = 0; q < GT_A_SLOTS; q++)
     if (q >= slots_of (&g[0]) || box->a[q].work != g[0].work)
-      box->a[q].moduli = 0;
+      box->a[q].moduli = box->a[q].guessed = 0;
   for (int i = 0; i < count && err == cudaSuccess; i++)
     err = queue_scan (box, &g[i], &o[i], i, s);
   if (err == cudaSuccess)
@@ -366,7 +381,7 @@ scan_all (const gt_gemm_args *g, k11_product *o, int count, cudaStream_t s)
   if (err == cudaSuccess)
     err = gt_oz_slice_chosen (&o[0].w, (const float *) g[0].A, g[0].lda,
                               (const float *) g[0].B, g[0].ldb, o[0].a_have,
-                              s);
+                              o[0].a_guessed, s);
   /* the caller's host work while the GPU scans (the next panel's copies
      in: bench/RESULTS.md, "The host's work beside kernel 11's wait") */
   if (err == cudaSuccess && g[0].idle)
@@ -378,12 +393,14 @@ scan_all (const gt_gemm_args *g, k11_product *o, int count, cudaStream_t s)
   int declines = 0;
   for (int i = 0; i < count; i++)
     {
-      o[i].moduli = err == cudaSuccess ? box->choice[i] : 0;
+      const int *told = box->choice + CHOICE_WORDS * i;
+      o[i].moduli = err == cudaSuccess ? told[0] : 0;
+      o[i].ratio = err == cudaSuccess ? *(const double *) (told + 2) : 0;
       declines += o[i].moduli == 0;
       if (o[i].moduli)
         {
           const kept_a now = { g[i].A, g[i].work, g[i].lda, g[i].m, g[i].k,
-                               o[i].moduli };
+                               o[i].moduli, 0 };
           box->a[g[i].a_slot] = now;
         }
     }
@@ -403,7 +420,8 @@ finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
   cudaError_t err = cudaSuccess;
   if (i > 0)
     err = gt_oz_slice_chosen (&o->w, (const float *) a->A, a->lda,
-                              (const float *) a->B, a->ldb, o->a_have, s);
+                              (const float *) a->B, a->ldb, o->a_have,
+                              o->a_guessed, s);
   o->w.moduli = o->moduli;   /* the planes stay where the slices put them */
   if (err == cudaSuccess)
     err = gt_oz_products (&o->w, s);
@@ -416,6 +434,7 @@ finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
   __atomic_fetch_add (&kept_scans, o->a_have != 0, __ATOMIC_RELAXED);
   __atomic_fetch_add (&kept_slices, o->a_have == o->moduli,
                       __ATOMIC_RELAXED);
+  __atomic_fetch_add (&a_ahead, o->a_guessed, __ATOMIC_RELAXED);
   __atomic_store_n (&last_moduli, o->moduli, __ATOMIC_RELAXED);
   return cudaSuccess;
 }
@@ -491,6 +510,75 @@ gt_k11_piece_work (size_t m, size_t n, size_t kc)
   return piece_sums_bytes (m, n) + w.bytes;
 }
 
+/* The current device's mailbox told the last piece's scan.  */
+static void
+note_piece (double ratio, size_t k)
+{
+  choice_mailbox *box;
+  int dev;
+  if (mailbox (&box, &dev) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return;
+    }
+  box->piece_ratio = ratio;
+  box->piece_k = k;
+  mailbox_done (dev);
+}
+
+extern "C" size_t
+gt_k11_a_ahead_bytes (size_t m, size_t k, size_t kc)
+{
+  if (kc == 0 || kc % GT_OZ_A_PART || k > GT_OZ_MAX_K)
+    return 0;
+  return gt_oz_a_part_bytes (GT_OZ_MAX_USED, m, k);
+}
+
+/* The moduli A's planes are made ahead for: the panels' likely choice,
+   from the first piece's scan (its estimate over SGEMM's floor grows as
+   the square root of k: the error as k, the floor as its root), 8 where
+   it gave none.  */
+extern "C" cudaError_t
+gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
+                int last, cudaStream_t s)
+{
+  if (panel->a_slots > 1 || panel->a_slot != 0 || !panel->work
+      || k1 <= k0 || k1 > panel->k)
+    return cudaErrorInvalidValue;
+  choice_mailbox *box;
+  int dev;
+  cudaError_t err = mailbox (&box, &dev);
+  if (err != cudaSuccess)
+    return err;
+  gt_oz_work w;
+  launch_layout (&w, panel);
+  const float *A = (const float *) panel->A;
+  if (first)
+    {
+      const int n = box->piece_ratio > 0 && box->piece_k > 0
+                    ? gt_oz_moduli_for (box->piece_ratio
+                                        * sqrt ((double) panel->k
+                                                / box->piece_k))
+                    : 0;
+      box->ahead_moduli = n ? n : 8;
+    }
+  const int moduli = box->ahead_moduli;
+  err = gt_oz_a_scan_part (&w, A, panel->lda, k0, k1, first, s);
+  if (err == cudaSuccess && first)
+    err = gt_oz_a_guess (&w, moduli, (double) panel->k / (double) (k1 - k0),
+                         s);
+  if (err == cudaSuccess)
+    err = gt_oz_a_slice_part (&w, moduli, A, panel->lda, k0, k1, s);
+  if (last)
+    {
+      const kept_a made = { panel->A, panel->work, panel->lda, panel->m,
+                            panel->k, err == cudaSuccess ? moduli : 0, 1 };
+      box->a[0] = made;
+    }
+  mailbox_done (dev);
+  return err;
+}
+
 /* Scanned, sliced and multiplied on its own (its own scales over its
    columns of A and rows of B), its sums carried in doubles from piece to
    piece; a piece whose scan declines runs on plain kernel 9 with the
@@ -511,6 +599,7 @@ gt_k11_piece (int first, int last, const gt_gemm_args *a, cudaStream_t s)
   k11_product o;   /* a->a_kept is 0: the records cannot skip its scan */
   launch_layout (&o.w, &g);
   cudaError_t err = scan_all (&g, &o, 1, s);
+  note_piece (err == cudaSuccess ? o.ratio : 0, a->k);
   if (err == cudaSuccess && o.moduli)
     err = finish_emulated (&g, &o, 0, in, out, s);
   gt_k11_drop_kept ();
@@ -555,6 +644,7 @@ gt_emulation_forget (void)
   __atomic_store_n (&kept_scans, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&kept_slices, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&pieces, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&a_ahead, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&last_moduli, 0, __ATOMIC_RELAXED);
   int current;
   const int have_current = cudaGetDevice (&current) == cudaSuccess;
@@ -580,6 +670,7 @@ gt_emulation_get (gt_emulation_info *info)
   info->kept_scans = __atomic_load_n (&kept_scans, __ATOMIC_RELAXED);
   info->kept_slices = __atomic_load_n (&kept_slices, __ATOMIC_RELAXED);
   info->pieces = __atomic_load_n (&pieces, __ATOMIC_RELAXED);
+  info->a_ahead = __atomic_load_n (&a_ahead, __ATOMIC_RELAXED);
   info->last_moduli = __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
   info->mode = __atomic_load_n (&emulation, __ATOMIC_RELAXED);
   info->usable = gt_k11_usable ();

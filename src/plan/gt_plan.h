@@ -303,6 +303,16 @@ double gt_plan_head_gpu_seconds (const gt_plan *whole, size_t m, size_t n,
    paid once a piece.  */
 #define GT_K11_PIECE_MIN_K 2048
 gt_plan gt_plan_piece_k11 (size_t m, size_t n, size_t kc);
+/* A made ahead during such pieces for the panels after them (whole, the
+   panels' plan: kernel 11 keeping A), as gt_k11_a_ahead: the bytes at the
+   start of the scratch it takes (the pieces' scratch then goes after
+   them), 0 where the plan does not keep A or the pieces (kc of k) do not
+   fall on whole parts (GT_OZ_A_PART); and its run for piece [k0, k1),
+   after that piece's own.  */
+size_t gt_plan_a_ahead_bytes (const gt_plan *whole, size_t m, size_t k,
+                              size_t kc);
+cudaError_t gt_plan_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1,
+                             int first, int last, cudaStream_t s);
 /* Nonzero where its pieces run the whole plan's own kernel and form
    (kernel 9 or kernel 4 with k not split: no cluster, small tiles or
    repacking; kernel 11's pieces run on kernel 9, kernel 5's and 8's on

@@ -447,6 +447,22 @@ gt_plan_piece_k11 (size_t m, size_t n, size_t kc)
   return p;
 }
 
+extern "C" size_t
+gt_plan_a_ahead_bytes (const gt_plan *whole, size_t m, size_t k, size_t kc)
+{
+  if (!k11_alone (whole) || whole->complex_a || whole->complex_b
+      || whole->type != GT_SINGLE)
+    return 0;
+  return gt_k11_a_ahead_bytes (m, k, kc);
+}
+
+extern "C" cudaError_t
+gt_plan_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
+                 int last, cudaStream_t s)
+{
+  return gt_k11_a_ahead (panel, k0, k1, first, last, s);
+}
+
 extern "C" cudaError_t
 gt_gemm_piece (const gt_plan *p, int first, int last, const gt_gemm_args *a,
                cudaStream_t s)
