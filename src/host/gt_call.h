@@ -216,11 +216,14 @@ gt_status gt_first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
 gt_status gt_planes_of_a (gt_context *ctx, gt_call *c);
 
 /* gt_panels.c: B's columns [j0, j1) read, for the locked operands' probe,
-   once `after` has happened; the panels from p_first on (A sent).  */
+   once `after` has happened; the panels from p_first on (A sent), and
+   at_end (NULL: none) once all of them are queued and every copy out,
+   before the host waits for the GPU's last panels.  */
 void gt_read_part (const gt_call *c, size_t j0, size_t j1,
                    cudaEvent_t after);
 gt_status gt_other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
-                           size_t p_first, gt_interrupt_fn interrupted);
+                           size_t p_first, gt_interrupt_fn interrupted,
+                           void (*at_end) (void *), void *at_end_arg);
 /* Panel p of B in, ctx->panel_in[p] recorded after it.  */
 gt_status gt_upload_panel (gt_context *ctx, const gt_call *c, gt_stager *sg,
                            size_t p, gt_interrupt_fn interrupted);

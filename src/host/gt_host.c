@@ -272,6 +272,23 @@ read_done (gt_context *ctx, gt_call *c, int operand)
   return ev;
 }
 
+typedef struct
+{
+  gt_context *ctx;
+  gt_call *c;
+  gt_stager *sg;
+} end_probe;
+
+static void
+probe_at_end (void *arg)
+{
+  end_probe *e = (end_probe *) arg;
+  read_done (e->ctx, e->c, 1);
+  const int mk = gt_mark_begin (e->sg, 'p', 0, NULL);
+  gt_mark_end_host (e->sg, mk, gt_probe_now (1, e->ctx->workers,
+                                             e->sg->threads));
+}
+
 /* The streamed pipeline: first panel, other panels, results out.  */
 static gt_status
 streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
@@ -315,13 +332,17 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st == GT_OK)
     st = test_failure (ctx);
   if (st == GT_OK)
-    st = gt_other_panels (ctx, c, sg, p_first, interrupted);
-  if (st == GT_OK)
     {
-      read_done (ctx, c, 1);
-      /* the operands not probed yet, beside what the GPU has left */
-      const int mk = gt_mark_begin (sg, 'p', 0, NULL);
-      gt_mark_end_host (sg, mk, gt_probe_now (1, ctx->workers, sg->threads));
+      /* the operands not probed yet, beside what the GPU has left (before
+         the wait for the last panels, which left the probe of a split
+         band's parts of B after its last kernel: bench/RESULTS.md, "A
+         made ahead") */
+      end_probe probe = { ctx, c, sg };
+      const int late = getenv ("GT_EXP_PROBELATE") != NULL;   /* EXPERIMENT */
+      st = gt_other_panels (ctx, c, sg, p_first, interrupted,
+                            late ? NULL : probe_at_end, &probe);
+      if (st == GT_OK && late)
+        probe_at_end (&probe);
     }
   if (st == GT_OK)
     st = gt_stage_drain (sg);

@@ -265,7 +265,8 @@ download_panel (const gt_context *ctx, const gt_call *c, gt_stager *sg,
    work beside kernel 11's wait").  */
 gt_status
 gt_other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
-                 size_t p_first, gt_interrupt_fn interrupted)
+                 size_t p_first, gt_interrupt_fn interrupted,
+                 void (*at_end) (void *), void *at_end_arg)
 {
   gt_status st = p_first < c->panels && !(c->next_in && p_first == c->head)
                  ? gt_upload_panel (ctx, c, sg, p_first, interrupted) : GT_OK;
@@ -301,6 +302,8 @@ gt_other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
     st = download_panel (ctx, c, sg, out);
   if (st == GT_OK)
     st = side_join (ctx, c, 1);
+  if (st == GT_OK && at_end)
+    at_end (at_end_arg);
   timer.on = timer.on && st == GT_OK;
   timer_end (&timer, sg);
   return st;
