@@ -19,6 +19,7 @@
    abort (here); gt_call.h holds what they share.  */
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
