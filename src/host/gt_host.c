@@ -19,7 +19,6 @@
    abort (here); gt_call.h holds what they share.  */
 
 #include <math.h>
-#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -278,7 +277,6 @@ typedef struct
   gt_context *ctx;
   gt_call *c;
   gt_stager *sg;
-  int beside;   /* the GPU still runs the last panels */
 } end_probe;
 
 static void
@@ -289,10 +287,10 @@ probe_at_end (void *arg)
   const int mk = gt_mark_begin (e->sg, 'p', 0, NULL);
   gt_mark_end_host (e->sg, mk, gt_probe_now (1, e->ctx->workers,
                                              e->sg->threads));
-  /* beside the GPU's work the probe is the band's time, not the call's
-     (gt_probe_seconds_taken): left out, it made the band look faster */
-  if (e->beside)
-    gt_probe_seconds_taken ();
+  /* beside the GPU's last panels the probe is the band's time, not the
+     call's (gt_probe_seconds_taken): left out, it made the band look
+     faster */
+  gt_probe_seconds_taken ();
 }
 
 /* The streamed pipeline: first panel, other panels, results out.  */
@@ -343,12 +341,9 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
          the wait for the last panels, which left the probe of a split
          band's parts of B after its last kernel: bench/RESULTS.md, "A
          made ahead") */
-      const int late = getenv ("GT_EXP_PROBELATE") != NULL;   /* EXPERIMENT */
-      end_probe probe = { ctx, c, sg, !late };
-      st = gt_other_panels (ctx, c, sg, p_first, interrupted,
-                            late ? NULL : probe_at_end, &probe);
-      if (st == GT_OK && late)
-        probe_at_end (&probe);
+      end_probe probe = { ctx, c, sg };
+      st = gt_other_panels (ctx, c, sg, p_first, interrupted, probe_at_end,
+                            &probe);
     }
   if (st == GT_OK)
     st = gt_stage_drain (sg);

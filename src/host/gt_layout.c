@@ -3,7 +3,6 @@
    as A arrives, in blocks of A's rows, or a head of several panels in
    blocks of rows; the scratch and device bytes that follow.  */
 
-#include <stdlib.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -325,9 +324,7 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
                           : gt_plan_piece (&c->plan_full, c->m, c->w, last);
       const size_t pieces = larger (c->piece_plan.work_bytes,
                                     c->piece_last.work_bytes);
-      /* EXPERIMENT: GT_EXP_NOAHEAD */
-      if (k11 && !c->side && !c->planes_bytes && c->panels > 1
-          && !getenv ("GT_EXP_NOAHEAD"))
+      if (k11 && !c->side && !c->planes_bytes && c->panels > 1)
         c->a_ahead = round_up (gt_plan_a_ahead_bytes (&c->plan_full, c->m,
                                                       c->k, c->kc), 256);
       c->work = larger (c->work, c->a_ahead + pieces);

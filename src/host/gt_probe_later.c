@@ -482,9 +482,8 @@ gt_probe_now (int wait, gt_workers *w, int threads)
         break;
       if (r->state == WAITING && !r->reading && r->ended >= g.expected
           && (wait || uploads_ended (r, 0)))
-        bytes += probe_range_now (r, w, threads, wait,   /* EXPERIMENT */
-                                  wait || getenv ("GT_EXP_PROBEALL") ? 0
-                                  : STEP_BYTES - bytes);
+        bytes += probe_range_now (r, w, threads, wait,
+                                  wait ? 0 : STEP_BYTES - bytes);
     }
   pthread_mutex_unlock (&g.mu);
   return bytes;
