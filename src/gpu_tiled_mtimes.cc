@@ -1161,19 +1161,26 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## 1-97 hold their mass in the last 2048 columns (a guess from any other
 %! ## piece would scale them past the moduli's range), rows 98-200 in the
 %! ## first 2048 (the guess too small) and rows 201-300 tiny (2^-40), on one
-%! ## device and split over two where there are two; C poisoned; each of
-%! ## those rows checked against its own norm, the rest norm-wise (the
-%! ## second call after a reset: its operands locked, as a loop's).
+%! ## device and split over two where there are two; then, on one device,
+%! ## every row with its mass in the last 2048 columns (more than an eighth
+%! ## of the rows guessed wrong: all of A sliced again); C poisoned; rows
+%! ## 1-300 checked against their own norms, the rest norm-wise (the second
+%! ## call after a reset: its operands locked, as a loop's).
 %! d = gpu_tiled_devices ();
 %! m = 12289;  k = 12288;  n = 12290;
 %! A = randn (m, k, "single");  B = randn (k, n, "single");
 %! A(1:97, 1:k-2048) *= 2^-30;
 %! A(98:200, 2049:end) *= 2^-30;
 %! A(201:300, :) *= 2^-40;
+%! A2 = A;  A2(301:end, 1:k-2048) *= 2^-30;
 %! setenv ("GPU_TILED_POISON", "1");
 %! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
 %! unwind_protect
-%!   for g = unique ([1, min(2, numel (d))])
+%!   for g = [unique([1, min(2, numel (d))]), -1]
+%!     if (g < 0)   # the second A
+%!       A = A2;  g = 1;
+%!       unsetenv ("GPU_TILED_SPLIT");
+%!     endif
 %!     gpu_tiled_devices (d(1:g));
 %!     if (g > 1)
 %!       setenv ("GPU_TILED_SPLIT", "always");

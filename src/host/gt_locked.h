@@ -90,8 +90,11 @@ int gt_probe_end (int ok, gt_workers *w, int threads);
    waiting for another run's probe (gt_probe_reads_begin, the probe's
    turn), since it last asked (a band's speed leaves them out: the probe
    is the call's, not the band's); probes inside a launch's wait, beside
-   the GPU's work, are not counted.  */
+   the GPU's work, are not counted.  gt_probe_seconds_add gives back
+   seconds taken (a caller that leaves out a probe of its own beside the
+   GPU's work, but not what went before it).  */
 double gt_probe_seconds_taken (void);
+void gt_probe_seconds_add (double seconds);
 
 /* Whether the call under way (since gt_locked_begin) took a new lock.  */
 int gt_locked_fresh (void);

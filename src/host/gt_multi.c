@@ -348,8 +348,9 @@ band_run (void *arg)
   gt_ctx_defer_resets (1);
   b->st = gt_device_product (b->device, &b->part, b->interrupted);
   gt_ctx_defer_resets (0);
-  /* the operands' probe, where this band ran it at its end or waited
-     for another band's, is the call's (gt_probe_seconds_taken) */
+  /* the operands' probe, where this band waited for another band's (or
+     probed after its GPU's work), is the call's (gt_probe_seconds_taken;
+     its own probe beside its last kernels is the band's) */
   b->seconds = gt_now () - t0 - gt_probe_seconds_taken ();
   /* never leave the others waiting; after a failure, copy nothing more
      from this device */

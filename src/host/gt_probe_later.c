@@ -194,6 +194,12 @@ gt_probe_seconds_taken (void)
   return s;
 }
 
+void
+gt_probe_seconds_add (double seconds)
+{
+  probed_here += seconds;
+}
+
 /* Under g.mu: whether this thread may begin a probe (one at a time:
    side by side each took twice as long, and the probe's device tokens
    are made at its first use); wait: once the one under way ends.  */
@@ -340,7 +346,9 @@ probe_rest (probe_range *r, gt_workers *w, int threads, size_t *bytes)
 
 /* The end of the next step of a range of no parts, up to `most` bytes
    on, at a page's start (a token lies at a step's first byte and at each
-   page's start inside it); NULL: the rest in one.  */
+   page's start inside it); NULL: the rest in one (most 0, a range with
+   parts, or the rest within most); r->from: none this time (most ends
+   inside the step's first page).  */
 static const char *
 step_end (const probe_range *r, size_t most)
 {
@@ -348,7 +356,7 @@ step_end (const probe_range *r, size_t most)
   if (!most || r->parts || (size_t) (end - r->from) <= most)
     return NULL;
   const uintptr_t to = ((uintptr_t) r->from + most) & ~(uintptr_t) 4095;
-  return to > (uintptr_t) r->from ? (const char *) to : NULL;
+  return to > (uintptr_t) r->from ? (const char *) to : r->from;
 }
 
 /* Under g.mu: range r probed once its uploads have ended (PROBING
@@ -359,9 +367,11 @@ probe_range_now (probe_range *r, gt_workers *w, int threads, int counted,
                  size_t most)
 {
   size_t bytes = 0;
+  const char *to = step_end (r, most);
+  if (to == r->from)
+    return 0;
   r->state = PROBING;
   g.probing++;
-  const char *to = step_end (r, most);
   pthread_mutex_unlock (&g.mu);
   const double t0 = now ();
   size_t missed = (size_t) -1;
@@ -478,7 +488,7 @@ gt_probe_now (int wait, gt_workers *w, int threads)
       if (!probe_turn (wait))
         break;
       probe_range *r = &g.r[i];
-      if (!wait && bytes >= STEP_BYTES)
+      if (!wait && bytes + 4096 > STEP_BYTES)   /* not a page left */
         break;
       if (r->state == WAITING && !r->reading && r->ended >= g.expected
           && (wait || uploads_ended (r, 0)))

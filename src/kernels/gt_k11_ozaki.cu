@@ -607,6 +607,16 @@ oz_slice_a_moduli (const float *A, size_t lda, const gt_oz_work &w,
     }
 }
 
+/* Where more than an eighth of the rows' guessed scales were wrong (A
+   ahead, gt_oz_a_guess), all of A is sliced again rather than those rows
+   alone: oz_fix_rows reads a row's entries lda apart, a sector for each
+   4 bytes, about 8 times the bytes of the whole slice's per row.  */
+__device__ __forceinline__ int
+oz_fix_all (const gt_oz_work &w, const oz_slice_consts &c)
+{
+  return c.a_guessed && w.a_fix[0] > w.m / 8;
+}
+
 /* Columns of A from h_base (all of them: 0).  */
 __global__ void __launch_bounds__ (SLICE_A_THREADS, OZ_SLICE_BLOCKS)
 oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c,
@@ -614,7 +624,7 @@ oz_slice_a (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c,
 {
   __shared__ __align__ (16) int8_t t[GT_OZ_MAX_MODULI][SLICE_I][SLICE_ROW];
   const int nm = oz_slice_moduli (c);
-  if (nm == 0 || nm == c.a_have)
+  if (nm == 0 || (nm == c.a_have && !oz_fix_all (w, c)))
     return;
 #define OZ_SLICE_A(N) oz_slice_a_moduli<N> (A, lda, w, c, nm, h_base, t)
   OZ_SLICE_CASES (OZ_SLICE_A)
@@ -649,7 +659,7 @@ __global__ void __launch_bounds__ (SLICE_A_THREADS)
 oz_fix_rows (const float *A, size_t lda, gt_oz_work w, oz_slice_consts c)
 {
   const int nm = oz_slice_moduli (c);
-  if (nm == 0 || nm != c.a_have)
+  if (nm == 0 || nm != c.a_have || oz_fix_all (w, c))
     return;
   const unsigned count = w.a_fix[0];
   for (unsigned r = blockIdx.x; r < count; r += gridDim.x)

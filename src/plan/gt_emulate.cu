@@ -184,10 +184,6 @@ typedef struct
   int *choice;
   cudaEvent_t copied;
   kept_a a[GT_A_SLOTS];   /* one per place of A in the scratch */
-  double piece_ratio;     /* the last piece's scan's ratio (gt_k11_piece:
-                             its oz_choose estimate over SGEMM's floor) */
-  size_t piece_k;         /* and its k */
-  int ahead_moduli;       /* A's planes made ahead are for this many */
 } choice_mailbox;
 
 static choice_mailbox mailboxes[GT_MAX_DEVICES];
@@ -510,20 +506,20 @@ gt_k11_piece_work (size_t m, size_t n, size_t kc)
   return piece_sums_bytes (m, n) + w.bytes;
 }
 
-/* The current device's mailbox told the last piece's scan.  */
+/* The last piece's scan on this thread (its estimate over SGEMM's floor,
+   oz_choose's ratio, and its k), and the moduli this thread's pieces make
+   A ahead for: a band's pieces and A made ahead run on its own thread
+   (another thread's call on the same device would otherwise change them
+   between one call's pieces).  */
+static __thread double piece_ratio;
+static __thread size_t piece_k;
+static __thread int ahead_moduli;
+
 static void
 note_piece (double ratio, size_t k)
 {
-  choice_mailbox *box;
-  int dev;
-  if (mailbox (&box, &dev) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return;
-    }
-  box->piece_ratio = ratio;
-  box->piece_k = k;
-  mailbox_done (dev);
+  piece_ratio = ratio;
+  piece_k = k;
 }
 
 extern "C" size_t
@@ -555,14 +551,13 @@ gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
   const float *A = (const float *) panel->A;
   if (first)
     {
-      const int n = box->piece_ratio > 0 && box->piece_k > 0
-                    ? gt_oz_moduli_for (box->piece_ratio
-                                        * sqrt ((double) panel->k
-                                                / box->piece_k))
+      const int n = piece_ratio > 0 && piece_k > 0
+                    ? gt_oz_moduli_for (piece_ratio
+                                        * sqrt ((double) panel->k / piece_k))
                     : 0;
-      box->ahead_moduli = n ? n : 8;
+      ahead_moduli = n ? n : 8;
     }
-  const int moduli = box->ahead_moduli;
+  const int moduli = ahead_moduli;
   err = gt_oz_a_scan_part (&w, A, panel->lda, k0, k1, first, s);
   if (err == cudaSuccess && first)
     err = gt_oz_a_guess (&w, moduli, (double) panel->k / (double) (k1 - k0),
@@ -582,8 +577,9 @@ gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
 /* Scanned, sliced and multiplied on its own (its own scales over its
    columns of A and rows of B), its sums carried in doubles from piece to
    piece; a piece whose scan declines runs on plain kernel 9 with the
-   same sums.  Nothing of A is kept for a later run: a piece's A is not
-   the panels' (the records of the scratch are dropped).  */
+   same sums.  Nothing of the piece's own A is kept for a later run: it
+   is not the panels' (the records of the scratch are dropped; the
+   panels' A is gt_k11_a_ahead's).  */
 extern "C" cudaError_t
 gt_k11_piece (int first, int last, const gt_gemm_args *a, cudaStream_t s)
 {

@@ -121,7 +121,8 @@ typedef struct
   /* Nonzero: the previous run on this scratch was the previous panel of
      the same product (the same A, lda, m and k), on a plan that uses its
      scratch for nothing else (gt_plan_keeps_a), and nothing else has run
-     on the scratch since.  Kernel 11 then keeps what it made of A where
+     on the scratch since (or, for the first panel after kernel 11's
+     pieces, those pieces made A ahead there: gt_plan_a_ahead).  Kernel 11 then keeps what it made of A where
      its record of that run says it was emulated (a run that declined
      used the scratch for kernel 9: gt_k11_launch_many); other kernels
      ignore it.  */
