@@ -317,14 +317,15 @@ by_lo (const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
-/* Range r's bytes that no part probed, probed (the parts sorted); their
-   count added to *bytes.  */
+/* Range r's bytes from r->from up to end that no part probed, probed
+   (the parts sorted); their count added to *bytes.  */
 static size_t
-probe_rest (probe_range *r, gt_workers *w, int threads, size_t *bytes)
+probe_rest (probe_range *r, const char *end, gt_workers *w, int threads,
+            size_t *bytes)
 {
   qsort (r->part, r->parts, sizeof r->part[0], by_lo);
   size_t missed = 0;
-  const char *at = r->from, *end = r->p + r->bytes;
+  const char *at = r->from;
   for (int i = 0; i <= r->parts; i++)
     {
       const probe_part *q = i < r->parts ? &r->part[i] : NULL;
@@ -374,17 +375,10 @@ probe_range_now (probe_range *r, gt_workers *w, int threads, int counted,
   g.probing++;
   pthread_mutex_unlock (&g.mu);
   const double t0 = now ();
-  size_t missed = (size_t) -1;
-  if (uploads_ended (r, 1) <= 0)
-    ;
-  else if (to)
-    {
-      missed = gt_locked_probe_told (r->from, (size_t) (to - r->from),
-                                     g.device, w, threads);
-      bytes = (size_t) (to - r->from);
-    }
-  else
-    missed = probe_rest (r, w, threads, &bytes);
+  const size_t missed = uploads_ended (r, 1) > 0
+                        ? probe_rest (r, to ? to : r->p + r->bytes, w,
+                                      threads, &bytes)
+                        : (size_t) -1;
   if (counted)
     probed_here += now () - t0;
   pthread_mutex_lock (&g.mu);
