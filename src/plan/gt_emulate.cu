@@ -541,11 +541,6 @@ gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
   if (panel->a_slots > 1 || panel->a_slot != 0 || !panel->work
       || k1 <= k0 || k1 > panel->k)
     return cudaErrorInvalidValue;
-  choice_mailbox *box;
-  int dev;
-  cudaError_t err = mailbox (&box, &dev);
-  if (err != cudaSuccess)
-    return err;
   gt_oz_work w;
   launch_layout (&w, panel);
   const float *A = (const float *) panel->A;
@@ -558,20 +553,25 @@ gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
       ahead_moduli = n ? n : 8;
     }
   const int moduli = ahead_moduli;
-  err = gt_oz_a_scan_part (&w, A, panel->lda, k0, k1, first, s);
+  cudaError_t err = gt_oz_a_scan_part (&w, A, panel->lda, k0, k1, first, s);
   if (err == cudaSuccess && first)
     err = gt_oz_a_guess (&w, moduli, (double) panel->k / (double) (k1 - k0),
                          s);
   if (err == cudaSuccess)
     err = gt_oz_a_slice_part (&w, moduli, A, panel->lda, k0, k1, s);
-  if (last)
+  /* the record, where the first whole panel finds it, after the last
+     piece (whose run dropped the records) */
+  choice_mailbox *box;
+  int dev;
+  const cudaError_t got = last ? mailbox (&box, &dev) : cudaSuccess;
+  if (last && got == cudaSuccess)
     {
       const kept_a made = { panel->A, panel->work, panel->lda, panel->m,
                             panel->k, err == cudaSuccess ? moduli : 0, 1 };
       box->a[0] = made;
+      mailbox_done (dev);
     }
-  mailbox_done (dev);
-  return err;
+  return err == cudaSuccess ? got : err;
 }
 
 /* Scanned, sliced and multiplied on its own (its own scales over its

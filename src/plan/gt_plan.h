@@ -122,10 +122,10 @@ typedef struct
      the same product (the same A, lda, m and k), on a plan that uses its
      scratch for nothing else (gt_plan_keeps_a), and nothing else has run
      on the scratch since (or, for the first panel after kernel 11's
-     pieces, those pieces made A ahead there: gt_plan_a_ahead).  Kernel 11 then keeps what it made of A where
-     its record of that run says it was emulated (a run that declined
-     used the scratch for kernel 9: gt_k11_launch_many); other kernels
-     ignore it.  */
+     pieces, those pieces made A ahead there: gt_plan_a_ahead).  Kernel
+     11 then keeps what it made of A where its record of that run says it
+     was emulated (a run that declined used the scratch for kernel 9:
+     gt_k11_launch_many); other kernels ignore it.  */
   int a_kept;
   /* Several products on one scratch that each keep an A of their own
      (Gauss's three): this one's place, of a_slots (0: one), at most
