@@ -221,6 +221,44 @@ int8_rows (cublasHandle_t blas, const shape &s, int reps, const gt_oz_work *w,
    times of each variant, stage and INT8 product.  One piece (about 100
    lines): each class's rows share its operands, its DGEMM reference, the
    scratch and the timing lambdas, which pieces would pass by the dozen.  */
+/* The products in pieces of PIECE_K of k on the planes w holds (the
+   first stored, the others added mod p: gt_oz_products_part): its time,
+   and whether the residues of C's m rows are the whole product's, bit for
+   bit (the row's name says "same" or "DIFFER").  */
+#define PIECE_K 2048
+
+static void
+pieces_row (const shape &s, const char *in, int reps, const gt_oz_work *w,
+            int nm)
+{
+  if (s.k < 2 * PIECE_K)
+    return;
+  const size_t bytes = (size_t) nm * w->ldr * s.n;
+  std::vector<uint8_t> whole (bytes), parts (bytes);
+  auto pieces = [&] {
+    for (size_t k0 = 0; k0 < s.k; k0 += PIECE_K)
+      CK (gt_oz_products_part (w, k0, std::min (k0 + PIECE_K, s.k), k0 > 0,
+                               0));
+  };
+  CK (gt_oz_products (w, 0));
+  CK (cudaMemcpy (whole.data (), w->c_planes, bytes, cudaMemcpyDeviceToHost));
+  CK (cudaMemset (w->c_planes, 0x5a, bytes));   /* nothing left over */
+  pieces ();
+  CK (cudaMemcpy (parts.data (), w->c_planes, bytes, cudaMemcpyDeviceToHost));
+  size_t differ = 0;
+  for (size_t z = 0; z < (size_t) nm; z++)
+    for (size_t j = 0; j < s.n; j++)
+      {
+        const size_t at = z * w->ldr * s.n + j * w->ldr;
+        differ += memcmp (&whole[at], &parts[at], s.m) != 0;
+      }
+  char name[80];
+  snprintf (name, sizeof name, "k11_n%d_products_pieces%d_%s", nm, PIECE_K,
+            differ ? "DIFFER" : "same");
+  row (s, name, in, time_ms (reps, pieces), 2.0 * nm * w->mp * w->np * w->kp,
+       0);
+}
+
 static void
 bench_shape (cublasHandle_t blas, const shape &s,
              const std::vector<int> &moduli, int reps, int accuracy_only,
@@ -319,6 +357,7 @@ bench_shape (cublasHandle_t blas, const shape &s,
                2.0 * nm * w.mp * w.np * w.kp, 0);
           snprintf (name, sizeof name, "k11_n%d_combine", nm);
           row (s, name, in, time_ms (reps, [&] { CK (gt_oz_combine (&w, C, s.m, 0)); }), 0, 0);
+          pieces_row (s, in, reps, &w, nm);
         }
       if (timed)
         int8_rows (blas, s, reps, &w, moduli);

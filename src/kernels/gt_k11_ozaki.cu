@@ -1027,7 +1027,9 @@ typedef struct
   int32_t *c;          /* the int32 product itself (benchmark) */
   size_t ldc;
   size_t m, n, mp, np;
+  int k_tile0;         /* the first tile of k read (a part of k) */
   int k_tiles;
+  int accumulate;      /* residues added mod p to those in r */
   int tiles;           /* of all planes together */
   unsigned *next;      /* the tile counter, zero at launch and after */
 } oz_gemm_out;
@@ -1073,6 +1075,28 @@ oz_mod (int x)
   return ((unsigned) x + K) % P;
 }
 
+/* Four residues in [0, P) each (bytes) added mod P: with b' = P - b,
+   a + b is a - b' where a >= b', else a + b, below P either way, so that
+   no byte overflows (P = 256: the bytes' own wrap).  */
+template <int P>
+__device__ __forceinline__ unsigned
+oz_add_mod4 (unsigned a, unsigned b)
+{
+  if (P == 256)
+    return __vadd4 (a, b);
+  const unsigned bp = __vsub4 (0x01010101u * P, b);
+  const unsigned ge = __vcmpgeu4 (a, bp);
+  return (ge & __vsub4 (a, bp)) | (~ge & __vadd4 (a, b));
+}
+
+template <int P>
+__device__ __forceinline__ uint4
+oz_add_mod (uint4 a, uint4 b)
+{
+  return make_uint4 (oz_add_mod4<P> (a.x, b.x), oz_add_mod4<P> (a.y, b.y),
+                     oz_add_mod4<P> (a.z, b.z), oz_add_mod4<P> (a.w, b.w));
+}
+
 __device__ __forceinline__ void
 oz_bar (int id)
 {
@@ -1110,8 +1134,13 @@ oz_store_residues (const int (&d)[128], const oz_gemm_out &o, size_t i0,
           const int c = t + q * 128, row = c / 8, col = c % 8 * 16;
           const size_t i = i0 + half * 128 + col, j = j0 + row;
           if (i < o.m && j < o.n)
-            *(uint4 *) (plane + i + j * o.ldr)
-              = *(const uint4 *) (stage + row * OZ_EPI_ROW + col);
+            {
+              uint4 v = *(const uint4 *) (stage + row * OZ_EPI_ROW + col);
+              uint4 *at = (uint4 *) (plane + i + j * o.ldr);
+              if (o.accumulate)
+                v = oz_add_mod<P> (v, *at);
+              *at = v;
+            }
         }
       oz_bar (bar);
     }
@@ -1224,10 +1253,11 @@ oz_produce (const CUtensorMap *map_a, const CUtensorMap *map_b,
             t = oz_next_tile (o);
           oz_mbar_wait (&empty[s], phase ^ 1);
           oz_mbar_expect (&full[s], OZ_STAGE_BYTES);
+          const int k_at = (o.k_tile0 + kt) * GT_OZ_TILE_K;
           oz_tma_load (s_a + s * GT_OZ_TILE_M * GT_OZ_TILE_K, map_a,
-                       &full[s], kt * GT_OZ_TILE_K, row_a);
+                       &full[s], k_at, row_a);
           oz_tma_load (s_b + s * GT_OZ_TILE_N * GT_OZ_TILE_K, map_b,
-                       &full[s], kt * GT_OZ_TILE_K, row_b);
+                       &full[s], k_at, row_b);
           if (++s == OZ_STAGES)
             {
               s = 0;
@@ -1431,12 +1461,24 @@ oz_gemm_launch (const int8_t *a_planes, size_t mp, const int8_t *b_planes,
 extern "C" cudaError_t
 gt_oz_products (const gt_oz_work *w, cudaStream_t s)
 {
+  return gt_oz_products_part (w, 0, w->k, 0, s);
+}
+
+extern "C" cudaError_t
+gt_oz_products_part (const gt_oz_work *w, size_t k0, size_t k1,
+                     int accumulate, cudaStream_t s)
+{
+  const size_t end = k1 == w->k ? w->kp : k1;
+  if (k0 % GT_OZ_TILE_K || end % GT_OZ_TILE_K || k0 >= end || end > w->kp)
+    return cudaErrorInvalidValue;
   oz_gemm_out o = {};
   o.r = w->c_planes;
   o.ldr = w->ldr;
   o.plane = w->ldr * w->n;
   o.m = w->m;  o.n = w->n;  o.mp = w->mp;  o.np = w->np;
-  o.k_tiles = (int) (w->kp / GT_OZ_TILE_K);
+  o.k_tile0 = (int) (k0 / GT_OZ_TILE_K);
+  o.k_tiles = (int) ((end - k0) / GT_OZ_TILE_K);
+  o.accumulate = accumulate;
   o.next = w->next_tile;
   return oz_gemm_launch (w->a_planes, w->mp, w->b_planes, w->np, w->kp,
                          w->moduli, &o, s);

@@ -144,6 +144,14 @@ cudaError_t gt_oz_slice_chosen (const gt_oz_work *w, const float *A,
                                 size_t lda, const float *B, size_t ldb,
                                 int a_have, int a_guessed, cudaStream_t s);
 cudaError_t gt_oz_products (const gt_oz_work *w, cudaStream_t s);
+/* The products over k's part [k0, k1) alone (multiples of GT_OZ_TILE_K,
+   or k1 = k), their residues stored, or where accumulate added mod p to
+   those already there: the residues of a product found part by part of
+   k on the same scales and planes are the whole product's, bit for bit
+   (the pieces of a first panel on the panel's scales; bench/ozaki_bench
+   checks it).  */
+cudaError_t gt_oz_products_part (const gt_oz_work *w, size_t k0, size_t k1,
+                                 int accumulate, cudaStream_t s);
 cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
                            cudaStream_t s);
 /* The combine of a piece of k: the sums so far (sums_in, NULL: none)
