@@ -217,10 +217,6 @@ int8_rows (cublasHandle_t blas, const shape &s, int reps, const gt_oz_work *w,
   cudaFree (c2);
 }
 
-/* Every row of one shape: accuracy per input class, and for randn the
-   times of each variant, stage and INT8 product.  One piece (about 100
-   lines): each class's rows share its operands, its DGEMM reference, the
-   scratch and the timing lambdas, which pieces would pass by the dozen.  */
 /* The products in pieces of PIECE_K of k on the planes w holds (the
    first stored, the others added mod p: gt_oz_products_part): its time,
    and whether the residues of C's m rows are the whole product's, bit for
@@ -259,6 +255,10 @@ pieces_row (const shape &s, const char *in, int reps, const gt_oz_work *w,
        0);
 }
 
+/* Every row of one shape: accuracy per input class, and for randn the
+   times of each variant, stage and INT8 product.  One piece (about 100
+   lines): each class's rows share its operands, its DGEMM reference, the
+   scratch and the timing lambdas, which pieces would pass by the dozen.  */
 static void
 bench_shape (cublasHandle_t blas, const shape &s,
              const std::vector<int> &moduli, int reps, int accuracy_only,
