@@ -79,7 +79,8 @@ c_test test_heap -I"$src_dir" -I"$src_dir/host" "$src_dir/host/gt_heap.c"
 # results and operands locked in place: when, what makes room, the pages'
 # checks (the CUDA runtime's locks and copies stood in for)
 c_test test_locked -pthread -I"$src_dir" -I"$src_dir/host" \
-  -I"${CUDA_INC:-/usr/local/cuda/include}" "$src_dir/host/gt_locked.c" \
+  -I"$src_dir/plan" -I"${CUDA_INC:-/usr/local/cuda/include}" \
+  "$src_dir/host/gt_locked.c" \
   "$src_dir/host/gt_locked_probe.c" "$src_dir/host/gt_probe_later.c" \
   "$src_dir/host/gt_lock_choice.c" \
   "$src_dir/host/gt_copy.c" \

@@ -198,6 +198,42 @@ cudaEventQuery (cudaEvent_t e)
          : cudaSuccess;
 }
 
+/* The device's view of locked memory: the host's addresses, as on a host
+   with unified addressing; none outside a lock.  */
+cudaError_t
+cudaHostGetDevicePointer (void **d, void *p, unsigned int flags)
+{
+  (void) flags;
+  const uintptr_t a = (uintptr_t) p;
+  for (int i = 0; i < MAX_REG; i++)
+    if (reg[i].hi && reg[i].lo <= a && a < reg[i].hi)
+      {
+        *d = p;
+        return cudaSuccess;
+      }
+  return cudaErrorInvalidValue;
+}
+
+/* The plan layer's token kernel (a probe at a run's end), as the copies
+   it stands in for: word 0 alone, the words after it as rows a page
+   apart, queued like them (the stores of a page the lock no longer
+   holds go to the old page).  */
+cudaError_t
+gt_plan_write_tokens (void *word0, void *first, size_t step, size_t b,
+                      size_t e, unsigned token, cudaStream_t s)
+{
+  static uint32_t t;
+  t = token;
+  cudaError_t err = cudaSuccess;
+  if (b == 0)
+    err = cudaMemcpyAsync (word0, &t, sizeof t, cudaMemcpyDeviceToHost, s);
+  const size_t i = b ? b : 1;
+  if (err == cudaSuccess && i < e)
+    err = cudaMemcpy2DAsync ((char *) first + (i - 1) * step, step, &t, 0,
+                             sizeof t, e - i, cudaMemcpyDeviceToHost, s);
+  return err;
+}
+
 const char *
 cudaGetErrorString (cudaError_t err)
 {

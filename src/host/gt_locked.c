@@ -289,7 +289,8 @@ lock_range (uintptr_t lo, uintptr_t hi, int dev, int operand)
   if (!enter (dev, &back))
     return 0;   /* no such device here: this call staged */
   const cudaError_t err = r ? cudaHostRegister ((void *) lo, hi - lo,
-                                                cudaHostRegisterPortable)
+                                                cudaHostRegisterPortable
+                                                | cudaHostRegisterMapped)
                             : cudaErrorMemoryAllocation;
   leave (back);
   if (err != cudaSuccess)
@@ -446,7 +447,7 @@ shun_range (uintptr_t lo, uintptr_t hi)
 
 size_t
 gt_locked_probe_told (const void *p, size_t bytes, int device, gt_workers *w,
-                      int threads)
+                      int threads, int at_end)
 {
   int back;
   size_t missed = (size_t) -1;
@@ -455,7 +456,7 @@ gt_locked_probe_told (const void *p, size_t bytes, int device, gt_workers *w,
   if (enter (device, &back))
     {
       missed = gt_locked_probe ((const char *) p, bytes, device, w,
-                                threads);
+                                threads, at_end);
       leave (back);
     }
   if (trace)

@@ -24,6 +24,7 @@
 #include <cuda_runtime_api.h>
 #include "gpu_tiled.h"
 #include "gt_locked.h"
+#include "gt_plan.h"
 
 #define STEP ((uintptr_t) GT_LOCKED_STEP)   /* as gt_locked_mark's */
 #define TOKEN 0xa5a5a5a5u            /* what the device writes; a page
@@ -44,6 +45,8 @@ typedef struct
   size_t b, e;        /* this pass's words */
   int put_back;       /* 0: save; 1: count and put back */
   size_t missed;      /* added to by each part */
+  char *d0, *dfirst;  /* p and first as the device sees them, where a
+                         kernel writes the tokens (NULL: copies do) */
 } probe_pass;
 
 static volatile uint32_t *
@@ -102,11 +105,13 @@ tokens_of (int device)
 }
 
 /* The device's tokens written through the lock into words [b, e) of q,
-   queued on stream s.  */
+   queued on stream s: by a kernel where q says so, else by copies.  */
 static cudaError_t
 probe_copy (const probe_pass *q, int device, size_t b, size_t e,
             cudaStream_t s)
 {
+  if (q->d0)
+    return gt_plan_write_tokens (q->d0, q->dfirst, STEP, b, e, TOKEN, s);
   cudaError_t err = cudaSuccess;
   if (b == 0)
     err = cudaMemcpyAsync ((void *) q->p, tokens[device], sizeof (uint32_t),
@@ -137,14 +142,48 @@ chunk_words (size_t words)
   return (words + chunks - 1) / chunks;
 }
 
+/* Whether a kernel writes the tokens.  Copies to the host queue on the
+   copy engine behind the copies of C out under way (bench/RESULTS.md,
+   "a probe's token copies wait behind C's copies out"); a kernel's
+   stores do not, but where the GPU's multiprocessors are all taken (a
+   launch's wait, kernel 11's products running) it waits for them.  So a
+   kernel at a run's end (at_end), where the kernels are done or nearly,
+   and copies inside the launches.  EXPERIMENT: GT_EXP_TOKENS=copy or
+   kernel, to compare.  */
+static int
+tokens_by_kernel (int at_end)
+{
+  const char *v = getenv ("GT_EXP_TOKENS");
+  if (v && v[0] == 'c')
+    return 0;
+  if (v && v[0] == 'k')
+    return 1;
+  return at_end;
+}
+
+/* q's words as the device sees them, for a kernel to write the tokens
+   (q->d0 NULL where the device does not map the lock: copies then).  */
+static void
+device_words (probe_pass *q)
+{
+  void *d = NULL;
+  if (cudaHostGetDevicePointer (&d, q->p, 0) != cudaSuccess || !d)
+    {
+      cudaGetLastError ();
+      return;
+    }
+  q->d0 = (char *) d;
+  q->dfirst = q->d0 + (q->first - q->p);
+}
+
 size_t
 gt_locked_probe (const char *p, size_t bytes, int device, gt_workers *w,
-                 int threads)
+                 int threads, int at_end)
 {
   if (device < 0 || device >= GT_MAX_DEVICES || bytes < sizeof (uint32_t)
       || (uintptr_t) p % sizeof (uint32_t))
     return (size_t) -1;
-  probe_pass q = { NULL, (char *) p, 1, NULL, 0, 0, 0, 0 };
+  probe_pass q = { NULL, (char *) p, 1, NULL, 0, 0, 0, 0, NULL, NULL };
   const uintptr_t first = ((uintptr_t) p / STEP + 1) * STEP;
   const uintptr_t end = (uintptr_t) p + bytes - sizeof (uint32_t);
   q.first = (char *) first;
@@ -153,6 +192,8 @@ gt_locked_probe (const char *p, size_t bytes, int device, gt_workers *w,
   q.saved = (uint32_t *) malloc (q.words * sizeof *q.saved);
   if (!q.saved)
     return (size_t) -1;
+  if (tokens_by_kernel (at_end))
+    device_words (&q);
   const cudaStream_t s = cudaStreamPerThread;
   const size_t per = chunk_words (q.words);
   cudaError_t err = tokens_of (device);

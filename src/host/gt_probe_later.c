@@ -321,7 +321,7 @@ by_lo (const void *x, const void *y)
    (the parts sorted); their count added to *bytes.  */
 static size_t
 probe_rest (probe_range *r, const char *end, gt_workers *w, int threads,
-            size_t *bytes)
+            int at_end, size_t *bytes)
 {
   qsort (r->part, r->parts, sizeof r->part[0], by_lo);
   size_t missed = 0;
@@ -336,7 +336,8 @@ probe_rest (probe_range *r, const char *end, gt_workers *w, int threads,
         {
           missed = add_missed (missed, gt_locked_probe_told (at, to - at,
                                                              g.device, w,
-                                                             threads));
+                                                             threads,
+                                                             at_end));
           *bytes += (size_t) (to - at);
         }
       if (q && q->lo + q->bytes > at)
@@ -377,7 +378,7 @@ probe_range_now (probe_range *r, gt_workers *w, int threads, int counted,
   const double t0 = now ();
   const size_t missed = uploads_ended (r, 1) > 0
                         ? probe_rest (r, to ? to : r->p + r->bytes, w,
-                                      threads, &bytes)
+                                      threads, counted, &bytes)
                         : (size_t) -1;
   if (counted)
     probed_here += now () - t0;
@@ -450,7 +451,8 @@ probe_own_parts (int wait, gt_workers *w, int threads)
       pthread_mutex_unlock (&g.mu);
       const double t0 = now ();
       const size_t missed = gt_locked_probe_told (lo, (size_t) (hi - lo),
-                                                  g.device, w, threads);
+                                                  g.device, w, threads,
+                                                  wait);
       bytes += (size_t) (hi - lo);
       if (wait)
         probed_here += now () - t0;

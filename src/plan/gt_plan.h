@@ -371,6 +371,14 @@ void gt_kernels_forget (void);
    changed).  */
 void gt_plans_forget (void);
 
+/* The host layer's locked-operand probe: token stored from the device
+   into words [b, e) of host memory the device maps (word 0 at word0,
+   word i > 0 at first + (i - 1) * step, device addresses), queued on s
+   (gt_tokens_write).  */
+cudaError_t gt_plan_write_tokens (void *word0, void *first, size_t step,
+                                  size_t b, size_t e, unsigned token,
+                                  cudaStream_t s);
+
 /* cudaSuccess when this build has a kernel image the current device can
    run; otherwise the error that says why.  */
 cudaError_t gt_check_kernel_image (void);

@@ -485,3 +485,10 @@ gt_gemm_piece (const gt_plan *p, int first, int last, const gt_gemm_args *a,
                       (const float *) a->B, a->ldb, (float *) a->C, a->ldc,
                       a->m, a->n, a->k, a->work, s);
 }
+
+extern "C" cudaError_t
+gt_plan_write_tokens (void *word0, void *first, size_t step, size_t b,
+                      size_t e, unsigned token, cudaStream_t s)
+{
+  return gt_tokens_write (word0, first, step, b, e, token, s);
+}
