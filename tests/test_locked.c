@@ -598,7 +598,7 @@ operand_call (const char *p, size_t bytes, gt_workers *w, int threads)
   int in = gt_locked_operand (p, bytes, 0, 1);
   if (in)
     gt_locked_test_replace (p, bytes);
-  gt_probe_begin (p, bytes, in, NULL, 0, 0, 0);
+  gt_probe_begin (p, bytes, in, NULL, 0, 0, 0, 0);
   int mask = gt_probe_reads_begin ();
   gt_probe_read_done (&mask, -1, NULL);
   gt_probe_now (1, w, threads);
@@ -699,7 +699,8 @@ test_operands (gt_workers *w, int threads)
   check (!operand_call (big, big_bytes, w, threads) && probe_copies == 3
          && all_bytes (big, big_bytes, 1) && registered () == 0,
          "520 MiB, the second chunk's copy failed: staged, every word back");
-  /* probed by the launches' waits (not waiting): 256 MiB at each, the
+  /* probed by the launches' waits (not waiting), the tokens by a
+     kernel there (short kernels): 256 MiB at each, the
      rest at the next, then nothing; a page replaced in the second step
      still found */
   gt_locked_forget ();
@@ -711,7 +712,7 @@ test_operands (gt_workers *w, int threads)
   const int big_in = gt_locked_operand (big, big_bytes, 0, 1);
   if (big_in)
     gt_locked_test_replace (big, big_bytes);
-  gt_probe_begin (big, big_bytes, big_in, NULL, 0, 0, 0);
+  gt_probe_begin (big, big_bytes, big_in, NULL, 0, 0, 0, 1);
   int big_mask = gt_probe_reads_begin ();
   gt_probe_read_done (&big_mask, -1, NULL);
   const size_t s1 = gt_probe_now (0, w, threads);
@@ -827,7 +828,7 @@ test_operand_refused (void)
          && gt_locked_operand (b, 40 * MIB, 0, 1), "both locked");
   replaced_lo = (uintptr_t) b + 20 * MIB;
   replaced_hi = replaced_lo + 4096;
-  gt_probe_begin (a, an, 1, b, 40 * MIB, 1, 0);
+  gt_probe_begin (a, an, 1, b, 40 * MIB, 1, 0, 0);
   int mask = gt_probe_reads_begin ();
   gt_probe_read_done (&mask, -1, NULL);
   check (!gt_probe_end (1, NULL, 1), "b stale: the product again");
@@ -918,7 +919,7 @@ probe_call (const char *a, size_t bytes)
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes, 1, NULL, 0, 0, 0);
+  gt_probe_begin (a, bytes, 1, NULL, 0, 0, 0, 0);
 }
 
 /* One run's uploads of A, then of B, each followed by the probe where
@@ -961,7 +962,7 @@ test_probe_later (void)
          && gt_locked_operand (b, bytes, 0, 1), "both locked");
   /* two bands */
   probe_copies = events_waited = 0;
-  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
   gt_probe_expect (2, 1);
   int m1 = gt_probe_reads_begin (), m2 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, 0, (cudaEvent_t) 1);
@@ -989,7 +990,7 @@ test_probe_later (void)
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes, 1, a, bytes, 1, 0);
+  gt_probe_begin (a, bytes, 1, a, bytes, 1, 0, 0);
   a_then_b ("A is B: not after A's uploads");
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3,
          "once, after B's");
@@ -1021,7 +1022,7 @@ test_probe_later (void)
   gt_locked_operand (a, bytes + 4096, 0, 1);
   gt_locked_operand (a + 8 * MIB, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes + 4096, 1, a + 8 * MIB, bytes, 1, 0);
+  gt_probe_begin (a, bytes + 4096, 1, a + 8 * MIB, bytes, 1, 0, 0);
   a_then_b ("A meeting B: not after A's uploads");
   check (probe_copies == 3 && gt_probe_end (1, NULL, 1)
          && probe_copies == 3, "once, both, after B's");
@@ -1029,7 +1030,7 @@ test_probe_later (void)
   gt_locked_begin ();
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
-  gt_probe_begin (a, bytes, 1, a + 8 * MIB, bytes, 0, 0);
+  gt_probe_begin (a, bytes, 1, a + 8 * MIB, bytes, 0, 0, 0);
   a_then_b ("A meeting B not locked: not after A's");
   check (gt_probe_end (1, NULL, 1) && probe_copies == 3, "after B's");
   /* a band that never got to its uploads: the caller probes */
@@ -1050,7 +1051,7 @@ test_probe_later (void)
   gt_locked_operand (a, bytes, 0, 1);
   probe_copies = 0;
   event_fails = 1;
-  gt_probe_begin (a, bytes, 1, NULL, 0, 0, 0);
+  gt_probe_begin (a, bytes, 1, NULL, 0, 0, 0, 0);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, (cudaEvent_t) 1);
   gt_probe_now (0, NULL, 1);
@@ -1058,7 +1059,7 @@ test_probe_later (void)
   check (!gt_probe_end (1, NULL, 1) && probe_copies == 0
          && !gt_locked_holds (a, bytes), "the uploads' wait failed: staged");
   /* nothing locked: nothing to probe, the runs' calls free */
-  gt_probe_begin (NULL, 0, 0, NULL, 0, 0, 0);
+  gt_probe_begin (NULL, 0, 0, NULL, 0, 0, 0, 0);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_done (&m1, -1, (cudaEvent_t) 1);
   gt_probe_now (1, NULL, 1);
@@ -1126,7 +1127,7 @@ test_probe_parts (void)
   operand_call (a, bytes, NULL, 1);
   operand_call (b, bytes, NULL, 1);
   lock_both (a, b, bytes);
-  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
   gt_probe_expect (2, 1);
   int m1 = gt_probe_reads_begin ();
   gt_probe_read_part (m1, b + part / 2, part / 2, ev);
@@ -1149,7 +1150,7 @@ test_probe_parts (void)
          "clean, every word put back");
   /* in the last launch's wait: the parts whose uploads have ended */
   lock_both (a, b, bytes);
-  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 1);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_part (m1, b, part / 2, ev);
   gt_probe_read_part (m1, b + part / 2, part / 2, ev);
@@ -1174,7 +1175,7 @@ test_probe_parts (void)
   /* a later run (a block of C) with parts at the same bytes: as one
      again */
   lock_both (a, b, bytes);
-  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
   for (int run = 0; run < 2; run++)
     {
       m1 = gt_probe_reads_begin ();
@@ -1191,7 +1192,7 @@ test_probe_parts (void)
   check (gt_probe_end (1, NULL, 1), "and clean");
   /* 16 pages of the first part replaced under the lock */
   lock_both (a, b, bytes);
-  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
   replaced_lo = (uintptr_t) b + 4 * MIB;
   replaced_hi = replaced_lo + 16 * step;
   m1 = gt_probe_reads_begin ();
@@ -1207,7 +1208,7 @@ test_probe_parts (void)
   /* runs that share B (a split by rows): no part taken */
   operand_call (b, bytes, NULL, 1);
   lock_both (a, b, bytes);
-  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
   gt_probe_expect (2, 0);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_part (m1, b, part, ev);
@@ -1221,7 +1222,7 @@ test_probe_parts (void)
   gt_locked_operand (a, bytes + step, 0, 1);
   gt_locked_operand (a + 8 * MIB, bytes, 0, 1);
   probe_rows = 0;
-  gt_probe_begin (a, bytes + step, 1, a + 8 * MIB, bytes, 1, 0);
+  gt_probe_begin (a, bytes + step, 1, a + 8 * MIB, bytes, 1, 0, 0);
   gt_probe_expect (2, 1);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_part (m1, a + 8 * MIB, part, ev);
@@ -1232,7 +1233,7 @@ test_probe_parts (void)
          && probe_rows == (8 * MIB + bytes) / step, "the range at the end");
   /* another band's part: not this run's to probe; in the rest at the end */
   lock_both (a, b, bytes);
-  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
   gt_probe_expect (2, 1);
   m1 = gt_probe_reads_begin ();
   const int threaded = band_in_thread (b, 0);
@@ -1244,7 +1245,7 @@ test_probe_parts (void)
          "its bytes with the rest of B");
   /* a part's upload whose wait failed: not known, so not clean */
   lock_both (a, b, bytes);
-  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0);
+  gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
   m1 = gt_probe_reads_begin ();
   gt_probe_read_part (m1, b, part, ev);
   gt_probe_read_done (&m1, -1, ev);

@@ -447,7 +447,7 @@ shun_range (uintptr_t lo, uintptr_t hi)
 
 size_t
 gt_locked_probe_told (const void *p, size_t bytes, int device, gt_workers *w,
-                      int threads, int at_end)
+                      int threads, int by_kernel)
 {
   int back;
   size_t missed = (size_t) -1;
@@ -456,7 +456,7 @@ gt_locked_probe_told (const void *p, size_t bytes, int device, gt_workers *w,
   if (enter (device, &back))
     {
       missed = gt_locked_probe ((const char *) p, bytes, device, w,
-                                threads, at_end);
+                                threads, by_kernel);
       leave (back);
     }
   if (trace)

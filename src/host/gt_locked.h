@@ -43,10 +43,9 @@ int gt_locked_operand (const void *p, size_t bytes, int device, int allow);
 void gt_locked_found_stale (const void *p, size_t bytes, size_t missed);
 
 /* gt_locked_probe under device (made current for it, then the caller's
-   again), its time told where GPU_TILED_TRACE is on.  Any thread;
-   at_end: at a run's end or after the runs, not inside a launch.  */
+   again), its time told where GPU_TILED_TRACE is on.  Any thread.  */
 size_t gt_locked_probe_told (const void *p, size_t bytes, int device,
-                             gt_workers *w, int threads, int at_end);
+                             gt_workers *w, int threads, int by_kernel);
 
 /* The call's probe of its locked operands, after its uploads
    (gt_probe_later.c).  gt_probe_begin: the operands' bytes, and whether
@@ -75,7 +74,8 @@ size_t gt_locked_probe_told (const void *p, size_t bytes, int device,
    caller runs the product again with what is still locked.  begin,
    expect and end: caller's thread, outside any product.  */
 void gt_probe_begin (const void *a, size_t a_bytes, int a_locked,
-                     const void *b, size_t b_bytes, int b_locked, int device);
+                     const void *b, size_t b_bytes, int b_locked, int device,
+                     int short_kernels);
 void gt_probe_expect (int runs, int b_apart);
 int gt_probe_reads_begin (void);
 void gt_probe_read_part (int mask, const void *p, size_t bytes,
@@ -110,15 +110,15 @@ int gt_locked_holds (const void *p, size_t bytes);
 /* gt_locked_probe.c: the pages of [p, p + bytes) (4-byte aligned, locked,
    device current) that are not the lock's: a word of each page saved,
    written from device through the lock, read, and put back, chunk by
-   chunk (the tokens' copies, or at_end their kernel, on the current
-   device's per-thread default stream, which also waits for that device's
-   legacy stream).  (size_t) -1
+   chunk (the tokens written by copies, or by_kernel by a kernel where
+   the device maps the lock, on the current device's per-thread default
+   stream, which also waits for that device's legacy stream).  (size_t) -1
    where the probe could not run (its error cleared).  Nothing else may
    read the range meanwhile.  gt_locked_probe_forget frees the probe's
    device memory (lost: a lost device's, which its context's reset
    frees).  */
 size_t gt_locked_probe (const char *p, size_t bytes, int device,
-                        gt_workers *w, int threads, int at_end);
+                        gt_workers *w, int threads, int by_kernel);
 void gt_locked_probe_forget (int lost);
 
 /* The marks' and the operands' probe's words are this far apart at most

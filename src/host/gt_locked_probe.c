@@ -142,25 +142,6 @@ chunk_words (size_t words)
   return (words + chunks - 1) / chunks;
 }
 
-/* Whether a kernel writes the tokens.  Copies to the host queue on the
-   copy engine behind the copies of C out under way (bench/RESULTS.md,
-   "a probe's token copies wait behind C's copies out"); a kernel's
-   stores do not, but where the GPU's multiprocessors are all taken (a
-   launch's wait, kernel 11's products running) it waits for them.  So a
-   kernel at a run's end (at_end), where the kernels are done or nearly,
-   and copies inside the launches.  EXPERIMENT: GT_EXP_TOKENS=copy or
-   kernel, to compare.  */
-static int
-tokens_by_kernel (int at_end)
-{
-  const char *v = getenv ("GT_EXP_TOKENS");
-  if (v && v[0] == 'c')
-    return 0;
-  if (v && v[0] == 'k')
-    return 1;
-  return at_end;
-}
-
 /* q's words as the device sees them, for a kernel to write the tokens
    (q->d0 NULL where the device does not map the lock: copies then).  */
 static void
@@ -178,7 +159,7 @@ device_words (probe_pass *q)
 
 size_t
 gt_locked_probe (const char *p, size_t bytes, int device, gt_workers *w,
-                 int threads, int at_end)
+                 int threads, int by_kernel)
 {
   if (device < 0 || device >= GT_MAX_DEVICES || bytes < sizeof (uint32_t)
       || (uintptr_t) p % sizeof (uint32_t))
@@ -192,7 +173,7 @@ gt_locked_probe (const char *p, size_t bytes, int device, gt_workers *w,
   q.saved = (uint32_t *) malloc (q.words * sizeof *q.saved);
   if (!q.saved)
     return (size_t) -1;
-  if (tokens_by_kernel (at_end))
+  if (by_kernel)
     device_words (&q);
   const cudaStream_t s = cudaStreamPerThread;
   const size_t per = chunk_words (q.words);

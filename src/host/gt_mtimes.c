@@ -10,6 +10,13 @@
 #include "gt_product.h"
 #include "gt_stage.h"   /* gt_now */
 
+/* Products of m n k up to this have kernels short enough that the
+   locked operands' probe writes its tokens by a kernel inside the
+   launches' waits too (gt_probe_begin's short_kernels): single 4096^3
+   took 0.935 of the time with copies, 8192^3 the same, a split 16384^3
+   1.033 (bench/RESULTS.md, "The probe's tokens by a kernel").  */
+#define GT_PROBE_SHORT_KERNELS 1.1e12
+
 double
 gt_flops (gt_type c, size_t m, size_t n, size_t k)
 {
@@ -182,7 +189,7 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
      (rare: an array freed and made again at the same address) and the
      product runs again with that operand staged.  */
   gt_probe_begin (A.data, a_bytes, a_locked, B.data, b_bytes, b_locked,
-                  dev0);
+                  dev0, (double) m * n * k <= GT_PROBE_SHORT_KERNELS);
   st = run_product (&p, device, interrupted);
   if (!probe_clean (&p, st == GT_OK, dev0, a_bytes, b_bytes, bytes)
       && st == GT_OK)

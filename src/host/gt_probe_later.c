@@ -109,6 +109,7 @@ static struct
   int probing;                /* a range is being probed */
   int b_alone;                /* B's range holds B only */
   int b_apart;                /* no two runs read the same bytes of B */
+  int short_kernels;          /* gt_probe_begin's */
   unsigned runs_begun;
 } g = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
 
@@ -128,7 +129,7 @@ range_begin (probe_range *r, const void *p, size_t bytes)
 
 void
 gt_probe_begin (const void *a, size_t a_bytes, int a_locked, const void *b,
-                size_t b_bytes, int b_locked, int device)
+                size_t b_bytes, int b_locked, int device, int short_kernels)
 {
   /* A whose bytes B's uploads read too (A itself, or a slice of the same
      array), locked or not: one range with B where both are locked (one
@@ -155,6 +156,7 @@ gt_probe_begin (const void *a, size_t a_bytes, int a_locked, const void *b,
   g.b_alone = b && !one;
   g.b_apart = 1;
   g.device = device;
+  g.short_kernels = short_kernels;
   g.expected = 1;
   pthread_mutex_unlock (&g.mu);
 }
@@ -319,9 +321,33 @@ by_lo (const void *x, const void *y)
 
 /* Range r's bytes from r->from up to end that no part probed, probed
    (the parts sorted); their count added to *bytes.  */
+/* Under g.mu: whether a probe's tokens go by a kernel (at_end: at a
+   run's end or after the runs; else inside a launch's wait).  Copies to
+   the host queue on the copy engine behind the copies of C out under
+   way: at the end of a call they ran past its last copy out, inside the
+   launches they held its products back (bench/RESULTS.md, "The probe's
+   tokens by a kernel").  A kernel's stores do not queue there, but a
+   kernel waits for the multiprocessors, which kernel 11's products hold
+   while the launches wait: so by a kernel at the ends, and inside the
+   launches only where the call's kernels are short (gt_probe_begin's
+   short_kernels).  GT_EXP_TOKENS=copy or kernel: one way everywhere; end:
+   a kernel at the ends only (EXPERIMENT, for the A/B).  */
+static int
+tokens_by_kernel (int at_end)
+{
+  const char *v = getenv ("GT_EXP_TOKENS");
+  if (v && v[0] == 'c')
+    return 0;
+  if (v && v[0] == 'k')
+    return 1;
+  if (v && v[0] == 'e')
+    return at_end;
+  return at_end || g.short_kernels;
+}
+
 static size_t
 probe_rest (probe_range *r, const char *end, gt_workers *w, int threads,
-            int at_end, size_t *bytes)
+            int by_kernel, size_t *bytes)
 {
   qsort (r->part, r->parts, sizeof r->part[0], by_lo);
   size_t missed = 0;
@@ -337,7 +363,7 @@ probe_rest (probe_range *r, const char *end, gt_workers *w, int threads,
           missed = add_missed (missed, gt_locked_probe_told (at, to - at,
                                                              g.device, w,
                                                              threads,
-                                                             at_end));
+                                                             by_kernel));
           *bytes += (size_t) (to - at);
         }
       if (q && q->lo + q->bytes > at)
@@ -374,11 +400,12 @@ probe_range_now (probe_range *r, gt_workers *w, int threads, int counted,
     return 0;
   r->state = PROBING;
   g.probing++;
+  const int by_kernel = tokens_by_kernel (counted);
   pthread_mutex_unlock (&g.mu);
   const double t0 = now ();
   const size_t missed = uploads_ended (r, 1) > 0
                         ? probe_rest (r, to ? to : r->p + r->bytes, w,
-                                      threads, counted, &bytes)
+                                      threads, by_kernel, &bytes)
                         : (size_t) -1;
   if (counted)
     probed_here += now () - t0;
@@ -448,11 +475,12 @@ probe_own_parts (int wait, gt_workers *w, int threads)
           q->probed = 1;
         }
       g.probing++;
+      const int by_kernel = tokens_by_kernel (wait);
       pthread_mutex_unlock (&g.mu);
       const double t0 = now ();
       const size_t missed = gt_locked_probe_told (lo, (size_t) (hi - lo),
                                                   g.device, w, threads,
-                                                  wait);
+                                                  by_kernel);
       bytes += (size_t) (hi - lo);
       if (wait)
         probed_here += now () - t0;
