@@ -330,18 +330,10 @@ by_lo (const void *x, const void *y)
    kernel waits for the multiprocessors, which kernel 11's products hold
    while the launches wait: so by a kernel at the ends, and inside the
    launches only where the call's kernels are short (gt_probe_begin's
-   short_kernels).  GT_EXP_TOKENS=copy or kernel: one way everywhere; end:
-   a kernel at the ends only (EXPERIMENT, for the A/B).  */
+   short_kernels).  */
 static int
 tokens_by_kernel (int at_end)
 {
-  const char *v = getenv ("GT_EXP_TOKENS");
-  if (v && v[0] == 'c')
-    return 0;
-  if (v && v[0] == 'k')
-    return 1;
-  if (v && v[0] == 'e')
-    return at_end;
   return at_end || g.short_kernels;
 }
 
