@@ -32,7 +32,7 @@ GT_KERNEL_SRCS = kernels/gt_k1_classic.cu kernels/gt_k4_async.cu \
                  kernels/gt_k10_generic.cu kernels/gt_planes.cu \
                  kernels/gt_k5_reduce.cu kernels/gt_k6_gemv.cu \
                  kernels/gt_k8_wide.cu kernels/gt_k9_dmma.cu \
-                 kernels/gt_k11_ozaki.cu kernels/gt_tokens.cu
+                 kernels/gt_k11_ozaki.cu kernels/gt_host_words.cu
 GT_KERNEL_HDRS = kernels/gt_kernels.h kernels/gt_launch.cuh \
                  kernels/gt_tile.cuh kernels/gt_k11_ozaki.h
 

@@ -295,11 +295,15 @@ size_t gt_k10_row_work (const gt_plan *p, size_t m, size_t n, size_t k,
 cudaError_t gt_k10_row_launch (const gt_plan *p, const gt_gemm_args *a,
                                cudaStream_t s);
 
-/* The locked-operand probe's tokens (gt_tokens.cu): token stored by a
-   kernel into words [b, e), word 0 at word0 and word i > 0 at first +
-   (i - 1) * step, device addresses of host memory the device maps.  */
+/* Stores into host memory the device maps (gt_host_words.cu; addresses
+   as the device sees them).  gt_tokens_write: the locked-operand probe's
+   token into words [b, e), word 0 at word0 and word i > 0 at first +
+   (i - 1) * step.  gt_words_to_host: count (at most 256) ints from device
+   memory src to dst.  */
 cudaError_t gt_tokens_write (void *word0, void *first, size_t step, size_t b,
                              size_t e, unsigned token, cudaStream_t s);
+cudaError_t gt_words_to_host (int *dst, const int *src, int count,
+                              cudaStream_t s);
 
 #ifdef __cplusplus
 }
