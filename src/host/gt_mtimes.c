@@ -15,7 +15,8 @@
    launches' waits too (gt_probe_begin's short_kernels): so single 4096^3
    took 0.94-0.96 of the time with copies, 6000^3 0.97, and 8192^3 1.00-
    1.02 (0.998-1.002 with the kernel at the ends only, as now), a split
-   16384^3 1.03 (bench/RESULTS.md, "The probe's tokens by a kernel").  */
+   16384^3 1.03 (bench/RESULTS.md, "The probe's tokens and kernel 11's
+   choice by a kernel").  */
 #define GT_PROBE_SHORT_KERNELS 2.5e11
 
 double

@@ -319,24 +319,24 @@ by_lo (const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
-/* Range r's bytes from r->from up to end that no part probed, probed
-   (the parts sorted); their count added to *bytes.  */
 /* Under g.mu: whether a probe's tokens go by a kernel (at_end: at a
    run's end or after the runs; else inside a launch's wait).  Copies to
    the host queue on the copy engine behind the copies of C out under
    way: at the end of a call they ran past its last copy out, inside the
    launches they held its products back (bench/RESULTS.md, "The probe's
-   tokens by a kernel").  A kernel's stores do not queue there, but a
-   kernel waits for the multiprocessors, which kernel 11's products hold
-   while the launches wait: so by a kernel at the ends, and inside the
-   launches only where the call's kernels are short (gt_probe_begin's
-   short_kernels).  */
+   tokens and kernel 11's choice by a kernel").  A kernel's stores do not
+   queue there, but a kernel waits for the multiprocessors, which kernel
+   11's products hold while the launches wait: so by a kernel at the
+   ends, and inside the launches only where the call's kernels are short
+   (gt_probe_begin's short_kernels).  */
 static int
 tokens_by_kernel (int at_end)
 {
   return at_end || g.short_kernels;
 }
 
+/* Range r's bytes from r->from up to end that no part probed, probed
+   (the parts sorted); their count added to *bytes.  */
 static size_t
 probe_rest (probe_range *r, const char *end, gt_workers *w, int threads,
             int by_kernel, size_t *bytes)

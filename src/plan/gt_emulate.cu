@@ -6,7 +6,6 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 #include "gt_costs.h"
 #include "gt_facts.h"
@@ -249,15 +248,16 @@ mailbox_done (int dev)
 
 /* count words of src (device memory) into the mailbox's from word i on,
    queued on s: stored by a kernel where the device maps the mailbox, as
-   a copy to the host would wait behind C's copies out under way on the
-   copy engine (and the launch that waits for the choice with it: 0.3
-   ms a 16 MiB panel of C at 4096^3), else copied.  EXPERIMENT:
-   GT_EXP_CHOICECOPY=1 copies, for the A/B.  */
+   a copy to the host may wait behind C's copies out under way on the
+   copy engine, and the launch that waits for the choice with it (0.990-
+   0.998 of the time with copies at single 4096^3 to 8192^3, one GPU and
+   split: bench/RESULTS.md, "The probe's tokens and kernel 11's choice by
+   a kernel"), else copied.  */
 static cudaError_t
 to_mailbox (const choice_mailbox *box, int i, const int *src, int count,
             cudaStream_t s)
 {
-  if (box->choice_dev && !getenv ("GT_EXP_CHOICECOPY"))
+  if (box->choice_dev)
     return gt_words_to_host (box->choice_dev + i, src, count, s);
   return cudaMemcpyAsync (box->choice + i, src, count * sizeof (int),
                           cudaMemcpyDeviceToHost, s);
