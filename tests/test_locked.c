@@ -198,39 +198,57 @@ cudaEventQuery (cudaEvent_t e)
          : cudaSuccess;
 }
 
-/* The device's view of locked memory: the host's addresses, as on a host
-   with unified addressing; none outside a lock.  */
+/* The device's view of locked memory: the host's addresses moved by
+   DEVICE_ALIAS, so that a host address given where the device's is
+   meant is caught; none outside a lock, nor where map_refused (the
+   probe's tokens then go by copies).  */
+#define DEVICE_ALIAS ((uintptr_t) 1 << 44)
+static int map_refused;
+static int token_kernels;   /* the token kernel's launches */
+
+static int
+in_lock (uintptr_t a)
+{
+  for (int i = 0; i < MAX_REG; i++)
+    if (reg[i].hi && reg[i].lo <= a && a < reg[i].hi)
+      return 1;
+  return 0;
+}
+
 cudaError_t
 cudaHostGetDevicePointer (void **d, void *p, unsigned int flags)
 {
   (void) flags;
-  const uintptr_t a = (uintptr_t) p;
-  for (int i = 0; i < MAX_REG; i++)
-    if (reg[i].hi && reg[i].lo <= a && a < reg[i].hi)
-      {
-        *d = p;
-        return cudaSuccess;
-      }
-  return cudaErrorInvalidValue;
+  if (map_refused || !in_lock ((uintptr_t) p))
+    return cudaErrorInvalidValue;
+  *d = (void *) ((uintptr_t) p + DEVICE_ALIAS);
+  return cudaSuccess;
 }
 
-/* The plan layer's token kernel (a probe at a run's end), as the copies
-   it stands in for: word 0 alone, the words after it as rows a page
-   apart, queued like them (the stores of a page the lock no longer
-   holds go to the old page).  */
+/* The plan layer's token kernel, as the copies it stands in for (word 0
+   alone, the words after it as rows a page apart, queued like them: the
+   stores of a page the lock no longer holds go to the old page), at the
+   host addresses its device addresses stand for; an address outside the
+   locks fails the launch.  */
 cudaError_t
 gt_plan_write_tokens (void *word0, void *first, size_t step, size_t b,
                       size_t e, unsigned token, cudaStream_t s)
 {
   static uint32_t t;
   t = token;
+  token_kernels++;
+  char *w0 = (char *) ((uintptr_t) word0 - DEVICE_ALIAS);
+  char *f = (char *) ((uintptr_t) first - DEVICE_ALIAS);
+  const size_t i = b ? b : 1;
+  if ((b == 0 && !in_lock ((uintptr_t) w0))
+      || (i < e && !in_lock ((uintptr_t) (f + (i - 1) * step))))
+    return cudaErrorIllegalAddress;
   cudaError_t err = cudaSuccess;
   if (b == 0)
-    err = cudaMemcpyAsync (word0, &t, sizeof t, cudaMemcpyDeviceToHost, s);
-  const size_t i = b ? b : 1;
+    err = cudaMemcpyAsync (w0, &t, sizeof t, cudaMemcpyDeviceToHost, s);
   if (err == cudaSuccess && i < e)
-    err = cudaMemcpy2DAsync ((char *) first + (i - 1) * step, step, &t, 0,
-                             sizeof t, e - i, cudaMemcpyDeviceToHost, s);
+    err = cudaMemcpy2DAsync (f + (i - 1) * step, step, &t, 0, sizeof t,
+                             e - i, cudaMemcpyDeviceToHost, s);
   return err;
 }
 
@@ -699,10 +717,10 @@ test_operands (gt_workers *w, int threads)
   check (!operand_call (big, big_bytes, w, threads) && probe_copies == 3
          && all_bytes (big, big_bytes, 1) && registered () == 0,
          "520 MiB, the second chunk's copy failed: staged, every word back");
-  /* probed by the launches' waits (not waiting), the tokens by a
-     kernel there (short kernels): 256 MiB at each, the
-     rest at the next, then nothing; a page replaced in the second step
-     still found */
+  /* probed by the launches' waits (not waiting), the tokens by the
+     kernel there (short kernels) where the device maps the lock: 256
+     MiB at each, the rest at the next, then nothing; a page replaced in
+     the second step still found */
   gt_locked_forget ();
   fail_at_copy = 0;
   operand_call (big, big_bytes, w, threads);
@@ -715,10 +733,15 @@ test_operands (gt_workers *w, int threads)
   gt_probe_begin (big, big_bytes, big_in, NULL, 0, 0, 0, 1);
   int big_mask = gt_probe_reads_begin ();
   gt_probe_read_done (&big_mask, -1, NULL);
+  token_kernels = 0;
   const size_t s1 = gt_probe_now (0, w, threads);
   const size_t s2 = gt_probe_now (0, w, threads);
   const size_t s3 = gt_probe_now (0, w, threads);
   const size_t s4 = gt_probe_now (0, w, threads);
+  check (map_refused ? token_kernels == 0 : token_kernels > 0,
+         map_refused ? "short kernels, no mapping: the launches' probes by "
+                       "copies"
+                     : "short kernels: the launches' probes by the kernel");
   const int big_clean = gt_probe_end (1, w, threads);
   gt_locked_settle (NULL, 0, 1);
   check (big_in && s1 == 256 * MIB && s2 == 256 * MIB && s3 == 8 * MIB
@@ -961,7 +984,7 @@ test_probe_later (void)
   check (gt_locked_operand (a, bytes, 0, 1)
          && gt_locked_operand (b, bytes, 0, 1), "both locked");
   /* two bands */
-  probe_copies = events_waited = 0;
+  probe_copies = events_waited = token_kernels = 0;
   gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
   gt_probe_expect (2, 1);
   int m1 = gt_probe_reads_begin (), m2 = gt_probe_reads_begin ();
@@ -976,12 +999,15 @@ test_probe_later (void)
   gt_probe_now (0, NULL, 1);
   check (probe_copies == 3 && events_waited == 2,
          "once they have ended: A probed, while the bands read B");
+  check (token_kernels == 0,
+         "inside a launch's wait, the kernels not short: by copies");
   gt_probe_read_done (&m1, -1, NULL);
   gt_probe_now (1, NULL, 1);
   check (probe_copies == 3, "B not until both bands are done with it");
   gt_probe_read_done (&m2, 1, (cudaEvent_t) 3);
   gt_probe_now (1, NULL, 1);
-  check (probe_copies == 6, "then B");
+  check (probe_copies == 6 && token_kernels > 0,
+         "then B, at the run's end: the tokens by the kernel");
   m1 = gt_probe_reads_begin ();   /* a run after it (blocks, a rerun) */
   gt_probe_read_done (&m1, -1, NULL);
   check (m1 == 0 && gt_probe_end (1, NULL, 1) && probe_copies == 6,
@@ -1268,10 +1294,16 @@ main (void)
   test_check_pages ();
   test_stale ();
   test_gone_tail ();
-  test_operands (NULL, 1);
-  gt_workers *w = gt_workers_new ();
-  test_operands (w, 4);   /* the probe's passes on copy threads */
-  gt_workers_free (w);
+  /* the probe's tokens by the kernel, then by copies where the device
+     gives no mapping */
+  for (map_refused = 0; map_refused < 2; map_refused++)
+    {
+      test_operands (NULL, 1);
+      gt_workers *w = gt_workers_new ();
+      test_operands (w, 4);   /* the probe's passes on copy threads */
+      gt_workers_free (w);
+    }
+  map_refused = 0;
   test_operands_budget ();
   test_operand_refused ();
   test_seen ();

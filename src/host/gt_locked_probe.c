@@ -8,14 +8,16 @@
    can check itself afterwards (gt_locked_mark), but an upload's cannot:
    what it read shows only on the device.  So once the uploads are done
    (gt_probe_later.c says when), the device writes a word of each page
-   through the lock (2-D copies of 4-byte rows a page apart, on the
+   through the lock (where the caller asks and the device maps the lock,
+   a kernel's stores; else 2-D copies of 4-byte rows a page apart, which
+   queue on the copy engine behind copies to the host under way; on the
    calling thread's per-thread stream of the current device), and the
    host reads the words it sees: a word that did not arrive is a page the
    lock no longer holds, and the product runs again staged.  Each word is
    saved first and put back after, so the operand is as it was.  The
    host's two passes touch a line of every page, which costs a TLB walk
    and a miss each; they run on the copy threads, chunk by chunk, beside
-   the device's copy into another chunk (two probes at once, each on
+   the device's writes into another chunk (two probes at once, each on
    threads of its own, took twice as long each: bench/RESULTS.md, "Peer
    copies beside the uploads").  */
 
@@ -127,9 +129,9 @@ probe_copy (const probe_pass *q, int device, size_t b, size_t e,
 }
 
 /* The words in chunks, so that the host's passes over one chunk run while
-   the device writes the tokens of another: a chunk saved, its copy
-   queued, the next saved meanwhile, then once the copy is done the next
-   chunk's copy queued and this one put back meanwhile.  Two chunks at
+   the device writes the tokens of another: a chunk saved, its writes
+   queued, the next saved meanwhile, then once they are done the next
+   chunk's writes queued and this one put back meanwhile.  Two chunks at
    least where the copy threads have work; TOKEN_WORDS at most.  */
 static size_t
 chunk_words (size_t words)

@@ -167,11 +167,11 @@ typedef struct
 } kept_a;
 
 /* Where the host learns the scans' choices, per device: pinned words the
-   choices are copied into (one per product of a launch) and the event
-   that says they are there (made at the first product, kept until
-   gpu_tiled_reset), and a lock that keeps two
-   host threads' products on one device from reading each other's
-   choice; and what the last product emulated on the device left of A in
+   choices are stored into (one per product of a launch; to_mailbox) and
+   the event that says they are there (made at the first product, kept
+   until gpu_tiled_reset), and a lock that keeps two host threads'
+   products on one device from reading each other's choice; and what
+   the last product emulated on the device left of A in
    its scratch.  */
 /* A product's scan tells its choice, a word left free and its ratio
    (gt_oz_work.choice, .ratio: 16 bytes together): a mailbox's pinned
@@ -404,7 +404,7 @@ scan_all (const gt_gemm_args *g, k11_product *o, int count, cudaStream_t s)
      in: bench/RESULTS.md, "The host's work beside kernel 11's wait") */
   if (err == cudaSuccess && g[0].idle)
     g[0].idle (g[0].idle_arg);
-  /* (after an error the copies into the pinned words may still be under
+  /* (after an error the stores into the pinned words may still be under
      way: harmless, the words are only read here) */
   if (err == cudaSuccess)
     err = cudaEventSynchronize (box->copied);
