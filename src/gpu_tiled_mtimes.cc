@@ -897,6 +897,17 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!  endif
 %!endfunction
 
+%!## The cleanup of a test that changed the package's settings: the named
+%!## variables unset, every usable device again, and every device released,
+%!## so that the next test begins as a fresh session would.
+%!function restore_defaults (varargin)
+%!  for i = 1:numel (varargin)
+%!    unsetenv (varargin{i});
+%!  endfor
+%!  gpu_tiled_devices ([]);
+%!  gpu_tiled_reset ();
+%!endfunction
+
 %!shared gpu, emu, heap
 %! ## unwritten elements come back NaN (options are read when the device is
 %! ## set up: at the first call, and the first after gpu_tiled_reset)
@@ -1044,9 +1055,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   gpu_tiled_reset ();
 %!   C2 = gpu_tiled_mtimes (A, B);
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_NO_KSPLIT");
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_NO_KSPLIT", "GPU_TILED_EMULATE");
 %! end_unwind_protect
 %! assert (isequal (C1, C2));
 %! R = double (A) * double (B);
@@ -1092,10 +1101,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   C = gpu_tiled_mtimes (A, B);
 %!   assert (heads (), 0);
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_HEAD");
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_HEAD", "GPU_TILED_EMULATE");
 %! end_unwind_protect
 %!testif ; heap
 %! ## panel 0 in pieces of k, its B whole first (by default where B is
@@ -1145,13 +1151,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     endfor
 %!   endfor
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_B_FIRST");
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   unsetenv ("GPU_TILED_POISON");
-%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_B_FIRST", "GPU_TILED_EMULATE",
+%!                     "GPU_TILED_POISON", "GPU_TILED_LOCK_OPERANDS",
+%!                     "GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; emu
 %! ## kernel 11's pieces of panel 0 (12289x12288x12290 single on Hopper)
@@ -1206,11 +1208,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!             mat2str (i(err > bound)(1:min (end, 8))));
 %!   endfor
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_POISON");
-%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_POISON", "GPU_TILED_LOCK_OPERANDS",
+%!                     "GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; gpu
 %! ## complex singles on kernel 11 streamed in several panels (n from
@@ -1238,9 +1237,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   e3 = gpu_tiled_info ().emulation;
 %!   emulated = e3.products;
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_EMULATE");
 %! end_unwind_protect
 %! assert (emulated > 0);
 %! assert (e1.kept_scans >= 2 && e1.kept_slices >= 2,
@@ -1280,9 +1277,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!      E = gpu_tiled_mtimes (A, B2);
 %!    endif
 %!  unwind_protect_cleanup
-%!    unsetenv ("GPU_TILED_EMULATE");
-%!    gpu_tiled_devices ([]);
-%!    gpu_tiled_reset ();
+%!    restore_defaults ("GPU_TILED_EMULATE");
 %!  end_unwind_protect
 %!endfunction
 
@@ -1371,8 +1366,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   assert (gpu_tiled_info ().cached_device_memory, 0);
 %!   check_product (60, 50, 40, 0);   # what fits still runs
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_DEVICE_LIMIT");
 %! end_unwind_protect
 %! check_product (600, 500, 400, 0);
 %!testif ; gpu
@@ -1399,8 +1393,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   fail ("gpu_tiled_mtimes (A, B)",
 %!         sprintf ("device %d failed in the middle of the call", devs(1)));
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_TEST_FAIL");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_TEST_FAIL");
 %! end_unwind_protect
 %! check_product (1500, 1400, 1300, 0);
 %!testif ; gpu
@@ -1510,7 +1503,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   C = gpu_tiled_mtimes (A, B);
 %!   assert (side () - n0, 0);
 %! unwind_protect_cleanup
-%!   gpu_tiled_devices ([]);
+%!   restore_defaults ();
 %! end_unwind_protect
 %!testif ; gpu
 %! ## double products whose 128x128 tiles would leave SMs idle: on a Hopper
@@ -1786,8 +1779,28 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     assert (pieces () == hopper, "%s: %d in pieces", cls{1}, pieces ());
 %!   endfor
 %! unwind_protect_cleanup
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
+%!   restore_defaults ();
+%! end_unwind_protect
+%!testif ; gpu
+%! ## a product on kernel 9 of several panels whose A comes in fast (k of
+%! ## 700) takes its first panel whole, no pieces, where one of k 4500 takes
+%! ## them (on Hopper); C poisoned; against double on sampled rows
+%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
+%! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");
+%! devs = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_POISON", "1");
+%! setenv ("GPU_TILED_EMULATE", "off");
+%! unwind_protect
+%!   gpu_tiled_devices (devs(1));
+%!   for k = [700, 4500]
+%!     A = randn (3000, k, "single");  B = randn (k, 5000, "single");
+%!     gpu_tiled_reset ();
+%!     check_default (A, B, sprintf ("3000x%dx5000", k));
+%!     assert (pieces () == (hopper && k > 700), "k %d: %d in pieces", k,
+%!             pieces ());
+%!   endfor
+%! unwind_protect_cleanup
+%!   restore_defaults ("GPU_TILED_POISON", "GPU_TILED_EMULATE");
 %! end_unwind_protect
 %!testif ; gpu
 %! ## Complex doubles (Gauss's three on kernel 9 on Hopper, another kernel
@@ -1816,8 +1829,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   check_parts (A, B, C, [10, randi(d(1), 1, 8)], "Inf and NaN in pieces");
 %!   assert (pieces () == 2 * hopper, "%d in pieces", pieces ());
 %! unwind_protect_cleanup
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
+%!   restore_defaults ();
 %! end_unwind_protect
 %!testif ; gpu
 %! ## complex products whose k is too short for pieces take their first
@@ -1876,8 +1888,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!                  "rows cut");
 %!   check_default (randn (2000, 3000), single (randn (3000, 900)), "mixed");
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_DEVICE_LIMIT");
 %! end_unwind_protect
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## split over two devices: by columns (n >= m) and by rows, every class;
@@ -1924,8 +1935,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!             "%s: other bits on another call", cls{1});
 %!   endfor
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## one of two devices fails in the middle of a split call: an error that
@@ -1943,9 +1953,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   unsetenv ("GPU_TILED_TEST_FAIL");
 %!   check_default (A, B, "after a device failed");
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_TEST_FAIL");
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_TEST_FAIL", "GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; gpu
 %! ## a device out of memory in the middle of a call (GPU_TILED_TEST_FAIL
@@ -1960,8 +1968,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   check_default (A, B, "the call after");
 %!   assert (gpu_tiled_info ().devices(devs(1) + 1).memory_retries, 1);
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_TEST_FAIL");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_TEST_FAIL");
 %! end_unwind_protect
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## one of two devices runs out of memory in the middle of a split call,
@@ -1983,9 +1990,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     check_default (A, B, [c{1} ", the call after"]);
 %!   endfor
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_TEST_FAIL");
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_TEST_FAIL", "GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## each device alone, then both, give the same class and accuracy
@@ -2002,9 +2007,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   gpu_tiled_reset ();
 %!   check_default (A, B, "both");
 %! unwind_protect_cleanup
-%!   gpu_tiled_devices ([]);
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!## Seconds at v on the crossover's line through the points (x, t), as
 %!## gt_crossover.c draws it: straight between points, the last segment's
@@ -2118,9 +2121,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     endfor
 %!   endfor
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_RESULT_HEAP");
-%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_RESULT_HEAP", "GPU_TILED_DEVICE_LIMIT");
 %! end_unwind_protect
 %!testif ; heap
 %! ## A result whose memory comes back (a loop's, freed, its operands the
@@ -2177,10 +2178,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     endfor
 %!   endfor
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_RESULT_HEAP");
-%!   unsetenv ("GPU_TILED_TEST_STALE");
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_RESULT_HEAP", "GPU_TILED_TEST_STALE",
+%!                     "GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; heap
 %! ## Under GPU_TILED_LOCK_OPERANDS=1, operands of 4 MiB or more that come
@@ -2305,11 +2304,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   assert (s.operands_lock, "never");
 %!   assert (s.operands_direct, 0);
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
-%!   unsetenv ("GPU_TILED_RESULT_HEAP");
-%!   unsetenv ("GPU_TILED_TEST_STALE");
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_LOCK_OPERANDS", "GPU_TILED_RESULT_HEAP",
+%!                     "GPU_TILED_TEST_STALE", "GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; heap
 %! ## Operands that share memory: shallow slices of one array (Octave
@@ -2336,10 +2332,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     endfor
 %!   endfor
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_LOCK_OPERANDS");
-%!   unsetenv ("GPU_TILED_RESULT_HEAP");
-%!   unsetenv ("GPU_TILED_SPLIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_LOCK_OPERANDS", "GPU_TILED_RESULT_HEAP",
+%!                     "GPU_TILED_SPLIT");
 %! end_unwind_protect
 
 ## ---- Kernel 11: single products on the INT8 tensor cores ----
@@ -2419,8 +2413,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   R = double (A) * double (B);
 %!   assert (max (abs (double (C(4, :)) - R(4, :))) <= realmin ("single") * eps ("single"));
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_EMULATE");
 %! end_unwind_protect
 
 %!testif ; emu
@@ -2436,9 +2429,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   check_emulated (A, B, "2000x1500x2500 in blocks", true);
 %!   assert ([gpu_tiled_info().devices.cached_device_memory] <= 40e6);
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   unsetenv ("GPU_TILED_DEVICE_LIMIT");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_EMULATE", "GPU_TILED_DEVICE_LIMIT");
 %! end_unwind_protect
 
 %!testif ; emu
@@ -2465,8 +2456,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   R = double (A) * double (B);
 %!   assert (norm (double (C) - R, "fro") <= norm (double (A * B) - R, "fro"));
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_EMULATE");
 %! end_unwind_protect
 
 %!testif ; emu
@@ -2508,9 +2498,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     assert (e2.products - e1.products, pieces - 2);
 %!   endif
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_EMULATE");
 %! end_unwind_protect
 
 %!testif ; emu
@@ -2574,10 +2562,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   assert (norm (double (C(f)) - R(f)) <= 4 * k * eps ("single")
 %!           * norm (double (A), "fro") * norm (double (B(:, [1:hi-1, hi+1:n])), "fro"));
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   unsetenv ("GPU_TILED_NO_KSPLIT");
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_EMULATE", "GPU_TILED_NO_KSPLIT");
 %! end_unwind_protect
 
 %!testif ; emu
@@ -2600,10 +2585,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   check_default (A, B, "2048x8192x2048, off");
 %!   assert (gpu_tiled_info ().emulation.products, 0);
 %! unwind_protect_cleanup
-%!   unsetenv ("GPU_TILED_EMULATE");
-%!   unsetenv ("GPU_TILED_NO_KSPLIT");
-%!   gpu_tiled_devices ([]);
-%!   gpu_tiled_reset ();
+%!   restore_defaults ("GPU_TILED_EMULATE", "GPU_TILED_NO_KSPLIT");
 %! end_unwind_protect
 
 %!test

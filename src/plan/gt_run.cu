@@ -351,11 +351,50 @@ head_end (double count, double each, double a_seconds)
   return (all > a_seconds ? all : a_seconds) + each;
 }
 
+/* What a piece of plain kernel 9 costs beyond its flops at the pieces'
+   rate: its launch, the round's fill, and its sums' trip through device
+   memory (single 3000x700x5000's pieces of 160 took 70-78 us each, where
+   their flops at K9_SINGLE_PIECES_RATE are 30: bench/RESULTS.md, "The
+   first panel whole where A comes in fast").  */
+#define K9_PIECE_FIXED_SECONDS 45e-6
+
+/* The panel whole must be predicted to end this much sooner than its
+   pieces: at single 3000x1500x5000 the model put it 4% sooner and it
+   took 2% longer; at 3000x700x5000, 37% sooner, it took 3% less
+   (bench/RESULTS.md, "The first panel whole where A comes in fast").  */
+#define K9_WHOLE_MARGIN 1.25
+
+/* A real panel on kernel 9: in pieces unless the panel whole is
+   predicted to end clearly sooner after all of A.  Where A comes in
+   fast (small k), the pieces' fixed costs outrun it.  */
+static int
+k9_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
+                size_t kc9, double a_seconds)
+{
+  if (!kc9)
+    return GT_HEAD_PIECES;
+  const int single = whole->type == GT_SINGLE;
+  const double busy = pieces_busy (m, w);
+  const double whole_end = a_seconds + 2.0 * m * w * k
+                                       / (K9_PIECES_RATE * busy);
+  const double each = 2.0 * m * w * kc9
+                      / ((single ? K9_SINGLE_PIECES_RATE : K9_PIECES_RATE)
+                         * busy)
+                      + K9_PIECE_FIXED_SECONDS;
+  return K9_WHOLE_MARGIN * whole_end < head_end ((double) k / kc9, each,
+                                                 a_seconds)
+         ? GT_HEAD_WHOLE : GT_HEAD_PIECES;
+}
+
 extern "C" int
 gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
                      size_t kc9, size_t kc11, double a_seconds)
 {
-  if (whole->complex_a || whole->complex_b || whole->kernel != GT_K11_OZAKI)
+  if (whole->complex_a || whole->complex_b)
+    return GT_HEAD_PIECES;
+  if (whole->kernel == GT_K9_DMMA)
+    return k9_head_pieces (whole, m, w, k, kc9, a_seconds);
+  if (whole->kernel != GT_K11_OZAKI)
     return GT_HEAD_PIECES;
   const double whole_end = a_seconds + gt_k11_seconds (m, w, k);
   const double k9_each = 2.0 * m * w * kc9
