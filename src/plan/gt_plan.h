@@ -278,9 +278,11 @@ int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
 /* How panel 0 of a product streamed in panels (m x w, depth k), whose A
    takes a_seconds to come in, goes: GT_HEAD_PIECES (gt_plan_piece's
    pieces of kc9) always where the plan is complex (gt_plan_pieces_pay
-   judges those) or on any kernel but kernel 11.  A real product on
-   kernel 11 takes, of the panel whole (at A's arrival and a run of
-   kernel 11 after it), plain kernel 9's pieces of kc9 (several times
+   judges those) or on any kernel but kernels 9 and 11.  A real product
+   on kernel 9 takes them unless the panel whole is predicted to end
+   clearly sooner after all of A (small k: each piece has a fixed cost
+   beside its flops).  A real product on kernel 11 takes, of the panel
+   whole (at A's arrival and a run of kernel 11 after it), plain kernel 9's pieces of kc9 (several times
    slower than kernel 11, bench/RESULTS.md, "A band's pieces as they
    come") and kernel 11's own pieces of kc11 (gt_plan_piece_k11: each
    pays kernel 11's fixed costs and its sums' trips), the one predicted to
