@@ -282,12 +282,13 @@ int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
    on kernel 9 takes them unless the panel whole is predicted to end
    clearly sooner after all of A (small k: each piece has a fixed cost
    beside its flops).  A real product on kernel 11 takes, of the panel
-   whole (at A's arrival and a run of kernel 11 after it), plain kernel 9's pieces of kc9 (several times
-   slower than kernel 11, bench/RESULTS.md, "A band's pieces as they
-   come") and kernel 11's own pieces of kc11 (gt_plan_piece_k11: each
-   pays kernel 11's fixed costs and its sums' trips), the one predicted to
-   end first: pieces end a piece after the later of A and their own GPU
-   time.  0 for kc9 or kc11: not that kind.  */
+   whole (at A's arrival and a run of kernel 11 after it), plain kernel
+   9's pieces of kc9 (several times slower than kernel 11,
+   bench/RESULTS.md, "A band's pieces as they come") and kernel 11's own
+   pieces of kc11 (gt_plan_piece_k11: each pays kernel 11's fixed costs
+   and its sums' trips), the one predicted to end first: pieces end a
+   piece after the later of A and their own GPU time.  0 for kc9 or
+   kc11: not that kind.  */
 enum { GT_HEAD_WHOLE = 0, GT_HEAD_PIECES = 1, GT_HEAD_K11_PIECES = 2 };
 int gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
                          size_t kc9, size_t kc11, double a_seconds);
