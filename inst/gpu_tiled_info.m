@@ -72,9 +72,19 @@
 ## and @code{gpu_bytes_per_second} the rates of the lines beyond 256^3.
 ## @code{square_n} is where the lines cross for square products,
 ## @code{host_products} how many were sent to the host, @code{measured}
-## false until the first.  Products of over 16 MiB always run on the GPU.
-## The option @env{GPU_TILED_CROSSOVER}=off, read at the first product
-## (and after @code{gpu_tiled_reset}), sends every product to the GPU.
+## false until the first.  Products of over 16 MiB run on the GPU, but
+## vector products (a row times a matrix, a matrix times a column, an
+## outer product), which the CPU's @code{*} reads once at its memory's
+## rate, often faster than the link to the GPU: each kind of them (in that
+## order, @code{m}, @code{n} or @code{k} of 1) is chosen on its own calls,
+## the first two on the GPU, the third on the CPU, then the side whose
+## last call moved more bytes per second.  @code{vector_gpu_calls},
+## @code{vector_host_calls}, @code{vector_gpu_bytes_per_second} and
+## @code{vector_host_bytes_per_second} (three elements, one per kind) say
+## how many were timed on each side and each side's last rate.
+## The option @env{GPU_TILED_CROSSOVER}=off, read at the first small
+## product (and after @code{gpu_tiled_reset}) and at each vector product,
+## sends every product to the GPU.
 ## @item emulation
 ## single products on the integer tensor cores (kernel 11: Hopper, built
 ## for sm_90a; see @file{doc/gpu_tiled.md}).  @code{usable}: the current
@@ -216,6 +226,12 @@ function s = gpu_tiled_info ()
       printf ("  %s: products below about %.0f^3 run on the CPU (%d so far)\n",
               x.class, x.square_n, x.host_products);
     endif
+    kinds = {"row times matrix", "matrix times column", "outer product"};
+    for j = find (x.vector_host_calls > 0)
+      printf ("  %s, %s over 16 MiB: CPU %.1f GB/s, GPU %.1f GB/s\n",
+              x.class, kinds{j}, 1e-9 * x.vector_host_bytes_per_second(j),
+              1e-9 * x.vector_gpu_bytes_per_second(j));
+    endfor
   endfor
 
 endfunction
@@ -249,6 +265,10 @@ endfunction
 %! assert (islogical (s.usable));
 %! assert (! isempty (s.build_archs));
 %! assert (size (s.crossover), [1, 4]);
+%! for f = {"vector_gpu_calls", "vector_host_calls", ...
+%!          "vector_gpu_bytes_per_second", "vector_host_bytes_per_second"}
+%!   assert (isequal (size (s.crossover(1).(f{1})), [1, 3]), f{1});
+%! endfor
 %! assert (isfield (s.emulation, {"usable", "mode", "products", "declined", ...
 %!                                "kept_scans", "kept_slices", ...
 %!                                "pieces", "a_ahead", "last_moduli"}), ...

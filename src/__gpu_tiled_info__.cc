@@ -101,6 +101,19 @@ crossovers ()
       e.assign ("gpu_fixed_seconds", c.gpu_fixed_s);
       e.assign ("gpu_bytes_per_second", c.gpu_bytes_per_s);
       e.assign ("host_products", static_cast<double> (c.host_products));
+      RowVector vg (GT_VECTOR_KINDS), vh (GT_VECTOR_KINDS),
+                rg (GT_VECTOR_KINDS), rh (GT_VECTOR_KINDS);
+      for (int j = 0; j < GT_VECTOR_KINDS; j++)
+        {
+          vg(j) = static_cast<double> (c.vector_gpu_calls[j]);
+          vh(j) = static_cast<double> (c.vector_host_calls[j]);
+          rg(j) = c.vector_gpu_bytes_per_s[j];
+          rh(j) = c.vector_host_bytes_per_s[j];
+        }
+      e.assign ("vector_gpu_calls", vg);
+      e.assign ("vector_host_calls", vh);
+      e.assign ("vector_gpu_bytes_per_second", rg);
+      e.assign ("vector_host_bytes_per_second", rh);
       if (t == 0)
         x = octave_map (dim_vector (1, GT_TYPE_COUNT), e.keys ());
       x.fast_elem_insert (t, e);

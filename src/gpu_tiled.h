@@ -223,6 +223,10 @@ typedef double (*gt_host_timer) (gt_type c, size_t n, void *arg);
    line through its points (the host's against flops, the GPU's against
    bytes).  */
 #define GT_CROSSOVER_POINTS 8
+/* Vector products of over 16 MiB, by kind: m of 1 (a row times a
+   matrix), else n of 1 (a matrix times a column), else k of 1 (an outer
+   product).  */
+#define GT_VECTOR_KINDS 3
 typedef struct
 {
   int measured;
@@ -234,16 +238,34 @@ typedef struct
   double square_n;            /* the first square size the lines do not
                                  send to the host */
   unsigned long long host_products;        /* sent to the host so far */
+  /* vector products over 16 MiB, per kind: the calls timed on each side
+     (gt_vector_timed) and the bytes per second of each side's last */
+  unsigned long long vector_gpu_calls[GT_VECTOR_KINDS];
+  unsigned long long vector_host_calls[GT_VECTOR_KINDS];
+  double vector_gpu_bytes_per_s[GT_VECTOR_KINDS];
+  double vector_host_bytes_per_s[GT_VECTOR_KINDS];
 } gt_crossover_info;
 
 /* Nonzero where C = A * B (m x k times k x n, types as in
    gt_mtimes_host) is faster by the caller's host product than on the GPU:
-   the caller then runs it itself.  Products of more than 16 MiB are never
-   sent to the host.  The first small product of a type measures both
-   sides (timer for the host's); the option GPU_TILED_CROSSOVER=off, read
-   then, sends every product to the GPU.  */
+   the caller then runs it itself.  The first small product of a type
+   measures both sides (timer for the host's).  Products of more than 16
+   MiB go to the GPU, but for vector products (GT_VECTOR_KINDS), which
+   the host reads once at its memory's rate, often above the link's:
+   those are chosen on their own calls, which the caller times
+   (gt_vector_timed), per type and kind: the first two on the GPU, the
+   third on the host, then the side whose last call moved more bytes per
+   second.  The option GPU_TILED_CROSSOVER=off sends every product to the
+   GPU.  */
 int gt_runs_on_host (gt_type c, gt_type a, gt_type b, size_t m, size_t n,
                      size_t k, gt_host_timer timer, void *arg);
+
+/* A product given no tile took `seconds`, on the host where on_host (the
+   caller's product) or on the GPU, timed by the caller around the whole
+   call, its result's allocation too.  Vector products of over 16 MiB
+   keep it for gt_runs_on_host's choice; other products are ignored.  */
+void gt_vector_timed (gt_type c, gt_type a, gt_type b, size_t m, size_t n,
+                      size_t k, int on_host, double seconds);
 
 /* What was measured for type c (zeros until measured).  */
 void gt_crossover_get (gt_type c, gt_crossover_info *info);

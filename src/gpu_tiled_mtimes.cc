@@ -564,8 +564,22 @@ class (Z), iscomplex (Z)            # double, complex\n\
                                                       time_builtin, &pending);
   if (pending)
     std::rethrow_exception (pending);
+  // Vector products' calls are timed for that choice, each side's whole
+  // call with its result's allocation.
+  const auto t0 = std::chrono::steady_clock::now ();
+  const gt_type ta0 = ta, tb0 = tb;
+  auto timed = [&] (const octave_value_list& r, int host)
+    {
+      if (nargin == 2)
+        {
+          const std::chrono::duration<double> d
+            = std::chrono::steady_clock::now () - t0;
+          gt_vector_timed (c, ta0, tb0, m, n, k, host, d.count ());
+        }
+      return r;
+    };
   if (on_host)
-    return ovl (octave::binary_op (octave_value::op_mul, a, b));
+    return timed (ovl (octave::binary_op (octave_value::op_mul, a, b)), 1);
 
   // Logical and char operands are converted in the precision of the
   // product (exactly: 0, 1 and character codes).
@@ -583,13 +597,13 @@ class (Z), iscomplex (Z)            # double, complex\n\
   switch (c)
     {
     case GT_SINGLE:
-      return product<float> (c, A.op, B.op, m, n, k, tile);
+      return timed (product<float> (c, A.op, B.op, m, n, k, tile), 0);
     case GT_DOUBLE:
-      return product<double> (c, A.op, B.op, m, n, k, tile);
+      return timed (product<double> (c, A.op, B.op, m, n, k, tile), 0);
     case GT_COMPLEX_SINGLE:
-      return product<FloatComplex> (c, A.op, B.op, m, n, k, tile);
+      return timed (product<FloatComplex> (c, A.op, B.op, m, n, k, tile), 0);
     default:
-      return product<Complex> (c, A.op, B.op, m, n, k, tile);
+      return timed (product<Complex> (c, A.op, B.op, m, n, k, tile), 0);
     }
 }
 
@@ -2074,6 +2088,47 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   check_default (randn (1000, "single"), randn (1000, "single"), "1000^3");
 %!   check_default (randn (1500, "single"), randn (1500, "single"), "1500^3");
 %!   assert ([gpu_tiled_info().crossover.host_products], on_host);
+%! unwind_protect_cleanup
+%!   setenv ("GPU_TILED_CROSSOVER", "off");
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
+%!testif ; gpu
+%! ## vector products over 16 MiB, the crossover on (a row times a matrix,
+%! ## then a matrix times a column): each kind's first two calls on the
+%! ## GPU, the third on Octave's *, the fourth on the side whose last call
+%! ## moved more bytes per second (gpu_tiled_info's rates); every result
+%! ## against double; a tile given: the GPU, untimed
+%! unsetenv ("GPU_TILED_CROSSOVER");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   for kind = 1:2
+%!     for call = 1:4
+%!       if (kind == 1)
+%!         A = randn (1, 2^20, "single");  B = randn (2^20, 8, "single");
+%!       else
+%!         A = randn (2^20, 8, "single");  B = randn (8, 1, "single");
+%!       endif
+%!       x0 = gpu_tiled_info ().crossover(1);
+%!       C = gpu_tiled_mtimes (A, B);
+%!       x = gpu_tiled_info ().crossover(1);
+%!       host = call == 3 || (call == 4 && x0.vector_host_bytes_per_second(kind)
+%!                                        > x0.vector_gpu_bytes_per_second(kind));
+%!       what = sprintf ("kind %d, call %d", kind, call);
+%!       assert (x.host_products - x0.host_products == host, what);
+%!       assert (isequal ([x.vector_gpu_calls(kind), x.vector_host_calls(kind)],
+%!                        [min(call, 2) + (call == 4 && ! host),
+%!                         (call >= 3) + (call == 4 && host)]), what);
+%!       check_rows (A, B, C, what);
+%!     endfor
+%!     assert (x.vector_gpu_bytes_per_second(kind) > 0
+%!             && x.vector_host_bytes_per_second(kind) > 0);
+%!   endfor
+%!   x0 = gpu_tiled_info ().crossover(1);
+%!   C = gpu_tiled_mtimes (A, B, 32);
+%!   x = gpu_tiled_info ().crossover(1);
+%!   assert ([x.host_products, x.vector_gpu_calls, x.vector_host_calls],
+%!           [x0.host_products, x0.vector_gpu_calls, x0.vector_host_calls]);
+%!   check_rows (A, B, C, "a tile given");
 %! unwind_protect_cleanup
 %!   setenv ("GPU_TILED_CROSSOVER", "off");
 %!   gpu_tiled_reset ();

@@ -1,7 +1,8 @@
 /* gt_crossover.c -- where a product given no tile runs best: on the GPU,
    or on the host by the caller's own product (Octave's *), for products
    so small that the trip to the GPU costs more than the whole product on
-   the host.
+   the host, and for large vector products, which the host reads once at
+   its memory's rate.
 
    Both sides are measured, once per element type of C, at the first
    product of that type small enough to ask about (HOST_MAX_BYTES): the
@@ -10,7 +11,12 @@
    side's points a line of straight segments:
      host: time against flops        GPU: time against bytes
    (at these sizes the GPU's time is the trip, not the kernel).  A product
-   runs on the host where its host line is below its GPU line.  */
+   runs on the host where its host line is below its GPU line.
+
+   Vector products over HOST_MAX_BYTES are chosen on their own calls
+   instead, timed by the caller (gt_vector_timed): the host's rate for
+   them depends on its BLAS's kernel for the shape (OpenBLAS's single
+   64x10^6x1 took 55 ms, 1x10^6x64 3.3), not on a line through squares.  */
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +25,9 @@
 #include "gt_product.h"
 #include "gt_stage.h"
 
-/* Larger products always go to the GPU, unmeasured: at 16 MiB of
-   operands the GPU's trip is a few milliseconds, and a host product of
-   that many bytes takes longer.  */
+/* Larger products go to the GPU, unmeasured (but vector products): at
+   16 MiB of operands the GPU's trip is a few milliseconds, and a host
+   product of that many bytes takes longer.  */
 #define HOST_MAX_BYTES ((size_t) 16 << 20)
 /* The square sizes measured, and the calls timed at each (the median,
    after calls not timed).  Two sizes, 4 and 256, with straight lines
@@ -53,6 +59,16 @@ typedef struct
 } crossover;
 
 static crossover xo[GT_TYPE_COUNT];
+
+/* Vector products' calls, per type of C, apart from the squares' points
+   (which a measurement replaces whole); reported in gt_crossover_info.  */
+typedef struct
+{
+  unsigned long long gpu_calls[GT_VECTOR_KINDS], host_calls[GT_VECTOR_KINDS];
+  double gpu_bytes_per_s[GT_VECTOR_KINDS], host_bytes_per_s[GT_VECTOR_KINDS];
+} vectors;
+
+static vectors vec[GT_TYPE_COUNT];
 
 /* The product's bytes, in double: sizes whose bytes would wrap a size_t
    (refused later by gt_mtimes_host) count as too large for the host.  */
@@ -221,6 +237,64 @@ measure (gt_type c, gt_host_timer timer, void *arg)
   xo[c] = y;
 }
 
+/* A vector product over HOST_MAX_BYTES: the host reads its large
+   operand (or writes its large result) once, at the rate of its memory,
+   which may beat the link to the GPU (single 1x10^6x64 took 3.3 ms by
+   Octave's * and 6.2 on an H200's host: bench/RESULTS.md, "Vector
+   products on the faster side").  Its kind, or -1 for other products.  */
+static int
+vector_kind (size_t m, size_t n, size_t k)
+{
+  return m == 1 ? 0 : n == 1 ? 1 : k == 1 ? 2 : -1;
+}
+
+/* GPU calls of a kind before the host's trial: the first of a process
+   pays for the GPU path's first use (buffers, the operands' locks).  */
+#define VECTOR_GPU_TRIALS 2
+
+static int
+vector_on_host (gt_type c, int kind)
+{
+  const vectors *v = &vec[c];
+  if (gt_option_crossover_off () || v->gpu_calls[kind] < VECTOR_GPU_TRIALS)
+    return 0;
+  return v->host_calls[kind] == 0
+         || v->host_bytes_per_s[kind] > v->gpu_bytes_per_s[kind];
+}
+
+void
+gt_vector_timed (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
+                 size_t k, int on_host, double seconds)
+{
+  const int kind = vector_kind (m, n, k);
+  if ((unsigned) c >= GT_TYPE_COUNT || kind < 0 || !(seconds > 0))
+    return;
+  const double bytes = product_bytes (c, ta, tb, m, n, k);
+  if (bytes <= (double) HOST_MAX_BYTES)
+    return;
+  vectors *v = &vec[c];
+  if (on_host)
+    {
+      v->host_calls[kind]++;
+      v->host_bytes_per_s[kind] = bytes / seconds;
+    }
+  else
+    {
+      v->gpu_calls[kind]++;
+      v->gpu_bytes_per_s[kind] = bytes / seconds;
+    }
+}
+
+/* A product sent to the host: counted, and the GPU's copy helpers off
+   the cores, which the host's product gets.  */
+static int
+to_host (crossover *x)
+{
+  x->info.host_products++;
+  gt_ctx_rest_helpers ();
+  return 1;
+}
+
 int
 gt_runs_on_host (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
                  size_t k, gt_host_timer timer, void *arg)
@@ -229,7 +303,12 @@ gt_runs_on_host (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
     return 0;
   const double bytes = product_bytes (c, ta, tb, m, n, k);
   crossover *x = &xo[c];
-  if (bytes > (double) HOST_MAX_BYTES || x->state < 0)
+  if (bytes > (double) HOST_MAX_BYTES)
+    {
+      const int kind = vector_kind (m, n, k);
+      return kind >= 0 && vector_on_host (c, kind) ? to_host (x) : 0;
+    }
+  if (x->state < 0)
     return 0;
   if (x->state == 0)
     {
@@ -244,21 +323,29 @@ gt_runs_on_host (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
     }
   if (host_line (x, gt_flops (c, m, n, k)) >= gpu_line (x, bytes))
     return 0;
-  x->info.host_products++;
-  gt_ctx_rest_helpers ();   /* the host's product gets the cores */
-  return 1;
+  return to_host (x);
 }
 
 void
 gt_crossover_get (gt_type c, gt_crossover_info *info)
 {
   memset (info, 0, sizeof *info);
-  if ((unsigned) c < GT_TYPE_COUNT)
-    *info = xo[c].info;
+  if ((unsigned) c >= GT_TYPE_COUNT)
+    return;
+  *info = xo[c].info;
+  const vectors *v = &vec[c];
+  for (int j = 0; j < GT_VECTOR_KINDS; j++)
+    {
+      info->vector_gpu_calls[j] = v->gpu_calls[j];
+      info->vector_host_calls[j] = v->host_calls[j];
+      info->vector_gpu_bytes_per_s[j] = v->gpu_bytes_per_s[j];
+      info->vector_host_bytes_per_s[j] = v->host_bytes_per_s[j];
+    }
 }
 
 void
 gt_crossover_forget (void)
 {
   memset (xo, 0, sizeof xo);
+  memset (vec, 0, sizeof vec);
 }
