@@ -78,10 +78,12 @@
 ## rate, often faster than the link to the GPU: each kind of them (in that
 ## order, @code{m}, @code{n} or @code{k} of 1) is chosen on its own calls,
 ## the first two on the GPU, the third on the CPU, then the side whose
-## last call moved more bytes per second.  @code{vector_gpu_calls},
-## @code{vector_host_calls}, @code{vector_gpu_bytes_per_second} and
+## best call moved more bytes per second, with the other side again after
+## 4 calls, then 8, 16, and so on, in case it was timed cold.
+## @code{vector_gpu_calls}, @code{vector_host_calls},
+## @code{vector_gpu_bytes_per_second} and
 ## @code{vector_host_bytes_per_second} (three elements, one per kind) say
-## how many were timed on each side and each side's last rate.
+## how many were timed on each side and each side's best rate.
 ## The option @env{GPU_TILED_CROSSOVER}=off, read at the first small
 ## product (and after @code{gpu_tiled_reset}) and at each vector product,
 ## sends every product to the GPU.

@@ -239,7 +239,7 @@ typedef struct
                                  send to the host */
   unsigned long long host_products;        /* sent to the host so far */
   /* vector products over 16 MiB, per kind: the calls timed on each side
-     (gt_vector_timed) and the bytes per second of each side's last */
+     (gt_vector_timed) and the bytes per second of each side's best */
   unsigned long long vector_gpu_calls[GT_VECTOR_KINDS];
   unsigned long long vector_host_calls[GT_VECTOR_KINDS];
   double vector_gpu_bytes_per_s[GT_VECTOR_KINDS];
@@ -254,8 +254,9 @@ typedef struct
    the host reads once at its memory's rate, often above the link's:
    those are chosen on their own calls, which the caller times
    (gt_vector_timed), per type and kind: the first two on the GPU, the
-   third on the host, then the side whose last call moved more bytes per
-   second.  The option GPU_TILED_CROSSOVER=off sends every product to the
+   third on the host, then the side whose best call moved more bytes per
+   second, the other side again after 4 calls, then 8, 16, ... (at most
+   4096).  The option GPU_TILED_CROSSOVER=off sends every product to the
    GPU.  */
 int gt_runs_on_host (gt_type c, gt_type a, gt_type b, size_t m, size_t n,
                      size_t k, gt_host_timer timer, void *arg);

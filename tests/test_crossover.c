@@ -245,72 +245,84 @@ test_off (void)
   host_rate2 = save;
 }
 
-/* The next call of a single product m x k x n given no tile: where it
-   runs, and that side's time reported as the caller does.  */
-static int
-vector_call (size_t m, size_t n, size_t k, double host_s, double gpu_s)
+/* count calls of a single product m x k x n given no tile, each timed
+   as the caller times it: the host's host_s, the GPU's gpu_cold_s for
+   its first two calls and gpu_s after; sides gets where each ran ('G',
+   'H').  */
+static void
+vector_calls (size_t m, size_t n, size_t k, double host_s, double gpu_cold_s,
+              double gpu_s, int count, char *sides)
 {
-  const int h = gt_runs_on_host (GT_SINGLE, GT_SINGLE, GT_SINGLE, m, n, k,
-                                 timer, NULL);
-  gt_vector_timed (GT_SINGLE, GT_SINGLE, GT_SINGLE, m, n, k, h,
-                   h ? host_s : gpu_s);
-  return h;
+  int gpu = 0;
+  for (int i = 0; i < count; i++)
+    {
+      const int h = gt_runs_on_host (GT_SINGLE, GT_SINGLE, GT_SINGLE, m, n,
+                                     k, timer, NULL);
+      gt_vector_timed (GT_SINGLE, GT_SINGLE, GT_SINGLE, m, n, k, h,
+                       h ? host_s : gpu++ < 2 ? gpu_cold_s : gpu_s);
+      sides[i] = h ? 'H' : 'G';
+    }
+  sides[count] = 0;
 }
 
 /* Vector products over 16 MiB: per kind, two calls on the GPU, one on
-   the host, then the side whose last call was faster per byte, following
-   it as the times change; other large products on the GPU however slow;
-   each kind apart; the option off; what gpu_tiled_info reports; a reset
-   forgets.  */
+   the host, then the side of the best rate, the other again after 4
+   calls, 8, 16...; a GPU timed cold found faster when it runs again;
+   other large products on the GPU however slow; each kind apart; the
+   option off; what gpu_tiled_info reports; a reset forgets.  */
 static void
 test_vectors (void)
 {
+  char sides[64];
   reset ();
   /* 1 x 2^22 x 8 single: B of 128 MiB */
   const size_t k = (size_t) 1 << 22;
   const double bytes = 4.0 * (k + 8.0 * k + 8);
-  int seq[6];
-  for (int i = 0; i < 6; i++)
-    seq[i] = vector_call (1, 8, k, 1e-3, i < 4 ? 2e-3 : 0.5e-3);
-  check (!seq[0] && !seq[1] && seq[2] && seq[3] && seq[4] && seq[5],
-         "a row times a matrix: GPU, GPU, host, then the host (faster)");
+  vector_calls (1, 8, k, 1e-3, 2e-3, 2e-3, 20, sides);
+  printf ("    host faster: %s\n", sides);
+  check (strcmp (sides, "GGHHHHHGHHHHHHHHGHHH") == 0,
+         "a row times a matrix, the host faster: trials, then the host, "
+         "the GPU again after 4 and 8");
   gt_crossover_info i;
   gt_crossover_get (GT_SINGLE, &i);
-  check (i.vector_gpu_calls[0] == 2 && i.vector_host_calls[0] == 4
+  check (i.vector_gpu_calls[0] == 4 && i.vector_host_calls[0] == 16
          && fabs (i.vector_host_bytes_per_s[0] / (bytes / 1e-3) - 1) < 1e-12
          && fabs (i.vector_gpu_bytes_per_s[0] / (bytes / 2e-3) - 1) < 1e-12
-         && i.host_products == 4,
-         "the vector calls and rates reported");
-  /* the host slower than the GPU's last: back to the GPU */
-  vector_call (1, 8, k, 3e-3, 2e-3);
-  check (!vector_call (1, 8, k, 3e-3, 2e-3),
-         "a host slower than the GPU's last: the GPU again");
-  /* a matrix times a column, an outer product: their own trials */
-  int col[3], outer[3];
-  for (int j = 0; j < 3; j++)
-    {
-      col[j] = vector_call (k, 1, 8, 1e-3, 2e-3);
-      outer[j] = vector_call (2048, 4096, 1, 1e-3, 2e-3);
-    }
+         && i.host_products == 16,
+         "the vector calls and best rates reported");
+  reset ();
+  vector_calls (1, 8, k, 10e-3, 40e-3, 5e-3, 22, sides);
+  printf ("    GPU slow at first: %s\n", sides);
+  check (strcmp (sides, "GGHHHHHGGGGGHGGGGGGGGH") == 0,
+         "a GPU slow in its first calls: the GPU once it runs again");
+  /* a slower call later (the other side's threads still spinning) does
+     not lower a side's rate */
+  reset ();
+  gt_vector_timed (GT_SINGLE, GT_SINGLE, GT_SINGLE, 1, 8, k, 0, 1e-3);
+  gt_vector_timed (GT_SINGLE, GT_SINGLE, GT_SINGLE, 1, 8, k, 0, 4e-3);
+  gt_vector_timed (GT_SINGLE, GT_SINGLE, GT_SINGLE, 1, 8, k, 1, 3e-3);
+  gt_vector_timed (GT_SINGLE, GT_SINGLE, GT_SINGLE, 1, 8, k, 1, 9e-3);
   gt_crossover_get (GT_SINGLE, &i);
-  check (!col[0] && !col[1] && col[2] && !outer[0] && !outer[1] && outer[2]
+  check (fabs (i.vector_gpu_bytes_per_s[0] / (bytes / 1e-3) - 1) < 1e-12
+         && fabs (i.vector_host_bytes_per_s[0] / (bytes / 3e-3) - 1) < 1e-12,
+         "each side's best call kept");
+  /* a matrix times a column, an outer product: their own trials */
+  reset ();
+  char col[8], outer[8];
+  vector_calls (1, 8, k, 1e-3, 2e-3, 2e-3, 4, sides);
+  vector_calls (k, 1, 8, 1e-3, 2e-3, 2e-3, 4, col);
+  vector_calls (2048, 4096, 1, 1e-3, 2e-3, 2e-3, 4, outer);
+  gt_crossover_get (GT_SINGLE, &i);
+  check (strcmp (col, "GGHH") == 0 && strcmp (outer, "GGHH") == 0
          && i.vector_gpu_calls[1] == 2 && i.vector_gpu_calls[2] == 2,
          "each kind of vector product: trials of its own");
-  /* where the GPU is faster, after the host's trial: the GPU */
-  reset ();
-  for (int j = 0; j < 3; j++)
-    vector_call (k, 1, 8, 5e-3, 1e-3);
-  check (!vector_call (k, 1, 8, 5e-3, 1e-3) && !vector_call (k, 1, 8, 5e-3,
-                                                             1e-3),
-         "a matrix times a column, the GPU faster: the GPU");
   /* not vectors, or small: never timed, never the host */
   reset ();
-  int any = 0;
-  for (int j = 0; j < 4; j++)
-    any |= vector_call (2, 8, k, 1e-9, 1);
+  vector_calls (2, 8, k, 1e-9, 1, 1, 6, sides);
   gt_crossover_get (GT_SINGLE, &i);
-  check (!any && i.vector_gpu_calls[0] + i.vector_gpu_calls[1]
-                 + i.vector_gpu_calls[2] == 0,
+  check (strcmp (sides, "GGGGGG") == 0
+         && i.vector_gpu_calls[0] + i.vector_gpu_calls[1]
+            + i.vector_gpu_calls[2] == 0,
          "two rows times a matrix over 16 MiB: the GPU, not timed");
   gt_vector_timed (GT_SINGLE, GT_SINGLE, GT_SINGLE, 1, 8, 1024, 0, 1e-3);
   gt_crossover_get (GT_SINGLE, &i);
@@ -318,9 +330,11 @@ test_vectors (void)
   /* the option off: the GPU */
   reset ();
   crossover_off = 1;
-  for (int j = 0; j < 4; j++)
-    any |= vector_call (1, 8, k, 1e-9, 1);
-  check (!any, "GPU_TILED_CROSSOVER=off: vector products on the GPU");
+  vector_calls (1, 8, k, 1e-9, 1, 1, 6, sides);
+  check (strcmp (sides, "GGGGGG") == 0,
+         "GPU_TILED_CROSSOVER=off: vector products on the GPU");
+  crossover_off = 0;
+  vector_calls (1, 8, k, 1e-3, 2e-3, 2e-3, 4, sides);
   reset ();
   gt_crossover_get (GT_SINGLE, &i);
   check (i.vector_gpu_calls[0] == 0 && i.vector_host_calls[0] == 0

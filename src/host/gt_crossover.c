@@ -61,11 +61,16 @@ typedef struct
 static crossover xo[GT_TYPE_COUNT];
 
 /* Vector products' calls, per type of C, apart from the squares' points
-   (which a measurement replaces whole); reported in gt_crossover_info.  */
+   (which a measurement replaces whole); reported in gt_crossover_info.
+   Per kind: the calls timed on each side, each side's best rate, and the
+   calls since the side not preferred last ran (passed) against the gap
+   after which it runs again.  */
 typedef struct
 {
   unsigned long long gpu_calls[GT_VECTOR_KINDS], host_calls[GT_VECTOR_KINDS];
   double gpu_bytes_per_s[GT_VECTOR_KINDS], host_bytes_per_s[GT_VECTOR_KINDS];
+  unsigned passed[GT_VECTOR_KINDS], gap[GT_VECTOR_KINDS];
+  int preferred_host[GT_VECTOR_KINDS];
 } vectors;
 
 static vectors vec[GT_TYPE_COUNT];
@@ -249,17 +254,52 @@ vector_kind (size_t m, size_t n, size_t k)
 }
 
 /* GPU calls of a kind before the host's trial: the first of a process
-   pays for the GPU path's first use (buffers, the operands' locks).  */
+   pays for the GPU path's first use (buffers, the operands' locks; an
+   H200's first two calls of complex single 1x10^6x64 took 44 and 34 ms,
+   later ones 11).  */
 #define VECTOR_GPU_TRIALS 2
+/* The side not preferred runs again after this many calls of the other,
+   then after twice as many each time it loses again: a side timed while
+   cold, or slowed by the other's threads still on the cores (Octave's
+   BLAS spins a while after its product), gets its rate again, and the
+   calls it costs fade over a loop.  The gap starts again where the
+   preference changes.  */
+#define VECTOR_RETRY_GAP 4
+#define VECTOR_RETRY_MAX_GAP 4096
 
 static int
 vector_on_host (gt_type c, int kind)
 {
-  const vectors *v = &vec[c];
+  vectors *v = &vec[c];
   if (gt_option_crossover_off () || v->gpu_calls[kind] < VECTOR_GPU_TRIALS)
     return 0;
-  return v->host_calls[kind] == 0
-         || v->host_bytes_per_s[kind] > v->gpu_bytes_per_s[kind];
+  if (v->host_calls[kind] == 0)
+    return 1;
+  const int host = v->host_bytes_per_s[kind] > v->gpu_bytes_per_s[kind];
+  if (host != v->preferred_host[kind] || v->gap[kind] == 0)
+    {
+      v->preferred_host[kind] = host;
+      v->gap[kind] = VECTOR_RETRY_GAP;
+      v->passed[kind] = 0;
+    }
+  if (v->passed[kind] < v->gap[kind])
+    {
+      v->passed[kind]++;
+      return host;
+    }
+  v->passed[kind] = 0;
+  if (v->gap[kind] < VECTOR_RETRY_MAX_GAP)
+    v->gap[kind] *= 2;
+  return !host;
+}
+
+/* Each side's best call: what slows a call (the other side's threads,
+   the first use) only ever adds time.  */
+static void
+keep_best (double *rate, double r)
+{
+  if (r > *rate)
+    *rate = r;
 }
 
 void
@@ -276,12 +316,12 @@ gt_vector_timed (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
   if (on_host)
     {
       v->host_calls[kind]++;
-      v->host_bytes_per_s[kind] = bytes / seconds;
+      keep_best (&v->host_bytes_per_s[kind], bytes / seconds);
     }
   else
     {
       v->gpu_calls[kind]++;
-      v->gpu_bytes_per_s[kind] = bytes / seconds;
+      keep_best (&v->gpu_bytes_per_s[kind], bytes / seconds);
     }
 }
 
