@@ -71,19 +71,21 @@
 ## @code{gpu_fixed_seconds} are the times at 4^3, @code{host_flops_per_second}
 ## and @code{gpu_bytes_per_second} the rates of the lines beyond 256^3.
 ## @code{square_n} is where the lines cross for square products,
-## @code{host_products} how many were sent to the host, @code{measured}
-## false until the first.  Products of over 16 MiB run on the GPU, but
-## vector products (a row times a matrix, a matrix times a column, an
-## outer product), which the CPU's @code{*} reads once at its memory's
-## rate, often faster than the link to the GPU: each kind of them (in that
-## order, @code{m}, @code{n} or @code{k} of 1) is chosen on its own calls,
-## the first two on the GPU, the third on the CPU, then the side whose
-## best call moved more bytes per second, with the other side again after
-## 4 calls, then 8, 16, and so on, in case it was timed cold.
+## @code{host_products} how many were sent to the host (vector products
+## too), @code{measured} false until the first.  Products of over 16 MiB
+## run on the GPU, but vector products (a row times a matrix, a matrix
+## times a column, an outer product), which the CPU's @code{*} reads once
+## at its memory's rate, often faster than the link to the GPU: each kind
+## of them (in that order, @code{m}, @code{n} or @code{k} of 1) is chosen
+## on its own calls, for each size band (bytes within a power of two): the
+## first two on the GPU, the third on the CPU, then the side whose best
+## call moved more bytes per second, with the other side again after 4
+## calls, then 8, 16, and so on, in case it was timed cold.
 ## @code{vector_gpu_calls}, @code{vector_host_calls},
 ## @code{vector_gpu_bytes_per_second} and
 ## @code{vector_host_bytes_per_second} (three elements, one per kind) say
-## how many were timed on each side and each side's best rate.
+## how many were timed on each side and each side's best rate, in the size
+## band of that kind's last call.
 ## The option @env{GPU_TILED_CROSSOVER}=off, read at the first small
 ## product (and after @code{gpu_tiled_reset}) and at each vector product,
 ## sends every product to the GPU.
@@ -225,8 +227,12 @@ function s = gpu_tiled_info ()
           strtrim (sprintf ("%d ", info.devices_used)));
   for x = info.crossover
     if (x.measured)
-      printf ("  %s: products below about %.0f^3 run on the CPU (%d so far)\n",
-              x.class, x.square_n, x.host_products);
+      printf ("  %s: products below about %.0f^3 run on the CPU\n",
+              x.class, x.square_n);
+    endif
+    if (x.host_products > 0)
+      printf ("  %s: %d products on the CPU so far\n", x.class,
+              x.host_products);
     endif
     kinds = {"row times matrix", "matrix times column", "outer product"};
     for j = find (x.vector_host_calls > 0)

@@ -237,9 +237,11 @@ typedef struct
   double gpu_fixed_s, gpu_bytes_per_s;     /* the rate beyond the largest */
   double square_n;            /* the first square size the lines do not
                                  send to the host */
-  unsigned long long host_products;        /* sent to the host so far */
-  /* vector products over 16 MiB, per kind: the calls timed on each side
-     (gt_vector_timed) and the bytes per second of each side's best */
+  unsigned long long host_products;        /* sent to the host so far,
+                                              vector products too */
+  /* vector products over 16 MiB, per kind, in the size band of its last
+     call: the calls timed on each side (gt_vector_timed) and the bytes
+     per second of each side's best */
   unsigned long long vector_gpu_calls[GT_VECTOR_KINDS];
   unsigned long long vector_host_calls[GT_VECTOR_KINDS];
   double vector_gpu_bytes_per_s[GT_VECTOR_KINDS];
@@ -253,7 +255,8 @@ typedef struct
    MiB go to the GPU, but for vector products (GT_VECTOR_KINDS), which
    the host reads once at its memory's rate, often above the link's:
    those are chosen on their own calls, which the caller times
-   (gt_vector_timed), per type and kind: the first two on the GPU, the
+   (gt_vector_timed), per type, kind and size band (a power of two of
+   bytes): the first two on the GPU, the
    third on the host, then the side whose best call moved more bytes per
    second, the other side again after 4 calls, then 8, 16, ... (at most
    4096).  The option GPU_TILED_CROSSOVER=off sends every product to the

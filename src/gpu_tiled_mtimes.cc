@@ -912,12 +912,14 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!endfunction
 
 %!## The cleanup of a test that changed the package's settings: the named
-%!## variables unset, every usable device again, and every device released,
-%!## so that the next test begins as a fresh session would.
+%!## variables unset, the poison this file's tests run with (the %!shared
+%!## block's) set again, every usable device again, and every device
+%!## released, so that the next test begins as the file's first does.
 %!function restore_defaults (varargin)
 %!  for i = 1:numel (varargin)
 %!    unsetenv (varargin{i});
 %!  endfor
+%!  setenv ("GPU_TILED_POISON", "1");
 %!  gpu_tiled_devices ([]);
 %!  gpu_tiled_reset ();
 %!endfunction

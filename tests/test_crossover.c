@@ -316,6 +316,22 @@ test_vectors (void)
   check (strcmp (col, "GGHH") == 0 && strcmp (outer, "GGHH") == 0
          && i.vector_gpu_calls[1] == 2 && i.vector_gpu_calls[2] == 2,
          "each kind of vector product: trials of its own");
+  /* another size band: trials of its own, whatever the first found */
+  reset ();
+  vector_calls (1, 8, k, 1e-3, 2e-3, 2e-3, 6, sides);
+  vector_calls (1, 8, 8 * k, 1e-3, 2e-3, 2e-3, 4, col);
+  gt_crossover_get (GT_SINGLE, &i);
+  check (strcmp (sides, "GGHHHH") == 0 && strcmp (col, "GGHH") == 0
+         && i.vector_gpu_calls[0] == 2 && i.vector_host_calls[0] == 2,
+         "a size band 8 times larger: trials of its own, reported");
+  /* vector products sent to the host before the first small product's
+     measurement stay counted */
+  reset ();
+  vector_calls (1, 8, k, 1e-3, 2e-3, 2e-3, 4, sides);
+  gt_runs_on_host (GT_SINGLE, GT_SINGLE, GT_SINGLE, 4, 4, 4, timer, NULL);
+  gt_crossover_get (GT_SINGLE, &i);
+  check (i.measured && i.host_products >= 2,
+         "vector products on the host stay counted after a measurement");
   /* not vectors, or small: never timed, never the host */
   reset ();
   vector_calls (2, 8, k, 1e-9, 1, 1, 6, sides);

@@ -60,20 +60,39 @@ typedef struct
 
 static crossover xo[GT_TYPE_COUNT];
 
-/* Vector products' calls, per type of C, apart from the squares' points
-   (which a measurement replaces whole); reported in gt_crossover_info.
-   Per kind: the calls timed on each side, each side's best rate, and the
-   calls since the side not preferred last ran (passed) against the gap
-   after which it runs again.  */
+/* A vector product's choice of side, per type of C, kind and size band,
+   apart from the squares' points (which a measurement replaces whole):
+   the calls timed on each side, each side's best rate, and the calls
+   since the side not preferred last ran (passed) against the gap after
+   which it runs again.  */
 typedef struct
 {
-  unsigned long long gpu_calls[GT_VECTOR_KINDS], host_calls[GT_VECTOR_KINDS];
-  double gpu_bytes_per_s[GT_VECTOR_KINDS], host_bytes_per_s[GT_VECTOR_KINDS];
-  unsigned passed[GT_VECTOR_KINDS], gap[GT_VECTOR_KINDS];
-  int preferred_host[GT_VECTOR_KINDS];
-} vectors;
+  unsigned long long gpu_calls, host_calls;
+  double gpu_bytes_per_s, host_bytes_per_s;
+  unsigned passed, gap;
+  int preferred_host;
+} vector_choice;
 
-static vectors vec[GT_TYPE_COUNT];
+/* Size bands of a power of two of bytes from HOST_MAX_BYTES, the last
+   taking all larger: a rate found at one size (a host product that fits
+   the CPU's caches, a GPU call whose fixed costs a large one spreads)
+   does not decide for another.  */
+#define VECTOR_BANDS 24
+
+static vector_choice vec[GT_TYPE_COUNT][GT_VECTOR_KINDS][VECTOR_BANDS];
+/* the band of each kind's last call, which gt_crossover_get reports */
+static int vec_last[GT_TYPE_COUNT][GT_VECTOR_KINDS];
+
+/* The band of a product of `bytes` over HOST_MAX_BYTES.  */
+static int
+vector_band (double bytes)
+{
+  int b = 0;
+  for (double x = bytes / (2.0 * HOST_MAX_BYTES);
+       x >= 1 && b < VECTOR_BANDS - 1; x /= 2)
+    b++;
+  return b;
+}
 
 /* The product's bytes, in double: sizes whose bytes would wrap a size_t
    (refused later by gt_mtimes_host) count as too large for the host.  */
@@ -238,6 +257,7 @@ measure (gt_type c, gt_host_timer timer, void *arg)
   i->gpu_bytes_per_s = 1 / beyond (y.bytes, i->gpu_s);
   i->square_n = square_crossing (&y, c);
   i->measured = 1;
+  i->host_products = xo[c].info.host_products;   /* vector products' */
   y.state = 1;
   xo[c] = y;
 }
@@ -268,28 +288,27 @@ vector_kind (size_t m, size_t n, size_t k)
 #define VECTOR_RETRY_MAX_GAP 4096
 
 static int
-vector_on_host (gt_type c, int kind)
+vector_on_host (vector_choice *v)
 {
-  vectors *v = &vec[c];
-  if (gt_option_crossover_off () || v->gpu_calls[kind] < VECTOR_GPU_TRIALS)
+  if (gt_option_crossover_off () || v->gpu_calls < VECTOR_GPU_TRIALS)
     return 0;
-  if (v->host_calls[kind] == 0)
+  if (v->host_calls == 0)
     return 1;
-  const int host = v->host_bytes_per_s[kind] > v->gpu_bytes_per_s[kind];
-  if (host != v->preferred_host[kind] || v->gap[kind] == 0)
+  const int host = v->host_bytes_per_s > v->gpu_bytes_per_s;
+  if (host != v->preferred_host || v->gap == 0)
     {
-      v->preferred_host[kind] = host;
-      v->gap[kind] = VECTOR_RETRY_GAP;
-      v->passed[kind] = 0;
+      v->preferred_host = host;
+      v->gap = VECTOR_RETRY_GAP;
+      v->passed = 0;
     }
-  if (v->passed[kind] < v->gap[kind])
+  if (v->passed < v->gap)
     {
-      v->passed[kind]++;
+      v->passed++;
       return host;
     }
-  v->passed[kind] = 0;
-  if (v->gap[kind] < VECTOR_RETRY_MAX_GAP)
-    v->gap[kind] *= 2;
+  v->passed = 0;
+  if (v->gap < VECTOR_RETRY_MAX_GAP)
+    v->gap *= 2;
   return !host;
 }
 
@@ -312,16 +331,18 @@ gt_vector_timed (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
   const double bytes = product_bytes (c, ta, tb, m, n, k);
   if (bytes <= (double) HOST_MAX_BYTES)
     return;
-  vectors *v = &vec[c];
+  const int band = vector_band (bytes);
+  vector_choice *v = &vec[c][kind][band];
+  vec_last[c][kind] = band;
   if (on_host)
     {
-      v->host_calls[kind]++;
-      keep_best (&v->host_bytes_per_s[kind], bytes / seconds);
+      v->host_calls++;
+      keep_best (&v->host_bytes_per_s, bytes / seconds);
     }
   else
     {
-      v->gpu_calls[kind]++;
-      keep_best (&v->gpu_bytes_per_s[kind], bytes / seconds);
+      v->gpu_calls++;
+      keep_best (&v->gpu_bytes_per_s, bytes / seconds);
     }
 }
 
@@ -346,7 +367,8 @@ gt_runs_on_host (gt_type c, gt_type ta, gt_type tb, size_t m, size_t n,
   if (bytes > (double) HOST_MAX_BYTES)
     {
       const int kind = vector_kind (m, n, k);
-      return kind >= 0 && vector_on_host (c, kind) ? to_host (x) : 0;
+      return kind >= 0 && vector_on_host (&vec[c][kind][vector_band (bytes)])
+             ? to_host (x) : 0;
     }
   if (x->state < 0)
     return 0;
@@ -373,13 +395,13 @@ gt_crossover_get (gt_type c, gt_crossover_info *info)
   if ((unsigned) c >= GT_TYPE_COUNT)
     return;
   *info = xo[c].info;
-  const vectors *v = &vec[c];
   for (int j = 0; j < GT_VECTOR_KINDS; j++)
     {
-      info->vector_gpu_calls[j] = v->gpu_calls[j];
-      info->vector_host_calls[j] = v->host_calls[j];
-      info->vector_gpu_bytes_per_s[j] = v->gpu_bytes_per_s[j];
-      info->vector_host_bytes_per_s[j] = v->host_bytes_per_s[j];
+      const vector_choice *v = &vec[c][j][vec_last[c][j]];
+      info->vector_gpu_calls[j] = v->gpu_calls;
+      info->vector_host_calls[j] = v->host_calls;
+      info->vector_gpu_bytes_per_s[j] = v->gpu_bytes_per_s;
+      info->vector_host_bytes_per_s[j] = v->host_bytes_per_s;
     }
 }
 
@@ -388,4 +410,5 @@ gt_crossover_forget (void)
 {
   memset (xo, 0, sizeof xo);
   memset (vec, 0, sizeof vec);
+  memset (vec_last, 0, sizeof vec_last);
 }
