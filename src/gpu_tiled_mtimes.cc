@@ -233,6 +233,14 @@ sample_matrix (octave_idx_type n, unsigned seed)
   return octave_value (a);
 }
 
+static double
+seconds_since (std::chrono::steady_clock::time_point t0)
+{
+  const std::chrono::duration<double> d
+    = std::chrono::steady_clock::now () - t0;
+  return d.count ();
+}
+
 // The crossover's timer (gt_host_timer): seconds of Octave's own * on
 // n x n matrices of type c.  It runs inside the library's C code, which no
 // exception may cross: an interrupt or out-of-memory in it is kept in
@@ -260,9 +268,7 @@ time_builtin_or_throw (gt_type c, size_t n)
     }
   const auto t0 = std::chrono::steady_clock::now ();
   octave_value r = octave::binary_op (octave_value::op_mul, a, b);
-  const std::chrono::duration<double> d
-    = std::chrono::steady_clock::now () - t0;
-  return r.is_defined () ? d.count () : -1.0;
+  return r.is_defined () ? seconds_since (t0) : -1.0;
 }
 
 static double
@@ -571,11 +577,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
   auto timed = [&] (const octave_value_list& r, int host)
     {
       if (nargin == 2)
-        {
-          const std::chrono::duration<double> d
-            = std::chrono::steady_clock::now () - t0;
-          gt_vector_timed (c, ta0, tb0, m, n, k, host, d.count ());
-        }
+        gt_vector_timed (c, ta0, tb0, m, n, k, host, seconds_since (t0));
       return r;
     };
   if (on_host)

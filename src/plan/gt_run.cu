@@ -364,6 +364,20 @@ head_end (double count, double each, double a_seconds)
    (bench/RESULTS.md, "The first panel whole where A comes in fast").  */
 #define K9_WHOLE_MARGIN 1.25
 
+/* The end of an m x w panel's head in plain kernel 9's pieces of kc9 of
+   its k (HUGE_VAL: no pieces), each its flops at `rate` on the SMs its
+   tiles fill and `fixed` seconds more.  */
+static double
+k9_pieces_end (size_t m, size_t w, size_t k, size_t kc9, double rate,
+               double fixed, double a_seconds)
+{
+  if (!kc9)
+    return HUGE_VAL;
+  const double each = 2.0 * m * w * kc9 / (rate * pieces_busy (m, w))
+                      + fixed;
+  return head_end ((double) k / kc9, each, a_seconds);
+}
+
 /* A real panel on kernel 9: in pieces unless the panel whole is
    predicted to end clearly sooner after all of A.  Where A comes in
    fast (small k), the pieces' fixed costs outrun it.  */
@@ -373,16 +387,13 @@ k9_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
 {
   if (!kc9)
     return GT_HEAD_PIECES;
-  const int single = whole->type == GT_SINGLE;
-  const double busy = pieces_busy (m, w);
-  const double whole_end = a_seconds + 2.0 * m * w * k
-                                       / (K9_PIECES_RATE * busy);
-  const double each = 2.0 * m * w * kc9
-                      / ((single ? K9_SINGLE_PIECES_RATE : K9_PIECES_RATE)
-                         * busy)
-                      + K9_PIECE_FIXED_SECONDS;
-  return K9_WHOLE_MARGIN * whole_end < head_end ((double) k / kc9, each,
-                                                 a_seconds)
+  const double whole_end
+    = a_seconds + 2.0 * m * w * k / (K9_PIECES_RATE * pieces_busy (m, w));
+  const double rate = whole->type == GT_SINGLE ? K9_SINGLE_PIECES_RATE
+                                               : K9_PIECES_RATE;
+  return K9_WHOLE_MARGIN * whole_end
+         < k9_pieces_end (m, w, k, kc9, rate, K9_PIECE_FIXED_SECONDS,
+                          a_seconds)
          ? GT_HEAD_WHOLE : GT_HEAD_PIECES;
 }
 
@@ -397,10 +408,8 @@ gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
   if (whole->kernel != GT_K11_OZAKI)
     return GT_HEAD_PIECES;
   const double whole_end = a_seconds + gt_k11_seconds (m, w, k);
-  const double k9_each = 2.0 * m * w * kc9
-                         / (K9_SINGLE_PIECES_RATE * pieces_busy (m, w));
-  const double k9_end = kc9 ? head_end ((double) k / kc9, k9_each, a_seconds)
-                            : HUGE_VAL;
+  const double k9_end = k9_pieces_end (m, w, k, kc9, K9_SINGLE_PIECES_RATE,
+                                       0, a_seconds);
   const double k11_end = kc11 ? head_end ((double) k / kc11,
                                           gt_k11_piece_seconds (m, w, kc11),
                                           a_seconds)
