@@ -80,7 +80,9 @@
 ## on its own calls, for each size band (bytes within a power of two): the
 ## first two on the GPU, the third on the CPU, then the side whose best
 ## call moved more bytes per second, with the other side again after 4
-## calls, then 8, 16, and so on, in case it was timed cold.
+## calls, in case it was timed cold, then after twice as many each time,
+## or after as many as make its extra time 2% of theirs where it is that
+## much slower.
 ## @code{vector_gpu_calls}, @code{vector_host_calls},
 ## @code{vector_gpu_bytes_per_second} and
 ## @code{vector_host_bytes_per_second} (three elements, one per kind) say

@@ -18,6 +18,7 @@
    them depends on its BLAS's kernel for the shape (OpenBLAS's single
    64x10^6x1 took 55 ms, 1x10^6x64 3.3), not on a line through squares.  */
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpu_tiled.h"
@@ -286,6 +287,29 @@ vector_kind (size_t m, size_t n, size_t k)
    preference changes.  */
 #define VECTOR_RETRY_GAP 4
 #define VECTOR_RETRY_MAX_GAP 4096
+/* After that first retry, which mends a rate taken cold, the gap is also
+   long enough that the slower side's calls add at most this share to
+   the faster side's: an H200's host, whose GPU took 2.5 times as long
+   as Octave's * at single 1x10^6x64, lost 1.27 of * over the four calls
+   around a retry after 8 (bench/RESULTS.md, "Vector products' retries
+   by their cost").  */
+#define VECTOR_RETRY_SHARE 0.02
+
+/* The gap after a retry that the preferred side won again: twice the
+   last, and at least the calls over which the slower side's extra time
+   is VECTOR_RETRY_SHARE of theirs.  */
+static unsigned
+next_gap (const vector_choice *v)
+{
+  const double fast = fmax (v->gpu_bytes_per_s, v->host_bytes_per_s);
+  const double slow = fmin (v->gpu_bytes_per_s, v->host_bytes_per_s);
+  double g = 2.0 * v->gap;
+  if (slow > 0)
+    g = fmax (g, ceil ((fast / slow - 1) / VECTOR_RETRY_SHARE));
+  else
+    g = VECTOR_RETRY_MAX_GAP;
+  return g < VECTOR_RETRY_MAX_GAP ? (unsigned) g : VECTOR_RETRY_MAX_GAP;
+}
 
 static int
 vector_on_host (vector_choice *v)
@@ -307,8 +331,7 @@ vector_on_host (vector_choice *v)
       return host;
     }
   v->passed = 0;
-  if (v->gap < VECTOR_RETRY_MAX_GAP)
-    v->gap *= 2;
+  v->gap = next_gap (v);
   return !host;
 }
 
