@@ -80,7 +80,8 @@
 ## on its own calls, for each size band (bytes within a power of two): the
 ## first two on the GPU, the third on the CPU, then the side whose best
 ## call moved more bytes per second, with the other side again after 4
-## calls, in case it was timed cold, then after twice as many each time,
+## calls (the GPU for two calls back to back), in case it was timed
+## cold, then after twice as many each time,
 ## or after as many as make its extra time 2% of theirs where it is that
 ## much slower.
 ## @code{vector_gpu_calls}, @code{vector_host_calls},

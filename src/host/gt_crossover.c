@@ -65,12 +65,12 @@ static crossover xo[GT_TYPE_COUNT];
    apart from the squares' points (which a measurement replaces whole):
    the calls timed on each side, each side's best rate, and the calls
    since the side not preferred last ran (passed) against the gap after
-   which it runs again.  */
+   which it runs again, and its calls still due in such a retry (more).  */
 typedef struct
 {
   unsigned long long gpu_calls, host_calls;
   double gpu_bytes_per_s, host_bytes_per_s;
-  unsigned passed, gap;
+  unsigned passed, gap, more;
   int preferred_host;
 } vector_choice;
 
@@ -294,18 +294,24 @@ vector_kind (size_t m, size_t n, size_t k)
    around a retry after 8 (bench/RESULTS.md, "Vector products' retries
    by their cost").  */
 #define VECTOR_RETRY_SHARE 0.02
+/* Calls of a retry of the GPU, back to back: its first after calls of *
+   shares the cores with the BLAS's threads still spinning and finds its
+   operands' locks to be made again or checked afresh (an H200's double
+   64x10^6x1 retried singly took 15-42 ms against 10.3 in a run of GPU
+   calls, and lost to *'s 18).  The host's retry is one call.  */
+#define VECTOR_GPU_RETRY_CALLS 2
 
 /* The gap after a retry that the preferred side won again: twice the
    last, and at least the calls over which the slower side's extra time
-   is VECTOR_RETRY_SHARE of theirs.  */
+   (calls of it a retry) is VECTOR_RETRY_SHARE of theirs.  */
 static unsigned
-next_gap (const vector_choice *v)
+next_gap (const vector_choice *v, int calls)
 {
   const double fast = fmax (v->gpu_bytes_per_s, v->host_bytes_per_s);
   const double slow = fmin (v->gpu_bytes_per_s, v->host_bytes_per_s);
   double g = 2.0 * v->gap;
   if (slow > 0)
-    g = fmax (g, ceil ((fast / slow - 1) / VECTOR_RETRY_SHARE));
+    g = fmax (g, ceil (calls * (fast / slow - 1) / VECTOR_RETRY_SHARE));
   else
     g = VECTOR_RETRY_MAX_GAP;
   return g < VECTOR_RETRY_MAX_GAP ? (unsigned) g : VECTOR_RETRY_MAX_GAP;
@@ -324,14 +330,22 @@ vector_on_host (vector_choice *v)
       v->preferred_host = host;
       v->gap = VECTOR_RETRY_GAP;
       v->passed = 0;
+      v->more = 0;
+    }
+  if (v->more > 0)
+    {
+      v->more--;
+      return !host;
     }
   if (v->passed < v->gap)
     {
       v->passed++;
       return host;
     }
+  const int calls = host ? VECTOR_GPU_RETRY_CALLS : 1;
   v->passed = 0;
-  v->gap = next_gap (v);
+  v->gap = next_gap (v, calls);
+  v->more = calls - 1;
   return !host;
 }
 
