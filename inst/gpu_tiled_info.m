@@ -81,9 +81,11 @@
 ## first two on the GPU, the third on the CPU, then the side whose best
 ## call moved more bytes per second, with the other side again after 4
 ## calls (the GPU for two calls back to back), in case it was timed
-## cold, then after twice as many each time,
-## or after as many as make its extra time 2% of theirs where it is that
-## much slower.
+## cold; after that, after twice as many calls each time or, whichever
+## is more, after as many as keep that retry's extra time within 2% of
+## the faster side's calls (50 where @code{*} takes twice as long as the
+## GPU, 100 where the GPU takes twice as long as @code{*}), and at most
+## every 4096th call.
 ## @code{vector_gpu_calls}, @code{vector_host_calls},
 ## @code{vector_gpu_bytes_per_second} and
 ## @code{vector_host_bytes_per_second} (three elements, one per kind) say

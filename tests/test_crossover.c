@@ -265,30 +265,48 @@ vector_calls (size_t m, size_t n, size_t k, double host_s, double gpu_cold_s,
   sides[count] = 0;
 }
 
-/* The indices of the 'G's in sides, at most `most` of them, in at; their
-   count returned.  */
+/* The indices of the side c ('G', 'H') in sides, at most `most` of them,
+   in at; their count returned.  */
 static int
-gpu_at (const char *sides, int *at, int most)
+side_at (const char *sides, char c, int *at, int most)
 {
   int n = 0;
   for (int i = 0; sides[i] && n < most; i++)
-    if (sides[i] == 'G')
+    if (sides[i] == c)
       at[n++] = i;
   return n;
+}
+
+/* Whether side c ran at exactly the calls want[0 .. count-1] (the first
+   count of its calls, and no more of them), printed under `what`.  */
+static int
+ran_at (const char *sides, char c, const int *want, int count,
+        const char *what)
+{
+  int at[16];
+  const int n = side_at (sides, c, at, 16);
+  printf ("    %s: %c at", what, c);
+  for (int j = 0; j < n; j++)
+    printf (" %d", at[j]);
+  printf ("\n");
+  int ok = n == count;
+  for (int j = 0; ok && j < count; j++)
+    ok = at[j] == want[j];
+  return ok;
 }
 
 /* Vector products over 16 MiB: per kind, two calls on the GPU, one on
    the host, then the side of the best rate, the other again after 4
    calls (the GPU for two calls), then after twice as many each time, or
-   after as many as make its extra time 2% of theirs; a GPU timed cold
-   found faster when it runs again; other large products on the GPU however slow; each kind
-   apart; the option off; what gpu_tiled_info reports; a reset
-   forgets.  */
+   after as many as make its extra time 2% of theirs where that is more
+   (from the rates with the retry's), at most 4096; a GPU timed cold
+   found faster when it runs again; other large products on the GPU
+   however slow; each kind apart; the option off; what gpu_tiled_info
+   reports; a reset forgets.  */
 static void
 test_vectors (void)
 {
-  char sides[256];
-  int at[8];
+  static char sides[4200];
   reset ();
   /* 1 x 2^22 x 8 single: B of 128 MiB */
   const size_t k = (size_t) 1 << 22;
@@ -300,13 +318,8 @@ test_vectors (void)
          "the GPU again (two calls) after 4, 8 and 16");
   reset ();
   vector_calls (1, 8, k, 1e-3, 2e-3, 2e-3, 120, sides);
-  const int g = gpu_at (sides, at, 8);
-  printf ("    host twice as fast: GPU at");
-  for (int j = 0; j < g; j++)
-    printf (" %d", at[j]);
-  printf ("\n");
-  check (g == 6 && at[0] == 0 && at[1] == 1 && at[2] == 7 && at[3] == 8
-         && at[4] == 109 && at[5] == 110,
+  const int twice[] = { 0, 1, 7, 8, 109, 110 };
+  check (ran_at (sides, 'G', twice, 6, "host twice as fast"),
          "the host twice as fast: the GPU again after 4, then after 100 "
          "(its two calls' extra time 2% of the host's)");
   gt_crossover_info i;
@@ -317,11 +330,26 @@ test_vectors (void)
          && i.host_products == 114,
          "the vector calls and best rates reported");
   reset ();
-  vector_calls (1, 8, k, 10e-3, 40e-3, 5e-3, 22, sides);
-  printf ("    GPU slow at first: %s\n", sides);
-  check (strcmp (sides, "GGHHHHHGGGGGHGGGGGGGGG") == 0,
+  vector_calls (1, 8, k, 10e-3, 40e-3, 5e-3, 70, sides);
+  const int slow_first[] = { 2, 3, 4, 5, 6, 12, 63 };
+  check (ran_at (sides, 'H', slow_first, 7, "GPU slow at first"),
          "a GPU slow in its first calls: the GPU once it runs again, "
-         "the host again after 4, then after 50");
+         "the host again after 4, then after 50 (its one call's extra "
+         "time 2% of the GPU's)");
+  /* the gap after a retry from the rates with the retry's: a GPU cold at
+     first (40 ms), then 1.125 times the host's 10 ms */
+  reset ();
+  vector_calls (1, 8, k, 10e-3, 40e-3, 11.25e-3, 55, sides);
+  const int cold[] = { 0, 1, 7, 8, 22, 23, 50, 51 };
+  check (ran_at (sides, 'G', cold, 8, "GPU cold, then 12.5% slower"),
+         "a GPU cold at first and then 12.5% slower: again after 4, then "
+         "after 13 and 26 (the retry's rate, not the cold one)");
+  /* at most 4096 calls between retries */
+  reset ();
+  vector_calls (1, 8, k, 1e-3, 100e-3, 100e-3, 4110, sides);
+  const int capped[] = { 0, 1, 7, 8, 4105, 4106 };
+  check (ran_at (sides, 'G', capped, 6, "GPU 100 times slower"),
+         "a GPU 100 times slower: again after 4, then after 4096 at most");
   /* a slower call later (the other side's threads still spinning) does
      not lower a side's rate */
   reset ();

@@ -65,12 +65,13 @@ static crossover xo[GT_TYPE_COUNT];
    apart from the squares' points (which a measurement replaces whole):
    the calls timed on each side, each side's best rate, and the calls
    since the side not preferred last ran (passed) against the gap after
-   which it runs again, and its calls still due in such a retry (more).  */
+   which it runs again, its calls still due in such a retry (more), and
+   the calls of a retry whose rates the next gap is still to take (due).  */
 typedef struct
 {
   unsigned long long gpu_calls, host_calls;
   double gpu_bytes_per_s, host_bytes_per_s;
-  unsigned passed, gap, more;
+  unsigned passed, gap, more, due;
   int preferred_host;
 } vector_choice;
 
@@ -301,9 +302,10 @@ vector_kind (size_t m, size_t n, size_t k)
    calls, and lost to *'s 18).  The host's retry is one call.  */
 #define VECTOR_GPU_RETRY_CALLS 2
 
-/* The gap after a retry that the preferred side won again: twice the
-   last, and at least the calls over which the slower side's extra time
-   (calls of it a retry) is VECTOR_RETRY_SHARE of theirs.  */
+/* The gap after a retry that the preferred side won again, from the
+   rates with the retry's: twice the last, and at least the calls over
+   which the slower side's extra time (calls of it a retry) is
+   VECTOR_RETRY_SHARE of theirs; at most VECTOR_RETRY_MAX_GAP.  */
 static unsigned
 next_gap (const vector_choice *v, int calls)
 {
@@ -331,11 +333,17 @@ vector_on_host (vector_choice *v)
       v->gap = VECTOR_RETRY_GAP;
       v->passed = 0;
       v->more = 0;
+      v->due = 0;
     }
   if (v->more > 0)
     {
       v->more--;
       return !host;
+    }
+  if (v->due > 0)
+    {
+      v->gap = next_gap (v, (int) v->due);
+      v->due = 0;
     }
   if (v->passed < v->gap)
     {
@@ -344,8 +352,8 @@ vector_on_host (vector_choice *v)
     }
   const int calls = host ? VECTOR_GPU_RETRY_CALLS : 1;
   v->passed = 0;
-  v->gap = next_gap (v, calls);
   v->more = calls - 1;
+  v->due = calls;
   return !host;
 }
 
