@@ -329,27 +329,39 @@ test_vectors (void)
          && fabs (i.vector_gpu_bytes_per_s[0] / (bytes / 2e-3) - 1) < 1e-12
          && i.host_products == 114,
          "the vector calls and best rates reported");
-  reset ();
-  vector_calls (1, 8, k, 10e-3, 40e-3, 5e-3, 70, sides);
-  const int slow_first[] = { 2, 3, 4, 5, 6, 12, 63 };
-  check (ran_at (sides, 'H', slow_first, 7, "GPU slow at first"),
-         "a GPU slow in its first calls: the GPU once it runs again, "
-         "the host again after 4, then after 50 (its one call's extra "
-         "time 2% of the GPU's)");
-  /* the gap after a retry from the rates with the retry's: a GPU cold at
-     first (40 ms), then 1.125 times the host's 10 ms */
-  reset ();
-  vector_calls (1, 8, k, 10e-3, 40e-3, 11.25e-3, 55, sides);
-  const int cold[] = { 0, 1, 7, 8, 22, 23, 50, 51 };
-  check (ran_at (sides, 'G', cold, 8, "GPU cold, then 12.5% slower"),
-         "a GPU cold at first and then 12.5% slower: again after 4, then "
-         "after 13 and 26 (the retry's rate, not the cold one)");
-  /* at most 4096 calls between retries */
-  reset ();
-  vector_calls (1, 8, k, 1e-3, 100e-3, 100e-3, 4110, sides);
-  const int capped[] = { 0, 1, 7, 8, 4105, 4106 };
-  check (ran_at (sides, 'G', capped, 6, "GPU 100 times slower"),
-         "a GPU 100 times slower: again after 4, then after 4096 at most");
+  /* which side runs again when, from each side's times (host_s; the
+     GPU's gpu_cold_s for its first two calls, gpu_s after) */
+  static const struct
+  {
+    double host_s, gpu_cold_s, gpu_s;
+    int count;
+    char side;
+    int at[8], n;
+    const char *what, *message;
+  } retries[] = {
+    { 10e-3, 40e-3, 5e-3, 70, 'H', { 2, 3, 4, 5, 6, 12, 63 }, 7,
+      "GPU slow at first",
+      "a GPU slow in its first calls: the GPU once it runs again, the "
+      "host again after 4, then after 50 (its one call's extra time 2% "
+      "of the GPU's)" },
+    /* the gap after a retry from the rates with the retry's */
+    { 10e-3, 40e-3, 11.25e-3, 55, 'G', { 0, 1, 7, 8, 22, 23, 50, 51 }, 8,
+      "GPU cold, then 12.5% slower",
+      "a GPU cold at first and then 12.5% slower: again after 4, then "
+      "after 13 and 26 (the retry's rate, not the cold one)" },
+    { 1e-3, 100e-3, 100e-3, 4110, 'G', { 0, 1, 7, 8, 4105, 4106 }, 6,
+      "GPU 100 times slower",
+      "a GPU 100 times slower: again after 4, then after 4096 at most" },
+  };
+  for (size_t r = 0; r < sizeof retries / sizeof retries[0]; r++)
+    {
+      reset ();
+      vector_calls (1, 8, k, retries[r].host_s, retries[r].gpu_cold_s,
+                    retries[r].gpu_s, retries[r].count, sides);
+      check (ran_at (sides, retries[r].side, retries[r].at, retries[r].n,
+                     retries[r].what),
+             retries[r].message);
+    }
   /* a slower call later (the other side's threads still spinning) does
      not lower a side's rate */
   reset ();
