@@ -258,7 +258,9 @@ typedef struct
    (gt_vector_timed), per type, kind and size band (a power of two of
    bytes): the first two on the GPU, the
    third on the host, then the side whose best call moved more bytes per
-   second, the other side again after 4 calls, then 8, 16, ... (at most
+   second, the other side again after 4 calls (the GPU for two), then
+   after twice as many each time or, whichever is more, as many as keep
+   a retry's extra time within 2% of the faster side's calls (at most
    4096).  The option GPU_TILED_CROSSOVER=off sends every product to the
    GPU.  */
 int gt_runs_on_host (gt_type c, gt_type a, gt_type b, size_t m, size_t n,

@@ -38,12 +38,12 @@ gt_tokens_write (void *word0, void *first, size_t step, size_t b, size_t e,
   return cudaGetLastError ();
 }
 
+/* One thread a word.  */
 __global__ void
-words_to_host (int *dst, const int *src, int count)
+words_to_host (int *dst, const int *src)
 {
   const int i = threadIdx.x;
-  if (i < count)
-    ((volatile int *) dst)[i] = src[i];
+  ((volatile int *) dst)[i] = src[i];
   __threadfence_system ();
 }
 
@@ -52,6 +52,6 @@ gt_words_to_host (int *dst, const int *src, int count, cudaStream_t s)
 {
   if (count < 1 || count > WORDS_THREADS)
     return cudaErrorInvalidValue;
-  words_to_host<<<1, WORDS_THREADS, 0, s>>> (dst, src, count);
+  words_to_host<<<1, count, 0, s>>> (dst, src);
   return cudaGetLastError ();
 }
