@@ -15,6 +15,7 @@ GT_HOST_SRCS = host/gt_context.c host/gt_options.c host/gt_copy.c \
                host/gt_locked_probe.c host/gt_probe_later.c \
                host/gt_lock_choice.c \
                host/gt_split_rule.c host/gt_band_share.c \
+               host/gt_band_threads.c \
                host/gt_head_rule.c \
                host/gt_order.c
 GT_HOST_HDRS = host/gt_context.h host/gt_options.h host/gt_copy.h \
@@ -22,7 +23,7 @@ GT_HOST_HDRS = host/gt_context.h host/gt_options.h host/gt_copy.h \
                host/gt_heap.h host/gt_locked.h host/gt_order.h \
                host/gt_marks.h \
                host/gt_lock_choice.h host/gt_split_rule.h host/gt_head_rule.h \
-               host/gt_band_share.h
+               host/gt_band_share.h host/gt_band_threads.h
 # The plan layer: dispatcher, cost models, registry, device facts.
 GT_PLAN_SRCS = plan/gt_dispatch.cu plan/gt_costs.cu plan/gt_registry.cu \
                plan/gt_facts.cu plan/gt_run.cu plan/gt_emulate.cu

@@ -93,6 +93,10 @@ c_test test_split_rule -I"$src_dir/host" "$src_dir/host/gt_split_rule.c"
 # each device's band of a split, from the devices' measured rates
 c_test test_band_share -I"$src_dir" -I"$src_dir/host" \
   "$src_dir/host/gt_band_share.c"
+# the threads that run a split's further bands, kept from call to call
+c_test test_band_threads -pthread -I"$src_dir" -I"$src_dir/host" \
+  -I"$src_dir/plan" -I"${CUDA_INC:-/usr/local/cuda/include}" \
+  "$src_dir/host/gt_band_threads.c"
 # how many first panels go as one head in blocks of A's rows
 c_test test_head_rule -I"$src_dir/host" "$src_dir/host/gt_head_rule.c" -lm
 # the order of a split band's first-panel pieces: whole, and no circle of

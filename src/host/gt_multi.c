@@ -20,6 +20,7 @@
 #include "gt_locked.h"
 #include "gt_marks.h"
 #include "gt_band_share.h"
+#include "gt_band_threads.h"
 #include "gt_split_rule.h"
 #include "gt_stage.h"
 
@@ -52,6 +53,7 @@ device_count (int *count)
 void
 gt_multi_forget (void)
 {
+  gt_band_threads_stop ();
   gt_share_forget ();
   dflt_count = 0;
   split_always = -1;
@@ -335,11 +337,10 @@ typedef struct
   gt_status st;
   double seconds;
   char text[512];   /* the band's error text (its thread's own) */
-  pthread_t thread;
-  int threaded;
+  int threaded;     /* on a kept thread (gt_band_threads.c) */
 } band;
 
-static void *
+static void
 band_run (void *arg)
 {
   band *b = (band *) arg;
@@ -358,7 +359,6 @@ band_run (void *arg)
     gt_shared_a_abandon (b->part.shared_a, b->part.a_part, b->st != GT_OK);
   if (b->st != GT_OK)
     snprintf (b->text, sizeof b->text, "%s", gt_error_text ());
-  return NULL;
 }
 
 /* The bands of p: C's columns (or rows) cut by len; each band faults in
@@ -492,11 +492,11 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
       b[i].part.a_part = i;
     }
   /* the first band on this thread, the others each on a thread of its
-     own (or after it, where a thread cannot be had) */
+     own, kept from call to call (or after it, where a thread cannot be
+     had) */
   for (int i = 1; i < used; i++)
     {
-      b[i].threaded = pthread_create (&b[i].thread, NULL, band_run, &b[i])
-                      == 0;
+      b[i].threaded = gt_band_start (i, band_run, &b[i]) == 0;
       /* a band run only after the first ends cannot hand its part on in
          time: the others take that part through the host */
       if (!b[i].threaded && b[i].part.shared_a)
@@ -506,7 +506,7 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
   for (int i = 1; i < used; i++)
     {
       if (b[i].threaded)
-        pthread_join (b[i].thread, NULL);
+        gt_band_wait (i);
       else
         band_run (&b[i]);
     }
