@@ -53,14 +53,17 @@ add_counts () {
   fi
 }
 # c_test NAME CC-ARGUMENTS...: builds tests/NAME.c with the arguments and
-# runs it; skipped where a header it needs is not here (the CUDA
-# runtime's, on a machine without the toolkit), failed where it does not
-# build otherwise (a stand-in missing, an error in the code)
+# runs it, for 300 s at most (a test of threads that hangs fails instead
+# of holding up the run); skipped where a header it needs is not here
+# (the CUDA runtime's, on a machine without the toolkit), failed where it
+# does not build otherwise (a stand-in missing, an error in the code)
+limit=
+command -v timeout > /dev/null 2>&1 && limit="timeout 300"
 c_test () {
   name=$1; shift
   if ${CC:-cc} -O2 -std=gnu11 -o "$scratch/$name" "$here/$name.c" "$@" \
        2> "$scratch/$name.cc.log"; then
-    "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
+    $limit "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
     add_counts "$name" "$scratch/$name.log"
   elif grep -q 'fatal error: .*\.h: No such file' "$scratch/$name.cc.log"; then
     echo "$name: skipped, a header it needs is not here:"

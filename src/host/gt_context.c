@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gt_context.h"
+#include "gt_band_threads.h"
 #include "gt_copy.h"
 #include "gt_heap.h"
 #include "gt_locked.h"
@@ -457,6 +458,7 @@ gt_ctx_rest_helpers (void)
 {
   for (int d = 0; d < GT_MAX_DEVICES; d++)
     gt_copy_rest (contexts[d].workers);
+  gt_band_rest ();
 }
 
 void
@@ -464,6 +466,7 @@ gt_reset (void)
 {
   int current = -1;
   const int have_current = cudaGetDevice (&current) == cudaSuccess;
+  gt_band_threads_stop ();   /* before the contexts their bands use */
   gt_locked_forget ();
   for (int d = 0; d < GT_MAX_DEVICES; d++)
     if (contexts[d].ready || contexts[d].workers)

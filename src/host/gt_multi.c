@@ -32,6 +32,7 @@ static int chosen[GT_MAX_DEVICES], chosen_count;   /* 0: the default set */
    it asks the driver for each device's properties); 0: not yet.  */
 static int dflt[GT_MAX_DEVICES], dflt_count;
 static int split_always = -1;          /* GPU_TILED_SPLIT; -1: not read */
+static long spin_us = -1;              /* GPU_TILED_SPIN_US; -1: not read */
 /* Split calls since the last reset: the first sets up every further
    device's context (16 ms on an H200 host) inside its band's time, so its
    times are no measure of speed.  */
@@ -53,8 +54,8 @@ device_count (int *count)
 void
 gt_multi_forget (void)
 {
-  gt_band_threads_stop ();
   gt_share_forget ();
+  spin_us = -1;
   dflt_count = 0;
   split_always = -1;
   splits_done = 0;
@@ -494,9 +495,12 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
   /* the first band on this thread, the others each on a thread of its
      own, kept from call to call (or after it, where a thread cannot be
      had) */
+  if (spin_us < 0)
+    spin_us = (long) gt_option_spin_us ();
   for (int i = 1; i < used; i++)
     {
-      b[i].threaded = gt_band_start (i, band_run, &b[i]) == 0;
+      b[i].threaded = gt_band_start (i, band_run, &b[i], 1e-6 * spin_us)
+                      == 0;
       /* a band run only after the first ends cannot hand its part on in
          time: the others take that part through the host */
       if (!b[i].threaded && b[i].part.shared_a)

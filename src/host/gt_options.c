@@ -56,6 +56,13 @@ gt_option_crossover_off (void)
   return env_is ("GPU_TILED_CROSSOVER", "off");
 }
 
+unsigned long
+gt_option_spin_us (void)
+{
+  const long n = env_long ("GPU_TILED_SPIN_US", SPIN_US);
+  return n < 0 ? 0 : (n > 1000000 ? 1000000 : (unsigned long) n);
+}
+
 int
 gt_option_split_always (void)
 {
@@ -81,8 +88,7 @@ gt_options_read (gt_options *o)
   o->threads_given = getenv ("GPU_TILED_THREADS") != NULL
                      || getenv ("GPU_TILED_PREFAULT_THREADS") != NULL;
   o->zerocopy_max = env_size ("GPU_TILED_ZEROCOPY_MAX", ZEROCOPY_MAX_BYTES);
-  n = env_long ("GPU_TILED_SPIN_US", SPIN_US);
-  o->spin_us = n < 0 ? 0 : (n > 1000000 ? 1000000 : (unsigned long) n);
+  o->spin_us = gt_option_spin_us ();
   o->device_limit = env_size ("GPU_TILED_DEVICE_LIMIT", 0);
   o->no_ksplit = getenv ("GPU_TILED_NO_KSPLIT") != NULL;
   o->head = getenv ("GPU_TILED_HEAD") == NULL ? -1

@@ -86,5 +86,10 @@ gt_trace_level (void)
    GPU_TILED_LOCK_OPERANDS (gt_lock_choice.c).  */
 int gt_option_crossover_off (void);
 int gt_option_split_always (void);
+/* GPU_TILED_SPIN_US: how long idle helper threads spin (yielding their
+   cores) before they sleep, in microseconds; read where a context is set
+   up, and by the split's band threads (gt_multi.c) at their first use
+   after gt_reset.  */
+unsigned long gt_option_spin_us (void);
 
 #endif
