@@ -50,16 +50,16 @@ slots_init (void)
     slot_init (&slots[i]);
 }
 
-/* Yield until *flag is `until`, for at most seconds (not once resting,
-   where rest, or after quit); nonzero where it came.  */
+/* Yield until *flag is `until`, for at most seconds (a slot's own
+   thread, `own`: not once resting or told to quit); nonzero where it
+   came.  */
 static int
-spin_for (atomic_int *flag, int until, double seconds, int rest,
-          const atomic_int *quit)
+spin_for (atomic_int *flag, int until, double seconds, const slot_t *own)
 {
   const double end = gt_now () + seconds;
   while (atomic_load (flag) != until)
     {
-      if ((quit && atomic_load (quit)) || (rest && atomic_load (&resting))
+      if ((own && (atomic_load (&own->quit) || atomic_load (&resting)))
           || gt_now () > end)
         return 0;
       sched_yield ();
@@ -74,7 +74,7 @@ slot_loop (void *arg)
   double spin_s = 0;
   for (;;)
     {
-      if (!spin_for (&s->given, 1, spin_s, 1, &s->quit))
+      if (!spin_for (&s->given, 1, spin_s, s))
         {
           pthread_mutex_lock (&s->lock);
           while (!atomic_load (&s->given) && !atomic_load (&s->quit))
@@ -140,7 +140,7 @@ gt_band_wait (int slot)
   if (slot < 1 || slot >= GT_MAX_DEVICES)
     return;
   slot_t *s = &slots[slot];
-  if (spin_for (&s->busy, 0, s->spin_s, 0, NULL))
+  if (spin_for (&s->busy, 0, s->spin_s, NULL))
     return;
   pthread_mutex_lock (&s->lock);
   while (atomic_load (&s->busy))
