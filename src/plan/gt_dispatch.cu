@@ -446,12 +446,13 @@ gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
    fill its resident blocks without passing them, since one tile more
    costs a whole round (4096 rows: 1024 columns, 256 of 264 slots; 1152
    made 288 tiles and sent the panel to kernel 4); at least n / parts, so
-   the first kernel starts early without panels starving the GPU; at most
-   max_panels panels.  Products under 32 MiB, vectors and the classic
-   kernel go in one panel.  */
+   the first kernel starts early without panels starving the GPU, and
+   where at_most_part, no more than that either; at most max_panels
+   panels.  Products under 32 MiB, vectors and the classic kernel go in
+   one panel.  */
 static size_t
 panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
-             size_t max_panels, size_t parts)
+             size_t max_panels, size_t parts, int at_most_part)
 {
   const size_t bytes = (m * k + k * n + m * n) * gt_type_size (type);
   if (tile != GT_TILE_DEFAULT || m == 1 || n == 1 || bytes < (32u << 20)
@@ -464,9 +465,28 @@ panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
   size_t w = (fit ? fit : 1) * tn;
   if (w < n / parts)
     w = gt_ceil_div (n / parts, tn) * tn;
+  if (at_most_part && w > gt_ceil_div (gt_ceil_div (n, parts), tn) * tn)
+    w = gt_ceil_div (gt_ceil_div (n, parts), tn) * tn;
   if (gt_ceil_div (n, w) > (long long) max_panels)
     w = gt_ceil_div (gt_ceil_div (n, max_panels), tn) * tn;
   return w < n ? w : n;
+}
+
+/* Whether a real product goes in eighths of n at most, not in the wider
+   panels that fill kernel 8's resident blocks: off kernel 11, a panel
+   that fills the GPU only half costs little (these products wait on the
+   link), while narrower panels start the copies of C out sooner and
+   shorten the last panel, which nothing overlaps (bench/RESULTS.md,
+   "Real products in eighths": double 3000^3 in 0.85 of the time of the
+   wider panels, split double 2048^3 0.84).  Not where an eighth is under
+   one tile of columns (256x100000x256 double in two panels of 128 took
+   1.21x as long as in one), nor on kernel 11, which pays a fixed cost a
+   run.  */
+static int
+real_in_eighths (gt_type type, size_t m, size_t n, size_t k, int tile)
+{
+  return tile == GT_TILE_DEFAULT && m > 1 && n / 8 >= GT_K8_TILE_N
+         && gt_plan_for (type, m, n, k, tile, 0).kernel != GT_K11_OZAKI;
 }
 
 /* Complex products: their planes' real product.  Where that runs on
@@ -487,12 +507,13 @@ gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
 {
   const gt_type r = gt_type_real (type);
   if (r == type)
-    return panel_width (r, m, n, k, tile, max_panels, 8);
+    return panel_width (r, m, n, k, tile, max_panels, 8,
+                        real_in_eighths (type, m, n, k, tile));
   size_t parts = 8;
   if (tile == GT_TILE_DEFAULT && m > 1 && n / 8 >= 256 && n / 8 < 896
       && gt_plan_for (type, m, n, k, tile, 0).kernel == GT_K11_OZAKI)
     parts = 4;
-  return panel_width (r, 2 * m, n, 2 * k, tile, max_panels, parts);
+  return panel_width (r, 2 * m, n, 2 * k, tile, max_panels, parts, 0);
 }
 
 /* At most this many sub-panels: each is a run and a copy out of its own.  */
