@@ -481,12 +481,17 @@ panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
    wider panels, split double 2048^3 0.84).  Not where an eighth is under
    one tile of columns (256x100000x256 double in two panels of 128 took
    1.21x as long as in one), nor on kernel 11, which pays a fixed cost a
-   run.  */
+   run, nor where an eighth's plan splits k (kernel 5: so few tiles that
+   the panel pays a reduction of its own; and its sums part from those of
+   panel 0's pieces of k, which the wider panel's plan keeps).  */
 static int
 real_in_eighths (gt_type type, size_t m, size_t n, size_t k, int tile)
 {
+  const size_t eighth = gt_ceil_div (gt_ceil_div (n, 8), GT_K8_TILE_N)
+                        * GT_K8_TILE_N;
   return tile == GT_TILE_DEFAULT && m > 1 && n / 8 >= GT_K8_TILE_N
-         && gt_plan_for (type, m, n, k, tile, 0).kernel != GT_K11_OZAKI;
+         && gt_plan_for (type, m, n, k, tile, 0).kernel != GT_K11_OZAKI
+         && gt_plan_for (type, m, eighth, k, tile, 0).kernel != GT_K5_SPLITK;
 }
 
 /* Complex products: their planes' real product.  Where that runs on
