@@ -58,6 +58,9 @@ typedef struct
                                    other panels, in the scratch's first
                                    bytes, this many (gt_plan_a_ahead);
                                    their own scratch after (0: not) */
+  int a_after;                  /* other pieces (kernel 9's): all of A made
+                                   ahead there after the last
+                                   (gt_plan_a_whole) */
   size_t rows;                  /* or its blocks of rows of A (0: none) */
   size_t head;                  /* panels those blocks compute (>= 1) */
   gt_plan rows_plan, rows_last;

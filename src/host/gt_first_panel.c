@@ -504,6 +504,15 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st != GT_OK)
     return st;
   cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
+  /* after panel 0's C is ready to go out: all of A made ahead for the
+     panels, while the next panel's B, queued after A, comes in */
+  if (err == cudaSuccess && c->a_after)
+    {
+      const gt_gemm_args whole = device_block (c, 0, c->w, 0, c->k);
+      const int mk = gt_mark_begin (sg, 'K', 0, ctx->comp);
+      err = gt_plan_a_whole (&whole, ctx->comp);
+      gt_mark_end (sg, mk, ctx->comp);
+    }
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 

@@ -296,6 +296,7 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
 {
   c->kc = 0;
   c->a_ahead = 0;
+  c->a_after = 0;
   c->b_first = 0;
   c->b_cols_straight = 0;
   c->a_cols_straight = 0;
@@ -324,10 +325,19 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
                           : gt_plan_piece (&c->plan_full, c->m, c->w, last);
       const size_t pieces = larger (c->piece_plan.work_bytes,
                                     c->piece_last.work_bytes);
-      if (k11 && !c->side && !c->planes_bytes && c->panels > 1)
-        c->a_ahead = round_up (gt_plan_a_ahead_bytes (&c->plan_full, c->m,
-                                                      c->k, c->kc), 256);
+      const size_t ahead = !c->side && !c->planes_bytes && c->panels > 1
+                           ? gt_plan_a_ahead_bytes (&c->plan_full, c->m,
+                                                    c->k, c->kc)
+                           : 0;
+      if (k11)
+        c->a_ahead = round_up (ahead, 256);
       c->work = larger (c->work, c->a_ahead + pieces);
+      /* kernel 9's pieces: all of A made ahead after them, in the first
+         bytes of the scratch, which then holds the panels' own work; not
+         in a band of a split sharing A, where it lost (bench/RESULTS.md,
+         "A made ahead after kernel 9's pieces") */
+      c->a_after = !k11 && !c->shared_a && ahead
+                   && ahead <= c->plan_full.work_bytes;
     }
   c->rows = first_panel_rows (ctx, c);
   if (c->rows)

@@ -552,13 +552,13 @@ gt_k11_a_ahead_bytes (size_t m, size_t k, size_t kc)
   return gt_oz_a_part_bytes (GT_OZ_MAX_USED, m, k);
 }
 
-/* The moduli A's planes are made ahead for: the panels' likely choice,
-   from the first piece's scan (its estimate over SGEMM's floor grows as
-   the square root of k: the error as k, the floor as its root), 8 where
-   it gave none.  */
-extern "C" cudaError_t
-gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
-                int last, cudaStream_t s)
+/* A's columns [k0, k1) scanned and sliced for `moduli` moduli in A's
+   place of panel's scratch (first: its sums cleared, and the rows'
+   scales guessed from this part's sums), recorded for the first whole
+   panel after the last part.  */
+static cudaError_t
+a_ahead_part (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
+              int last, int moduli, cudaStream_t s)
 {
   if (panel->a_slots > 1 || panel->a_slot != 0 || !panel->work
       || k1 <= k0 || k1 > panel->k)
@@ -566,15 +566,6 @@ gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
   gt_oz_work w;
   launch_layout (&w, panel);
   const float *A = (const float *) panel->A;
-  if (first)
-    {
-      const int n = piece_ratio > 0 && piece_k > 0
-                    ? gt_oz_moduli_for (piece_ratio
-                                        * sqrt ((double) panel->k / piece_k))
-                    : 0;
-      ahead_moduli = n ? n : 8;
-    }
-  const int moduli = ahead_moduli;
   cudaError_t err = gt_oz_a_scan_part (&w, A, panel->lda, k0, k1, first, s);
   if (err == cudaSuccess && first)
     err = gt_oz_a_guess (&w, moduli, (double) panel->k / (double) (k1 - k0),
@@ -594,6 +585,35 @@ gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
       mailbox_done (dev);
     }
   return err == cudaSuccess ? got : err;
+}
+
+/* The moduli A's planes are made ahead for: the panels' likely choice,
+   from the first piece's scan (its estimate over SGEMM's floor grows as
+   the square root of k: the error as k, the floor as its root), 8 where
+   it gave none.  */
+extern "C" cudaError_t
+gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
+                int last, cudaStream_t s)
+{
+  if (first)
+    {
+      const int n = piece_ratio > 0 && piece_k > 0
+                    ? gt_oz_moduli_for (piece_ratio
+                                        * sqrt ((double) panel->k / piece_k))
+                    : 0;
+      ahead_moduli = n ? n : 8;
+    }
+  return a_ahead_part (panel, k0, k1, first, last, ahead_moduli, s);
+}
+
+/* One part, all of k: the guess is the rows' own scales, so the first
+   whole panel slices again only where its scan chooses other moduli than
+   the last run's.  */
+extern "C" cudaError_t
+gt_k11_a_whole (const gt_gemm_args *panel, cudaStream_t s)
+{
+  const int last = __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
+  return a_ahead_part (panel, 0, panel->k, 1, 1, last > 0 ? last : 8, s);
 }
 
 /* Scanned, sliced and multiplied on its own (its own scales over its

@@ -317,6 +317,14 @@ size_t gt_plan_a_ahead_bytes (const gt_plan *whole, size_t m, size_t k,
                               size_t kc);
 cudaError_t gt_plan_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1,
                              int first, int last, cudaStream_t s);
+/* All of A made ahead in that same place once it is all there, where the
+   first panel ran pieces of another kernel (kernel 9's) and the panels
+   after it keep A (gt_plan_a_ahead_bytes nonzero for the pieces' kc):
+   queued after the last piece, it fills the GPU's wait for the next
+   panel's B, which comes after all of A, with the scan and slices of A
+   that the first whole panel would run after that B (bench/RESULTS.md,
+   "A made ahead after kernel 9's pieces").  */
+cudaError_t gt_plan_a_whole (const gt_gemm_args *panel, cudaStream_t s);
 /* Nonzero where its pieces run the whole plan's own kernel and form
    (kernel 9 or kernel 4 with k not split: no cluster, small tiles or
    repacking; kernel 11's pieces run on kernel 9, kernel 5's and 8's on

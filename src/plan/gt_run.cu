@@ -512,6 +512,12 @@ gt_plan_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
 }
 
 extern "C" cudaError_t
+gt_plan_a_whole (const gt_gemm_args *panel, cudaStream_t s)
+{
+  return gt_k11_a_whole (panel, s);
+}
+
+extern "C" cudaError_t
 gt_gemm_piece (const gt_plan *p, int first, int last, const gt_gemm_args *a,
                cudaStream_t s)
 {
