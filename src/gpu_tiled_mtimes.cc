@@ -1230,6 +1230,30 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!                     "GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; gpu
+%! ## where panel 0 runs on pieces of another kernel (kernel 9's: single
+%! ## 4096 x 4096 x 4100 on one device) and the panels after it on kernel
+%! ## 11, all of A is made ahead after the last piece, and each call's
+%! ## first whole panel finds it (or, where the pieces are kernel 11's own,
+%! ## made as they arrive: counted alike)
+%! d = gpu_tiled_devices ();
+%! A = randn (4096, 4096, "single");  B = randn (4096, 4100, "single");
+%! unwind_protect
+%!   gpu_tiled_devices (d(1));
+%!   gpu_tiled_reset ();
+%!   for r = 1:3
+%!     C = gpu_tiled_mtimes (A, B);
+%!   endfor
+%!   e = gpu_tiled_info ().emulation;
+%!   assert (e.products == 0 || e.a_ahead >= 3,
+%!           "%d emulated panels, %d on A made ahead", e.products, e.a_ahead);
+%!   R = double (A) * double (B);
+%!   assert (norm (double (C) - R, "fro")
+%!           <= 4 * 4096 * eps ("single") * norm (double (A), "fro")
+%!              * norm (double (B), "fro"));
+%! unwind_protect_cleanup
+%!   restore_defaults ();
+%! end_unwind_protect
+%!testif ; gpu
 %! ## complex singles on kernel 11 streamed in several panels (n from
 %! ## 2048 to 7167: panels of a quarter of n or wider; here 4 of 2048
 %! ## columns on a 132-SM Hopper), the last narrower than the others; real by
