@@ -71,7 +71,10 @@ static void panels (size_t m, size_t k, size_t n)
 {
   for (int t = GT_SINGLE; t < GT_TYPE_COUNT; t++)
     {
-      const size_t w = gt_panel_width ((gt_type) t, m, n, k, 0, 64);
+      /* the host layer's rule: under 64 MiB, one panel goes side by side */
+      const size_t bytes = (m * k + k * n + m * n) * gt_type_size ((gt_type) t);
+      const size_t w = gt_panel_width ((gt_type) t, m, n, k, 0, 64,
+                                       bytes >= ((size_t) 64 << 20));
       printf ("%zu %zu %zu %s: panels of %zu, %zu\n", m, k, n, type_names[t], w,
               (n + w - 1) / w);
     }

@@ -333,10 +333,11 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
         c->a_ahead = round_up (ahead, 256);
       c->work = larger (c->work, c->a_ahead + pieces);
       /* kernel 9's pieces: all of A made ahead after them, in the first
-         bytes of the scratch, which then holds the panels' own work; not
-         in a band of a split sharing A, where it lost (bench/RESULTS.md,
-         "A made ahead after kernel 9's pieces") */
-      c->a_after = !k11 && !c->shared_a && ahead
+         bytes of the scratch, which then holds the panels' own work, for
+         panel 1 on the full panels' plan (a narrower last one's may not
+         keep A); not in a band of a split sharing A, where it lost
+         (bench/RESULTS.md, "A made ahead after kernel 9's pieces") */
+      c->a_after = !k11 && !c->shared_a && ahead && c->full_panels >= 2
                    && ahead <= c->plan_full.work_bytes;
     }
   c->rows = first_panel_rows (ctx, c);
@@ -353,8 +354,10 @@ layout_panels (const gt_context *ctx, gt_call *c)
   c->ldb = gt_ld_16 (c->es_b, c->k);
   c->total = c->m * c->k * c->hs_a + c->k * c->n * c->hs_b
              + c->m * c->n * c->es;
+  /* not narrower where one panel would run as panels side by side */
   c->w = c->w_given ? c->w_given
-         : gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS);
+         : gt_panel_width (c->type, c->m, c->n, c->k, c->tile, GT_MAX_PANELS,
+                           c->total >= GT_MID_MAX_BYTES);
   if (!c->w_given)
     side_layout (c, real_a, real_b);
   c->full_panels = (c->n + c->w - 1) / c->w - 1;

@@ -442,36 +442,6 @@ gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
   return type == GT_DOUBLE ? 2 : 1;
 }
 
-/* Panel width of a real product: as many of kernel 8's column tiles as
-   fill its resident blocks without passing them, since one tile more
-   costs a whole round (4096 rows: 1024 columns, 256 of 264 slots; 1152
-   made 288 tiles and sent the panel to kernel 4); at least n / parts, so
-   the first kernel starts early without panels starving the GPU, and
-   where at_most_part, no more than that either; at most max_panels
-   panels.  Products under 32 MiB, vectors and the classic kernel go in
-   one panel.  */
-static size_t
-panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
-             size_t max_panels, size_t parts, int at_most_part)
-{
-  const size_t bytes = (m * k + k * n + m * n) * gt_type_size (type);
-  if (tile != GT_TILE_DEFAULT || m == 1 || n == 1 || bytes < (32u << 20)
-      || max_panels < 2)
-    return n;
-  const gt_facts *f = gt_facts_current ();
-  const size_t tn = GT_K8_TILE_N;
-  const size_t tiles_m = gt_ceil_div (m, tn);
-  const size_t fit = (size_t) f->k8_occupancy * (size_t) f->sms / tiles_m;
-  size_t w = (fit ? fit : 1) * tn;
-  if (w < n / parts)
-    w = gt_ceil_div (n / parts, tn) * tn;
-  if (at_most_part && w > gt_ceil_div (gt_ceil_div (n, parts), tn) * tn)
-    w = gt_ceil_div (gt_ceil_div (n, parts), tn) * tn;
-  if (gt_ceil_div (n, w) > (long long) max_panels)
-    w = gt_ceil_div (gt_ceil_div (n, max_panels), tn) * tn;
-  return w < n ? w : n;
-}
-
 /* Whether a real product goes in eighths of n at most, not in the wider
    panels that fill kernel 8's resident blocks: off kernel 11, a panel
    that fills the GPU only half costs little (these products wait on the
@@ -485,13 +455,43 @@ panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
    the panel pays a reduction of its own; and its sums part from those of
    panel 0's pieces of k, which the wider panel's plan keeps).  */
 static int
-real_in_eighths (gt_type type, size_t m, size_t n, size_t k, int tile)
+real_in_eighths (gt_type type, size_t m, size_t n, size_t k, int tile,
+                 size_t eighth)
 {
-  const size_t eighth = gt_ceil_div (gt_ceil_div (n, 8), GT_K8_TILE_N)
-                        * GT_K8_TILE_N;
-  return tile == GT_TILE_DEFAULT && m > 1 && n / 8 >= GT_K8_TILE_N
+  return n / 8 >= GT_K8_TILE_N
          && gt_plan_for (type, m, n, k, tile, 0).kernel != GT_K11_OZAKI
          && gt_plan_for (type, m, eighth, k, tile, 0).kernel != GT_K5_SPLITK;
+}
+
+/* Panel width of a real product: as many of kernel 8's column tiles as
+   fill its resident blocks without passing them, since one tile more
+   costs a whole round (4096 rows: 1024 columns, 256 of 264 slots; 1152
+   made 288 tiles and sent the panel to kernel 4); at least n / parts, so
+   the first kernel starts early without panels starving the GPU; where
+   narrow, at most that too for the real products real_in_eighths takes;
+   at most max_panels panels.  Products under 32 MiB, vectors and the
+   classic kernel go in one panel.  */
+static size_t
+panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
+             size_t max_panels, size_t parts, int narrow)
+{
+  const size_t bytes = (m * k + k * n + m * n) * gt_type_size (type);
+  if (tile != GT_TILE_DEFAULT || m == 1 || n == 1 || bytes < (32u << 20)
+      || max_panels < 2)
+    return n;
+  const gt_facts *f = gt_facts_current ();
+  const size_t tn = GT_K8_TILE_N;
+  const size_t tiles_m = gt_ceil_div (m, tn);
+  const size_t fit = (size_t) f->k8_occupancy * (size_t) f->sms / tiles_m;
+  size_t w = (fit ? fit : 1) * tn;
+  if (w < n / parts)
+    w = gt_ceil_div (n / parts, tn) * tn;
+  const size_t part = gt_ceil_div (gt_ceil_div (n, parts), tn) * tn;
+  if (narrow && w > part && real_in_eighths (type, m, n, k, tile, part))
+    w = part;
+  if (gt_ceil_div (n, w) > (long long) max_panels)
+    w = gt_ceil_div (gt_ceil_div (n, max_panels), tn) * tn;
+  return w < n ? w : n;
 }
 
 /* Complex products: their planes' real product.  Where that runs on
@@ -508,12 +508,11 @@ real_in_eighths (gt_type type, size_t m, size_t n, size_t k, int tile)
    arrives (kernel 9's, or kernel 11's own).  */
 extern "C" size_t
 gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
-                size_t max_panels)
+                size_t max_panels, int narrow)
 {
   const gt_type r = gt_type_real (type);
   if (r == type)
-    return panel_width (r, m, n, k, tile, max_panels, 8,
-                        real_in_eighths (type, m, n, k, tile));
+    return panel_width (r, m, n, k, tile, max_panels, 8, narrow);
   size_t parts = 8;
   if (tile == GT_TILE_DEFAULT && m > 1 && n / 8 >= 256 && n / 8 < 896
       && gt_plan_for (type, m, n, k, tile, 0).kernel == GT_K11_OZAKI)

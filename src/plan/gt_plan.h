@@ -200,9 +200,12 @@ int gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
                      size_t ldb);
 
 /* Columns of B and C per panel of a product streamed from the host in at
-   most max_panels panels (n where one panel is best).  */
+   most max_panels panels (n where one panel is best).  narrow: a real
+   product off kernel 11 may go in eighths of n where wider panels would
+   fill the GPU (the caller's 0: where one panel would instead run as
+   panels side by side).  */
 size_t gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
-                       size_t max_panels);
+                       size_t max_panels, int narrow);
 
 /* Columns per sub-panel where the last panel of a product streamed in
    panels (w_last columns, `others` panels before it) is streamed in
