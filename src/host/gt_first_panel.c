@@ -423,6 +423,21 @@ next_panel_ahead (void *arg)
   a->reset_after = gt_inside_launch (upload_panel_ahead, a);
 }
 
+/* After panel 0's pieces of kernel 9 (c->a_after), once its C is marked
+   ready to go out: all of A made ahead for the panels on kernel 11, while
+   the next panel's B, queued after A, comes in.  */
+static cudaError_t
+a_after_pieces (gt_context *ctx, const gt_call *c, gt_stager *sg)
+{
+  if (!c->a_after)
+    return cudaSuccess;
+  const gt_gemm_args whole = device_block (c, 0, c->w, 0, c->k);
+  const int mk = gt_mark_begin (sg, 'K', 0, ctx->comp);
+  const cudaError_t err = gt_plan_a_whole (&whole, ctx->comp);
+  gt_mark_end (sg, mk, ctx->comp);
+  return err;
+}
+
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
    where A is complex, each piece on the planes of its own columns of A
    (made in A's planes' place; A's planes for the other panels are made
@@ -504,15 +519,8 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st != GT_OK)
     return st;
   cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
-  /* after panel 0's C is ready to go out: all of A made ahead for the
-     panels, while the next panel's B, queued after A, comes in */
-  if (err == cudaSuccess && c->a_after)
-    {
-      const gt_gemm_args whole = device_block (c, 0, c->w, 0, c->k);
-      const int mk = gt_mark_begin (sg, 'K', 0, ctx->comp);
-      err = gt_plan_a_whole (&whole, ctx->comp);
-      gt_mark_end (sg, mk, ctx->comp);
-    }
+  if (err == cudaSuccess)
+    err = a_after_pieces (ctx, c, sg);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
