@@ -126,6 +126,18 @@ if [ -n "${TEST_DEVICE:-}" ]; then
   fi
 fi
 
+# the plan layer's panel widths (TEST_PANEL_WIDTH: built by make check
+# with the library's objects; no GPU needed)
+if [ -n "${TEST_PANEL_WIDTH:-}" ]; then
+  if [ -x "$TEST_PANEL_WIDTH" ]; then
+    $limit "$TEST_PANEL_WIDTH" > "$scratch/panel_width.log" 2>&1 || true
+    add_counts test_panel_width "$scratch/panel_width.log"
+  else
+    echo "test_panel_width: FAILED, $TEST_PANEL_WIDTH was not built"
+    c_failed=$((c_failed + 1))
+  fi
+fi
+
 # every test block parses, those a machine without a GPU skips included
 "$octave" --no-gui --no-init-file --no-window-system --no-history --quiet \
   --eval "addpath ('$here'); parse_test_blocks ($(for f in "$src_dir"/*.cc "$here"/../inst/*.m; do printf "'%s', " "$f"; done | sed 's/, $//'))" \

@@ -1,0 +1,68 @@
+/* test_panel_width.c -- the plan layer's panel widths of a product streamed
+   from the host (gt_panel_width, src/plan/gt_dispatch.cu): real products
+   off kernel 11 in eighths of n at most where the caller says narrow, and
+   not where an eighth is under a tile, where the eighth's plan splits k,
+   below 32 MiB, for a given tile or for complex products.  Needs no GPU:
+   without one the plan layer takes the facts of a 132-SM Hopper; with one,
+   its own, so every check holds for any device's facts.  Linked with the
+   library's objects as test_device is.  Prints "N passed, N failed".  */
+
+#include <stdio.h>
+#include "gpu_tiled.h"
+#include "gt_plan.h"
+#include "test_check.h"
+
+#define MAX_PANELS 64
+
+static size_t
+width (gt_type t, size_t m, size_t k, size_t n, int narrow)
+{
+  return gt_panel_width (t, m, n, k, GT_TILE_DEFAULT, MAX_PANELS, narrow);
+}
+
+int
+main (void)
+{
+  /* kernel 11 off: its products are never narrowed, and with it off the
+     single product below gets the plans the rule is about on any device */
+  gt_plan_set_emulation (GT_EMULATE_OFF);
+
+  /* double 2048^3 (100 MB): 2048 rows fill the GPU in panels wider than
+     an eighth on any device of 3 or more SM slots; narrow, eighths */
+  const size_t d_wide = width (GT_DOUBLE, 2048, 2048, 2048, 0);
+  const size_t d_eighth = width (GT_DOUBLE, 2048, 2048, 2048, 1);
+  check (d_eighth == 256, "double 2048^3 narrow: panels of an eighth");
+  check (d_wide > d_eighth, "double 2048^3 not narrow: wider panels");
+  check (width (GT_DOUBLE, 3000, 3000, 3000, 1) == 384,
+         "double 3000^3 narrow: eighths in whole tiles (384)");
+
+  /* an eighth under one tile of columns: as before */
+  check (width (GT_DOUBLE, 256, 100000, 256, 1)
+         == width (GT_DOUBLE, 256, 100000, 256, 0),
+         "double 256x100000x256: an eighth under a tile, not narrowed");
+
+  /* under 32 MiB: one panel either way */
+  check (width (GT_DOUBLE, 1024, 1024, 1024, 1) == 1024,
+         "double 1024^3 (25 MB): one panel");
+
+  /* an eighth's plan that splits k (single 2047x1999x3001 with kernel 11
+     off: 384 columns go to kernel 5): as before */
+  const gt_plan p8 = gt_plan_for (GT_SINGLE, 2047, 384, 1999,
+                                  GT_TILE_DEFAULT, 0);
+  const size_t s_wide = width (GT_SINGLE, 2047, 1999, 3001, 0);
+  const size_t s_narrow = width (GT_SINGLE, 2047, 1999, 3001, 1);
+  check (p8.kernel != GT_K5_SPLITK || s_narrow == s_wide,
+         "an eighth whose plan splits k: not narrowed");
+  check (p8.kernel == GT_K5_SPLITK || s_narrow <= 384,
+         "an eighth on another plan: narrowed");
+
+  /* complex products keep their own rule */
+  check (width (GT_COMPLEX_DOUBLE, 2048, 2048, 2048, 1)
+         == width (GT_COMPLEX_DOUBLE, 2048, 2048, 2048, 0),
+         "complex double 2048^3: not narrowed");
+
+  /* a given tile: one panel */
+  check (gt_panel_width (GT_DOUBLE, 2048, 2048, 2048, 16, MAX_PANELS, 1)
+         == 2048, "a tile given: one panel");
+  return checks_done ();
+}
