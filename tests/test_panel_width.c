@@ -27,8 +27,9 @@ main (void)
      single product below gets the plans the rule is about on any device */
   gt_plan_set_emulation (GT_EMULATE_OFF);
 
-  /* double 2048^3 (100 MB): 2048 rows fill the GPU in panels wider than
-     an eighth on any device of 3 or more SM slots; narrow, eighths */
+  /* double 2048^3 (100 MB): 2048 rows (16 tiles) fill the GPU in panels
+     wider than an eighth wherever 48 or more of kernel 8's blocks are
+     resident at once (a 132-SM Hopper: 264); narrow, eighths */
   const size_t d_wide = width (GT_DOUBLE, 2048, 2048, 2048, 0);
   const size_t d_eighth = width (GT_DOUBLE, 2048, 2048, 2048, 1);
   check (d_eighth == 256, "double 2048^3 narrow: panels of an eighth");
