@@ -114,29 +114,22 @@ c_test test_trace_level -I"$src_dir/host"
 c_test test_crossover -I"$src_dir" -I"$src_dir/host" -I"$src_dir/plan" \
   -I"${CUDA_INC:-/usr/local/cuda/include}" "$src_dir/host/gt_crossover.c" -lm
 
-# gt_mtimes_device from C (TEST_DEVICE: the program make check built; it
-# skips, saying why, without a usable GPU).
-if [ -n "${TEST_DEVICE:-}" ]; then
-  if [ -x "$TEST_DEVICE" ]; then
-    "$TEST_DEVICE" > "$scratch/device.log" 2>&1 || true
-    add_counts test_device "$scratch/device.log"
+# built_test NAME PROGRAM: runs a C test that make check built with the
+# library's objects (PROGRAM empty: not asked for)
+built_test () {
+  [ -n "$2" ] || return 0
+  if [ -x "$2" ]; then
+    "$2" > "$scratch/$1.log" 2>&1 || true
+    add_counts "$1" "$scratch/$1.log"
   else
-    echo "test_device: FAILED, $TEST_DEVICE was not built"
+    echo "$1: FAILED, $2 was not built"
     c_failed=$((c_failed + 1))
   fi
-fi
-
-# the plan layer's panel widths (TEST_PANEL_WIDTH: built by make check
-# with the library's objects; no GPU needed)
-if [ -n "${TEST_PANEL_WIDTH:-}" ]; then
-  if [ -x "$TEST_PANEL_WIDTH" ]; then
-    $limit "$TEST_PANEL_WIDTH" > "$scratch/panel_width.log" 2>&1 || true
-    add_counts test_panel_width "$scratch/panel_width.log"
-  else
-    echo "test_panel_width: FAILED, $TEST_PANEL_WIDTH was not built"
-    c_failed=$((c_failed + 1))
-  fi
-fi
+}
+# gt_mtimes_device from C (it skips, saying why, without a usable GPU)
+built_test test_device "${TEST_DEVICE:-}"
+# the plan layer's panel widths (no GPU needed)
+built_test test_panel_width "${TEST_PANEL_WIDTH:-}"
 
 # every test block parses, those a machine without a GPU skips included
 "$octave" --no-gui --no-init-file --no-window-system --no-history --quiet \
