@@ -1,6 +1,7 @@
 /* test_head_rule.c -- how many first panels go as one head in blocks of
-   A's rows (src/host/gt_head_rule.c), at the shapes measured
-   (bench/RESULTS.md, "A head of panels in blocks of rows").  Prints one
+   A's rows, or in pieces of k (src/host/gt_head_rule.c), at the shapes
+   measured (bench/RESULTS.md, "A head of panels in blocks of rows", "A
+   head of panels in pieces of k").  Prints one
    line per check and "N passed, N failed".  */
 
 #include <math.h>
@@ -9,9 +10,22 @@
 
 #define HOST_RATE 47e9      /* gt_host.c's PIECES_HOST_RATE */
 #define THREE_RATE 75e12    /* gt_run.cu's kernel rate of Gauss's three */
+#define K9_RATE 50e12       /* and of kernel 9's real products */
 
 /* A complex double product streamed in panels of w columns, its kernel
    time as the plan layer predicts it (or none: gpu 0).  */
+/* A real double product, its head in pieces of k on kernel 9.  */
+static gt_head_case
+real_double (double m, double k, double n, size_t w)
+{
+  const size_t panels = (size_t) ((n + w - 1) / w);
+  const gt_head_case h = { w, (size_t) n, panels - 1,
+                           2.0 * m * n * k / K9_RATE,
+                           m * k * 8 / HOST_RATE, k * n * 8 / HOST_RATE,
+                           m * n * 8 / HOST_RATE };
+  return h;
+}
+
 static gt_head_case
 complex_double (double m, double k, double n, size_t w, int gpu)
 {
@@ -62,5 +76,36 @@ main (void)
   const gt_head_case above = { 1024, 8192, 7, 2.3, 1.0, 1.0, 1.0 };
   check (gt_head_panels (&below) == 0 && gt_head_panels (&above) >= 2,
          "kernel 2.1 times its copies: none; 2.3 times: a head");
+
+  /* heads in pieces of k: the measured shapes */
+  h = real_double (8192, 8192, 8192, 1024);
+  check (gt_pieces_head_panels (&h) == 3,
+         "double 8192^3, panels of 1024: a head of 3 in pieces");
+  check (gt_head_end (&h, 4) < gt_head_end (&h, 3),
+         "... where the model alone would take 4, which lost");
+  h = real_double (6000, 6000, 6000, 768);
+  check (gt_pieces_head_panels (&h) == 0,
+         "double 6000^3 (kernel 1.4 times B's copies): none");
+  h = real_double (6001, 5000, 5003, 640);
+  check (gt_pieces_head_panels (&h) == 0, "double 6001x5000x5003: none");
+  h = real_double (8001, 4500, 3001, 384);
+  check (gt_pieces_head_panels (&h) == 3,
+         "double 8001x4500x3001 (the GPU test's): 3 of 8 panels, under 0.4");
+  h = real_double (4096, 4096, 4096, 512);
+  check (gt_pieces_head_panels (&h) == 0,
+         "double 4096^3 (kernel near B's copies): none");
+  h = real_double (2000, 20000, 2000, 256);
+  check (gt_pieces_head_panels (&h) == 0, "double 2000x20000x2000: none");
+  h = real_double (10000, 1000, 10000, 1024);
+  check (h.gpu_seconds > 1.25 * h.b_seconds && gt_pieces_head_panels (&h) == 0,
+         "double 10000x1000x10000: C outweighs the kernel: none");
+  h = real_double (12288, 12288, 12288, 1536);
+  check (gt_pieces_head_panels (&h) == 2, "double 12288^3: 2 of 8 panels");
+  h = real_double (16384, 16384, 16384, 2048);
+  check (gt_pieces_head_panels (&h) == 0,
+         "double 16384^3 in eighths: 2 panels' GPU time near A's: none");
+  h = real_double (8192, 8192, 8192, 1024);
+  h.gpu_seconds = 0;
+  check (gt_pieces_head_panels (&h) == 0, "a plan that takes none: none");
   return checks_done ();
 }

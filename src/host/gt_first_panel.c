@@ -192,7 +192,7 @@ piece_rows_in (gt_call *c, gt_stager *sg, size_t k0, size_t k1,
                gt_interrupt_fn interrupted)
 {
   return gt_stage_upload_rows (sg, c->dB, c->ldb, c->es_b, c->B, c->hs_b,
-                               c->hlb, k0, k1, 0, c->w, interrupted);
+                               c->hlb, k0, k1, 0, head_cols (c), interrupted);
 }
 
 /* Panel 0's piece [k0, k1) in: A's columns and B's rows (rows_in: they
@@ -453,7 +453,8 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   gt_piece_orders_make (&l, &po, c->shared_a ? bands_agree : NULL, c);
   const gt_piece_order *o = &po.step;   /* its own pieces: either order's */
   const size_t count = o->count;
-  gt_status st = c->b_first ? b_columns_in (c, sg, 0, c->w, interrupted)
+  gt_status st = c->b_first ? b_columns_in (c, sg, 0, head_cols (c),
+                                             interrupted)
                              : GT_OK;
   if (st == GT_OK && c->shared_a && o->j1 == o->j0)
     st = gt_own_a_in (ctx, c, sg, interrupted);
@@ -474,7 +475,7 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       size_t k0, k1;
       piece_cols (c, piece, &k0, &k1);
       const gt_plan *pp = k1 - k0 == c->kc ? &c->piece_plan : &c->piece_last;
-      gt_gemm_args g = device_block (c, 0, c->w, k0, k1 - k0);
+      gt_gemm_args g = device_block (c, 0, head_cols (c), k0, k1 - k0);
       g.work = (char *) c->dW + c->a_ahead;
       const int pre = i > 0 && ahead.pre && !others_by_host (c);
       const piece_ahead next = { ctx, c, sg, &po, i + 1, piece, interrupted,
@@ -518,7 +519,9 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
     }
   if (st != GT_OK)
     return st;
-  cudaError_t err = cudaEventRecord (ctx->panel_out[0], ctx->comp);
+  cudaError_t err = cudaSuccess;
+  for (size_t p = 0; p < c->head && err == cudaSuccess; p++)
+    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
   if (err == cudaSuccess)
     err = a_after_pieces (ctx, c, sg);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");

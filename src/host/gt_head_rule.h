@@ -1,5 +1,6 @@
 /* gt_head_rule.h -- how many of a streamed product's first panels go as
-   one head in blocks of A's rows (gt_head_rule.c; internal to the host
+   one head, in blocks of A's rows or in pieces of k (gt_head_rule.c;
+   internal to the host
    layer; plain C, so tests/test_head_rule.c runs it without a GPU).
    gt_layout.c asks it for every product that could take a head.  */
 
@@ -23,5 +24,8 @@ typedef struct
 double gt_head_end (const gt_head_case *h, size_t panels);
 /* The head's panels: 2 or more, or 0 where none pays.  */
 size_t gt_head_panels (const gt_head_case *h);
+/* A head of panels in panel 0's pieces of k (gpu_seconds:
+   gt_plan_pieces_head_gpu_seconds): 2 or more, or 0 where none pays.  */
+size_t gt_pieces_head_panels (const gt_head_case *h);
 
 #endif

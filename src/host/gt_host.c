@@ -310,7 +310,7 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (st == GT_OK && c->kc)
     {
       st = gt_first_panel_in_pieces (ctx, c, sg, interrupted);
-      p_first = 1;
+      p_first = c->head;
     }
   else if (st == GT_OK && c->rows)
     {

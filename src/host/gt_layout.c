@@ -200,6 +200,35 @@ head_panels (const gt_context *ctx, const gt_call *c)
   return gt_head_panels (&h);
 }
 
+/* Where panel 0 goes in pieces of k on plain kernel 9 and the panels
+   after it are kernel-bound, a head of several full panels in those
+   pieces: the head's B first, then each piece of A's columns (whole
+   columns, straight from a lock: nothing gathered, unlike blocks of
+   rows) runs against the head's rows of B, so the GPU works on the
+   head's share of the product while A comes in (gt_head_rule.c).  The
+   count, or 1 (panel 0 alone): not beside panels side by side or for a
+   band sharing A; GPU_TILED_HEAD forces a count.  */
+static size_t
+pieces_head (const gt_context *ctx, const gt_call *c)
+{
+  const long forced = ctx ? ctx->opt.head : -1;
+  const double gpu = gt_plan_pieces_head_gpu_seconds (&c->plan_full, c->m,
+                                                      c->n, c->k);
+  if (c->side || c->shared_a || gpu <= 0 || forced == 0 || forced == 1
+      || c->full_panels < 2)
+    return 1;
+  const size_t most = c->full_panels;
+  if (forced > 1)
+    return (size_t) forced < most ? (size_t) forced : most;
+  const gt_head_case h = {
+    c->w, c->n, most, gpu,
+    c->m * c->k * c->hs_a / PIECES_HOST_RATE,
+    c->k * c->n * c->hs_b / PIECES_HOST_RATE,
+    c->m * c->n * c->es / PIECES_HOST_RATE };
+  const size_t p = gt_pieces_head_panels (&h);
+  return p > 1 ? p : 1;
+}
+
 /* The plans of gt_first_panel_in_rows' blocks, the scratch they need, and
    their planes of A, which go where A's are made after them.  None where
    a block has no plan, or where a head's block would run kernel 11 (a
@@ -310,6 +339,8 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
   c->head = 1;
   int k11 = 0;
   c->kc = first_panel_piece (ctx, c, &k11);
+  if (c->kc && !k11)
+    c->head = pieces_head (ctx, c);
   c->b_first = c->kc && piece_b_first (ctx, c);
   c->b_cols_straight = c->b_first && b_columns_straight (c);
   c->a_cols_straight = columns_straight (c->a_straight, c->hs_a, c->es_a,
@@ -319,10 +350,11 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
   if (c->kc)
     {
       const size_t last = last_part (c->k, c->kc);
-      c->piece_plan = k11 ? gt_plan_piece_k11 (c->m, c->w, c->kc)
-                          : gt_plan_piece (&c->plan_full, c->m, c->w, c->kc);
-      c->piece_last = k11 ? gt_plan_piece_k11 (c->m, c->w, last)
-                          : gt_plan_piece (&c->plan_full, c->m, c->w, last);
+      const size_t hw = head_cols (c);
+      c->piece_plan = k11 ? gt_plan_piece_k11 (c->m, hw, c->kc)
+                          : gt_plan_piece (&c->plan_full, c->m, hw, c->kc);
+      c->piece_last = k11 ? gt_plan_piece_k11 (c->m, hw, last)
+                          : gt_plan_piece (&c->plan_full, c->m, hw, last);
       const size_t pieces = larger (c->piece_plan.work_bytes,
                                     c->piece_last.work_bytes);
       const size_t ahead = !c->side && !c->planes_bytes && c->panels > 1

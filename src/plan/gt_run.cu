@@ -428,6 +428,15 @@ gt_plan_head_gpu_seconds (const gt_plan *whole, size_t m, size_t n, size_t k)
   return 8.0 * m * n * k / THREE_PIECES_RATE;
 }
 
+extern "C" double
+gt_plan_pieces_head_gpu_seconds (const gt_plan *whole, size_t m, size_t n,
+                                 size_t k)
+{
+  if (whole->complex_a || whole->complex_b || whole->kernel != GT_K9_DMMA)
+    return 0;
+  return 2.0 * m * n * k / K9_PIECES_RATE;
+}
+
 extern "C" size_t
 gt_plan_piece_min_k (const gt_plan *whole, size_t k)
 {
