@@ -1123,19 +1123,21 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! end_unwind_protect
 %!testif ; gpu
 %! ## a real double product whose panels after the first are kernel-bound
-%! ## (8001x4500x3001: its kernel outweighs B's and C's copies) takes, by
+%! ## (8001x6000x3001: its kernel outweighs B's and C's copies) takes, by
 %! ## the rule, a head of several panels in panel 0's pieces of k on
-%! ## Hopper (kernel 9): the head's B, then A's columns piece by piece,
-%! ## each piece against the head's rows of B; then the other panels.
-%! ## GPU_TILED_HEAD=0 takes none.  C poisoned; against double on sampled
-%! ## rows; one device (a band sharing A takes none).
+%! ## Hopper (kernel 9): the head's rows of B with each piece of A's
+%! ## columns (the first call), or, with the operands locked (the second),
+%! ## the head's B whole first, then A's columns piece by piece; then the
+%! ## other panels.  GPU_TILED_HEAD=0 takes none.  C poisoned; against
+%! ## double on sampled rows; one device (a band sharing A takes none).
 %! d = gpu_tiled_devices ();
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");
 %! heads = @() sum ([gpu_tiled_info().devices.head_products]);
 %! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
+%! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
 %! unwind_protect
 %!   gpu_tiled_devices (d(1));
-%!   m = 8001;  k = 4500;  n = 3001;
+%!   m = 8001;  k = 6000;  n = 3001;
 %!   A = randn (m, k);  B = randn (k, n);
 %!   for forced = {"", "0"}
 %!     if (isempty (forced{1}))
@@ -1144,16 +1146,18 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!       setenv ("GPU_TILED_HEAD", forced{1});
 %!     endif
 %!     gpu_tiled_reset ();
-%!     C = gpu_tiled_mtimes (A, B);
-%!     i = rows_to_check (m, k, n);
-%!     err = norm (C(i, :) - A(i, :) * B, "fro");
-%!     assert (err <= 4 * k * eps * norm (A(i, :), "fro") * norm (B, "fro"),
-%!             "GPU_TILED_HEAD=%s: error %g", forced{1}, err);
-%!     assert (pieces (), double (hopper));
-%!     assert (heads (), double (hopper && isempty (forced{1})));
+%!     for call = 1:2
+%!       C = gpu_tiled_mtimes (A, B);
+%!       i = rows_to_check (m, k, n);
+%!       err = norm (C(i, :) - A(i, :) * B, "fro");
+%!       assert (err <= 4 * k * eps * norm (A(i, :), "fro") * norm (B, "fro"),
+%!               "GPU_TILED_HEAD=%s, call %d: error %g", forced{1}, call, err);
+%!     endfor
+%!     assert (pieces (), 2 * hopper);
+%!     assert (heads (), 2 * (hopper && isempty (forced{1})));
 %!   endfor
 %! unwind_protect_cleanup
-%!   restore_defaults ("GPU_TILED_HEAD");
+%!   restore_defaults ("GPU_TILED_HEAD", "GPU_TILED_LOCK_OPERANDS");
 %! end_unwind_protect
 %!testif ; heap
 %! ## panel 0 in pieces of k, its B whole first (by default where B is

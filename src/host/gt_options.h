@@ -52,8 +52,9 @@ typedef struct
   size_t device_limit;   /* 0: none */
   int no_ksplit;
   /* GPU_TILED_HEAD=N: the first N panels go as one head in blocks of A's
-     rows where a head may (head_panels' product), 0 or 1: never;
-     unset: as predicted.  */
+     rows where a head may (head_panels' product), else in panel 0's
+     pieces of k where those may (pieces_head's); 0 or 1: never; unset:
+     as predicted.  */
   long head;             /* -1: as predicted */
   int b_first;           /* GPU_TILED_B_FIRST: panel 0's B whole before
                             A's pieces: 1 always, 0 never, -1 where B is

@@ -305,9 +305,10 @@ double gt_plan_head_gpu_seconds (const gt_plan *whole, size_t m, size_t n,
                                  size_t k);
 /* The kernel time of a product whose head of several panels may go in
    panel 0's pieces of k (gt_head_rule.c), or 0 where none may: real
-   plans on kernel 9, whose pieces are plain kernel 9 and whose later
-   panels run kernel 9 too (kernel 11's real products run kernel 9's
-   pieces for panel 0 alone, complex plans Gauss's three).  */
+   double plans on kernel 9, whose pieces are plain kernel 9 and whose
+   later panels run kernel 9 too (kernel 11's real products run kernel
+   9's pieces for panel 0 alone, complex plans Gauss's three; singles on
+   kernel 9, whose pieces run widened and slower, were not measured).  */
 double gt_plan_pieces_head_gpu_seconds (const gt_plan *whole, size_t m,
                                         size_t n, size_t k);
 /* Kernel 11's pieces of a real single product: each scanned and sliced

@@ -432,7 +432,8 @@ extern "C" double
 gt_plan_pieces_head_gpu_seconds (const gt_plan *whole, size_t m, size_t n,
                                  size_t k)
 {
-  if (whole->complex_a || whole->complex_b || whole->kernel != GT_K9_DMMA)
+  if (whole->complex_a || whole->complex_b || whole->kernel != GT_K9_DMMA
+      || whole->type != GT_DOUBLE)
     return 0;
   return 2.0 * m * n * k / K9_PIECES_RATE;
 }
