@@ -77,38 +77,43 @@ main (void)
   check (gt_head_panels (&below) == 0 && gt_head_panels (&above) >= 2,
          "kernel 2.1 times its copies: none; 2.3 times: a head");
 
-  /* heads in pieces of k: the measured shapes */
+  /* heads in pieces of k: the measured shapes, panels as planned on a
+     132-SM Hopper (bench/plan_dump --panels) */
+  static const struct
+  {
+    double m, k, n;
+    size_t w, panels;
+    const char *what;
+  } shapes[] = {
+    { 8192, 8192, 8192, 1024, 3, "double 8192^3: a head of 3 in pieces" },
+    { 12288, 12288, 12288, 1536, 2, "double 12288^3: 2 of 8 panels" },
+    { 8001, 6000, 3001, 384, 3,
+      "double 8001x6000x3001 (the GPU test's): 3 of 8, under 0.4" },
+    { 8001, 4500, 3001, 384, 3,
+      "double 8001x4500x3001 (1.00 of the time, run 6): 3 of 8" },
+    { 6000, 6000, 6000, 768, 0,
+      "double 6000^3 (kernel 1.4 times B's copies): none" },
+    { 6001, 5000, 5003, 640, 0, "double 6001x5000x5003: none" },
+    { 4096, 4096, 4096, 512, 0,
+      "double 4096^3 (kernel near B's copies): none" },
+    { 2000, 20000, 2000, 256, 0, "double 2000x20000x2000: none" },
+    { 16384, 16384, 16384, 2048, 0,
+      "double 16384^3 in eighths: 2 panels' GPU time near A's: none" },
+  };
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    {
+      h = real_double (shapes[i].m, shapes[i].k, shapes[i].n, shapes[i].w);
+      check (gt_pieces_head_panels (&h) == shapes[i].panels, shapes[i].what);
+    }
   h = real_double (8192, 8192, 8192, 1024);
-  check (gt_pieces_head_panels (&h) == 3,
-         "double 8192^3, panels of 1024: a head of 3 in pieces");
   check (gt_head_end (&h, 4) < gt_head_end (&h, 3),
-         "... where the model alone would take 4, which lost");
-  h = real_double (6000, 6000, 6000, 768);
-  check (gt_pieces_head_panels (&h) == 0,
-         "double 6000^3 (kernel 1.4 times B's copies): none");
-  h = real_double (6001, 5000, 5003, 640);
-  check (gt_pieces_head_panels (&h) == 0, "double 6001x5000x5003: none");
+         "8192^3: the model alone would take 4, which lost");
   h = real_double (8001, 6000, 3001, 384);
-  check (gt_pieces_head_panels (&h) == 3,
-         "double 8001x6000x3001 (the GPU test's): 3 of 8 panels, under 0.4");
-  check (gt_pieces_head_panels (&h) == 3 && h.gpu_seconds > 1.25 * h.c_seconds,
-         "... its kernel clear of C's copies");
-  h = real_double (8001, 4500, 3001, 384);
-  check (gt_pieces_head_panels (&h) == 3,
-         "double 8001x4500x3001 (1.00 of the time, run 6): 3 of 8");
-  h = real_double (4096, 4096, 4096, 512);
-  check (gt_pieces_head_panels (&h) == 0,
-         "double 4096^3 (kernel near B's copies): none");
-  h = real_double (2000, 20000, 2000, 256);
-  check (gt_pieces_head_panels (&h) == 0, "double 2000x20000x2000: none");
+  check (h.gpu_seconds > 1.25 * h.c_seconds,
+         "8001x6000x3001: its kernel clear of C's copies");
   h = real_double (10000, 1000, 10000, 1024);
   check (h.gpu_seconds > 1.75 * h.b_seconds && gt_pieces_head_panels (&h) == 0,
          "double 10000x1000x10000: C outweighs the kernel: none");
-  h = real_double (12288, 12288, 12288, 1536);
-  check (gt_pieces_head_panels (&h) == 2, "double 12288^3: 2 of 8 panels");
-  h = real_double (16384, 16384, 16384, 2048);
-  check (gt_pieces_head_panels (&h) == 0,
-         "double 16384^3 in eighths: 2 panels' GPU time near A's: none");
   h = real_double (8192, 8192, 8192, 1024);
   h.gpu_seconds = 0;
   check (gt_pieces_head_panels (&h) == 0, "a plan that takes none: none");
