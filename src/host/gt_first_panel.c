@@ -423,6 +423,17 @@ next_panel_ahead (void *arg)
   a->reset_after = gt_inside_launch (upload_panel_ahead, a);
 }
 
+/* The head's panels (panel 0 alone, or c->head of them) marked done on
+   ctx->comp, where its pieces or blocks of rows ran.  */
+static cudaError_t
+head_done (gt_context *ctx, const gt_call *c)
+{
+  cudaError_t err = cudaSuccess;
+  for (size_t p = 0; p < c->head && err == cudaSuccess; p++)
+    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
+  return err;
+}
+
 /* After panel 0's pieces of kernel 9 (c->a_after), once its C is marked
    ready to go out: all of A made ahead for the panels on kernel 11, while
    the next panel's B, queued after A, comes in.  */
@@ -519,9 +530,7 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
     }
   if (st != GT_OK)
     return st;
-  cudaError_t err = cudaSuccess;
-  for (size_t p = 0; p < c->head && err == cudaSuccess; p++)
-    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
+  cudaError_t err = head_done (ctx, c);
   if (err == cudaSuccess)
     err = a_after_pieces (ctx, c, sg);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
@@ -572,9 +581,7 @@ gt_first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
     }
   if (st != GT_OK)
     return st;
-  cudaError_t err = cudaSuccess;
-  for (size_t p = 0; p < c->head && err == cudaSuccess; p++)
-    err = cudaEventRecord (ctx->panel_out[p], ctx->comp);
+  const cudaError_t err = head_done (ctx, c);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 

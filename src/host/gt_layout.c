@@ -173,50 +173,19 @@ head_rows (const gt_call *c)
   return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
 }
 
-/* Where the panels after the first are kernel-bound, a head of several
-   full panels in blocks of A's rows, each block run as it comes, keeps
-   the GPU busy while A comes in (gt_head_rule.c): their count, or 0 (a
-   plan that takes blocks of rows: head_rows).
-   Not beside panels side by side, for a band sharing A (its A comes in
-   parts from several places) or without pieces (GPU_TILED_NO_KSPLIT);
-   GPU_TILED_HEAD forces a count.  */
+/* A head's count of full panels, for either way of running it: the one
+   GPU_TILED_HEAD forces, else `rule`'s from the call's copies and the
+   plan layer's kernel time gpu; 0 (none) beside panels side by side, for
+   a band sharing A (its A comes in parts from several places), or with
+   fewer than two full panels.  */
 static size_t
-head_panels (const gt_context *ctx, const gt_call *c)
+head_count (const gt_context *ctx, const gt_call *c, double gpu,
+            size_t (*rule) (const gt_head_case *))
 {
   const long forced = ctx ? ctx->opt.head : -1;
-  if (c->side || c->shared_a || (ctx && ctx->opt.no_ksplit)
-      || forced == 0 || forced == 1 || c->full_panels < 2
-      || c->total < GT_PIECES_ONE_PANEL_MIN)
-    return 0;
-  const size_t most = c->full_panels;
-  if (forced > 1)
-    return (size_t) forced < most ? (size_t) forced : most;
-  const gt_head_case h = {
-    c->w, c->n, most,
-    gt_plan_head_gpu_seconds (&c->plan_full, c->m, c->n, c->k),
-    c->m * c->k * c->hs_a / PIECES_HOST_RATE,
-    c->k * c->n * c->hs_b / PIECES_HOST_RATE,
-    c->m * c->n * c->es / PIECES_HOST_RATE };
-  return gt_head_panels (&h);
-}
-
-/* Where panel 0 goes in pieces of k on plain kernel 9 and the panels
-   after it are kernel-bound, a head of several full panels in those
-   pieces: the head's B first, then each piece of A's columns (whole
-   columns, straight from a lock: nothing gathered, unlike blocks of
-   rows) runs against the head's rows of B, so the GPU works on the
-   head's share of the product while A comes in (gt_head_rule.c).  The
-   count, or 1 (panel 0 alone): not beside panels side by side or for a
-   band sharing A; GPU_TILED_HEAD forces a count.  */
-static size_t
-pieces_head (const gt_context *ctx, const gt_call *c)
-{
-  const long forced = ctx ? ctx->opt.head : -1;
-  const double gpu = gt_plan_pieces_head_gpu_seconds (&c->plan_full, c->m,
-                                                      c->n, c->k);
-  if (c->side || c->shared_a || gpu <= 0 || forced == 0 || forced == 1
+  if (c->side || c->shared_a || forced == 0 || forced == 1
       || c->full_panels < 2)
-    return 1;
+    return 0;
   const size_t most = c->full_panels;
   if (forced > 1)
     return (size_t) forced < most ? (size_t) forced : most;
@@ -225,7 +194,40 @@ pieces_head (const gt_context *ctx, const gt_call *c)
     c->m * c->k * c->hs_a / PIECES_HOST_RATE,
     c->k * c->n * c->hs_b / PIECES_HOST_RATE,
     c->m * c->n * c->es / PIECES_HOST_RATE };
-  const size_t p = gt_pieces_head_panels (&h);
+  return rule (&h);
+}
+
+/* Where the panels after the first are kernel-bound, a head of several
+   full panels in blocks of A's rows, each block run as it comes, keeps
+   the GPU busy while A comes in (gt_head_rule.c): their count, or 0 (a
+   plan that takes blocks of rows: head_rows).  Not without pieces
+   (GPU_TILED_NO_KSPLIT) or under GT_PIECES_ONE_PANEL_MIN (head_count
+   says where else).  */
+static size_t
+head_panels (const gt_context *ctx, const gt_call *c)
+{
+  if ((ctx && ctx->opt.no_ksplit) || c->total < GT_PIECES_ONE_PANEL_MIN)
+    return 0;
+  return head_count (ctx, c, gt_plan_head_gpu_seconds (&c->plan_full, c->m,
+                                                       c->n, c->k),
+                     gt_head_panels);
+}
+
+/* Where panel 0 goes in pieces of k on plain kernel 9 and the panels
+   after it are kernel-bound, a head of several full panels in those
+   pieces: the head's B first, then each piece of A's columns (whole
+   columns, straight from a lock: nothing gathered, unlike blocks of
+   rows) runs against the head's rows of B, so the GPU works on the
+   head's share of the product while A comes in (gt_head_rule.c).  The
+   count, or 1 (panel 0 alone): only for plans the plan layer gives a
+   kernel time for (head_count says where else).  */
+static size_t
+pieces_head (const gt_context *ctx, const gt_call *c)
+{
+  const double gpu = gt_plan_pieces_head_gpu_seconds (&c->plan_full, c->m,
+                                                      c->n, c->k);
+  const size_t p = gpu > 0 ? head_count (ctx, c, gpu, gt_pieces_head_panels)
+                           : 0;
   return p > 1 ? p : 1;
 }
 
