@@ -1129,7 +1129,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## columns (the first call), or, with the operands locked (the second),
 %! ## the head's B whole first, then A's columns piece by piece; then the
 %! ## other panels.  GPU_TILED_HEAD=0 takes none.  C poisoned; against
-%! ## double on sampled rows; one device (a band sharing A takes none).
+%! ## double on sampled rows; one device, then, where there are two, split
+%! ## over both, each band's own half of A through the host and the
+%! ## other's from its device, with a head of 2 (GPU_TILED_HEAD) in its
+%! ## pieces.
 %! d = gpu_tiled_devices ();
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");
 %! heads = @() sum ([gpu_tiled_info().devices.head_products]);
@@ -1156,8 +1159,23 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     assert (pieces (), 2 * hopper);
 %!     assert (heads (), 2 * (hopper && isempty (forced{1})));
 %!   endfor
+%!   if (numel (d) > 1)
+%!     gpu_tiled_devices (d(1:2));
+%!     setenv ("GPU_TILED_SPLIT", "always");
+%!     setenv ("GPU_TILED_HEAD", "2");
+%!     gpu_tiled_reset ();
+%!     for call = 1:2
+%!       C = gpu_tiled_mtimes (A, B);
+%!       i = rows_to_check (m, k, n);
+%!       err = norm (C(i, :) - A(i, :) * B, "fro");
+%!       assert (err <= 4 * k * eps * norm (A(i, :), "fro") * norm (B, "fro"),
+%!               "split, call %d: error %g", call, err);
+%!     endfor
+%!     assert (heads (), 4 * hopper);   # two bands, two calls
+%!   endif
 %! unwind_protect_cleanup
-%!   restore_defaults ("GPU_TILED_HEAD", "GPU_TILED_LOCK_OPERANDS");
+%!   restore_defaults ("GPU_TILED_HEAD", "GPU_TILED_LOCK_OPERANDS",
+%!                     "GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; heap
 %! ## panel 0 in pieces of k, its B whole first (by default where B is
@@ -1940,6 +1958,29 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! A(1000, 7) = complex (Inf, 1);  B(5, 2000) = complex (2, NaN);
 %! C = gpu_tiled_mtimes (A, B);
 %! check_parts (A, B, C, [1:5, 990:1010, 2990:3001], "Inf and NaN in blocks of rows");
+%!testif ; gpu
+%! ## a complex double A's blocks of rows go straight from its lock (the
+%! ## second call after a reset, a loop's) where a column's part is 4 KiB
+%! ## or more and at most 8 times as far from the next (blocks of 256 rows
+%! ## at m = 2047, the last shorter and staged; 384 at 3001), staged in
+%! ## the first call: the same bits both ways, every element written (C
+%! ## poisoned), against double complex
+%! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
+%! unwind_protect
+%!   for d = {[2047 1999 2049], [3001 1000 2816]}
+%!     m = d{1}(1);  k = d{1}(2);  n = d{1}(3);
+%!     A = make_operand ("cdouble", m, k);  B = make_operand ("cdouble", k, n);
+%!     gpu_tiled_reset ();
+%!     C1 = gpu_tiled_mtimes (A, B);
+%!     C2 = gpu_tiled_mtimes (A, B);
+%!     assert (gpu_tiled_info ().operands_direct >= 1);
+%!     assert (! any (isnan (C2(:))));
+%!     assert (isequal (C1, C2), "%dx%dx%d: staged and straight differ", m, k, n);
+%!     check_parts (A, B, C2, unique ([1:300, m-300:m]), "A's rows straight");
+%!   endfor
+%! unwind_protect_cleanup
+%!   restore_defaults ("GPU_TILED_LOCK_OPERANDS");
+%! end_unwind_protect
 
 %!testif ; gpu
 %! ## tall products of every kind (A of 30000 to 70000 rows, C of 97 to 300

@@ -551,8 +551,9 @@ gt_first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
   for (size_t r0 = 0, i = 0; st == GT_OK && r0 < c->m; r0 += c->rows, i++)
     {
       const size_t r1 = r0 + c->rows < c->m ? r0 + c->rows : c->m, h = r1 - r0;
-      st = gt_stage_upload_rows (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
-                                 c->hla, r0, r1, 0, c->k, interrupted);
+      st = gt_stage_upload_a_rows (sg, c->dA, c->lda, c->es_a, c->A,
+                                   c->hs_a, c->hla, r0, r1, c->k,
+                                   interrupted);
       if (st != GT_OK)
         return st;
       const gt_plan *pp = h == c->rows ? &c->rows_plan : &c->rows_last;

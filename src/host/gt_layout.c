@@ -73,6 +73,18 @@ piece_of (const gt_call *c, size_t least, size_t floor)
   return kc < 4 * GT_PIECE_K ? 0 : kc;
 }
 
+/* A's arrival at the host's rate: all of it, where it is staged (the
+   staging is shared by every band of a split); where A goes straight from
+   its lock and is shared, a band's own part over its own link while the
+   others' parts cross theirs and come over as peer copies.  */
+static double
+a_in_seconds (const gt_call *c)
+{
+  const int parts = c->shared_a && c->a_straight
+                    ? gt_shared_a_parts (c->shared_a) : 1;
+  return (double) c->m * c->k * c->hs_a / (parts * PIECES_HOST_RATE);
+}
+
 /* Panel 0's pieces (see piece_of), or 0 where pieces would not pay;
    *k11: kernel 11's own pieces (gt_plan_head_pieces).  In a split by
    columns the bands' pieces may differ (their plans' least pieces, their
@@ -89,23 +101,16 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
   const size_t kc = piece_of (c, larger (GT_FIRST_PIECE_MIN_K, plan_least),
                               plan_least);
   /* Kernel 11's real products: the panel whole, plain kernel 9's pieces
-     or kernel 11's own, whichever is predicted to end first.  A comes in
-     at the host's rate: all of it, where it is staged (the staging is
-     shared by every band of a split); where A goes straight from its lock
-     and is shared, a band's own part over its own link while the others'
-     parts cross theirs and come over as peer copies.  */
+     or kernel 11's own, whichever is predicted to end first, A coming in
+     as a_in_seconds says.  */
   if (c->panels >= 2)
     {
       const size_t kc11 = c->plan_full.kernel == GT_K11_OZAKI
                           ? piece_of (c, GT_K11_PIECE_MIN_K,
                                       GT_K11_PIECE_MIN_K)
                           : 0;
-      const int parts = c->shared_a && c->a_straight
-                        ? gt_shared_a_parts (c->shared_a) : 1;
-      const double a_seconds = (double) c->m * c->k * c->hs_a
-                               / (parts * PIECES_HOST_RATE);
       const int head = gt_plan_head_pieces (&c->plan_full, c->m, c->w, c->k,
-                                            kc, kc11, a_seconds);
+                                            kc, kc11, a_in_seconds (c));
       if (head == GT_HEAD_WHOLE)
         return 0;
       if (head == GT_HEAD_K11_PIECES)
@@ -174,24 +179,24 @@ head_rows (const gt_call *c)
 }
 
 /* A head's count of full panels, for either way of running it: the one
-   GPU_TILED_HEAD forces, else `rule`'s from the call's copies and the
-   plan layer's kernel time gpu; 0 (none) beside panels side by side, for
-   a band sharing A (its A comes in parts from several places), or with
-   fewer than two full panels.  */
+   GPU_TILED_HEAD forces, else `rule`'s from the call's copies (A's as
+   a_in_seconds) and the plan layer's kernel time gpu; 0 (none) beside
+   panels side by side, with fewer than two full panels, or for a band
+   sharing A where not `shared` (blocks of rows: a block's rows of A
+   would come from several places).  */
 static size_t
 head_count (const gt_context *ctx, const gt_call *c, double gpu,
-            size_t (*rule) (const gt_head_case *))
+            size_t (*rule) (const gt_head_case *), int shared)
 {
   const long forced = ctx ? ctx->opt.head : -1;
-  if (c->side || c->shared_a || forced == 0 || forced == 1
+  if (c->side || (c->shared_a && !shared) || forced == 0 || forced == 1
       || c->full_panels < 2)
     return 0;
   const size_t most = c->full_panels;
   if (forced > 1)
     return (size_t) forced < most ? (size_t) forced : most;
   const gt_head_case h = {
-    c->w, c->n, most, gpu,
-    c->m * c->k * c->hs_a / PIECES_HOST_RATE,
+    c->w, c->n, most, gpu, a_in_seconds (c),
     c->k * c->n * c->hs_b / PIECES_HOST_RATE,
     c->m * c->n * c->es / PIECES_HOST_RATE };
   return rule (&h);
@@ -210,7 +215,7 @@ head_panels (const gt_context *ctx, const gt_call *c)
     return 0;
   return head_count (ctx, c, gt_plan_head_gpu_seconds (&c->plan_full, c->m,
                                                        c->n, c->k),
-                     gt_head_panels);
+                     gt_head_panels, 0);
 }
 
 /* Where panel 0 goes in pieces of k on plain kernel 9 and the panels
@@ -226,7 +231,7 @@ pieces_head (const gt_context *ctx, const gt_call *c)
 {
   const double gpu = gt_plan_pieces_head_gpu_seconds (&c->plan_full, c->m,
                                                       c->n, c->k);
-  const size_t p = gpu > 0 ? head_count (ctx, c, gpu, gt_pieces_head_panels)
+  const size_t p = gpu > 0 ? head_count (ctx, c, gpu, gt_pieces_head_panels, 1)
                            : 0;
   return p > 1 ? p : 1;
 }

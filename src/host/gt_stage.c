@@ -304,14 +304,32 @@ gt_stage_may_go_straight (size_t width, size_t height, size_t spitch,
   return one_range (width, height, spitch, dpitch) || width >= DIRECT_MIN_ROW;
 }
 
+/* A's blocks of rows go straight from parts this wide, and at most this
+   many of them apart: bench/gather_rows moved parts of 4 KiB 32 KiB
+   apart at 54.3 GB/s (2 KiB: 49.2), 8 KiB 64 KiB apart at 50.9 (2 KiB:
+   35.2), where the host gathered complex double 2048^3's blocks of 256
+   rows at 33-45 GB/s (bench/RESULTS.md, "Row blocks at the link's rate";
+   "Blocks of A's rows straight").  Not B's rows of a piece of k: there
+   single 2000x20000x2000 (parts 80 KB apart) lost.  */
+#define BLOCK_MIN_ROW ((size_t) 4 << 10)
+#define BLOCK_MOST_APART 8
+
+static int
+block_may_go_straight (size_t width, size_t spitch)
+{
+  return width >= BLOCK_MIN_ROW && spitch <= BLOCK_MOST_APART * width;
+}
+
 /* Whether an upload (as gt_stage_may_go_straight's) from host bytes
    [lo, hi) goes straight: they lie in an operand locked and checked, and
    the copy may.  */
 static int
 goes_straight (const gt_stager *st, const char *lo, const char *hi,
-               size_t width, size_t height, size_t spitch, size_t dpitch)
+               size_t width, size_t height, size_t spitch, size_t dpitch,
+               int block)
 {
-  if (!gt_stage_may_go_straight (width, height, spitch, dpitch))
+  if (!gt_stage_may_go_straight (width, height, spitch, dpitch)
+      && !(block && block_may_go_straight (width, spitch)))
     return 0;
   for (int i = 0; i < 2; i++)
     if (st->in_lo[i] && st->in_lo[i] <= lo && hi <= st->in_hi[i])
@@ -322,18 +340,19 @@ goes_straight (const gt_stager *st, const char *lo, const char *hi,
 /* Rows [r0, r1) of host columns [c_begin, c_end) of src (leading
    dimension hld) to the same rows of device dst (leading dimension ld)
    straight from a locked operand, one copy on ctx->up, where goes_straight
-   says so (*done); else nothing (the caller stages them).  */
+   says so (*done; block: a block of A's rows); else nothing (the caller
+   stages them).  */
 static gt_status
 upload_direct (gt_stager *st, char *dst, size_t ld, size_t es,
                const char *src, size_t src_es, size_t hld, size_t r0,
-               size_t r1, size_t c_begin, size_t c_end, int *done)
+               size_t r1, size_t c_begin, size_t c_end, int block, int *done)
 {
   const char *first = src + (c_begin * hld + r0) * src_es;
   const size_t width = (r1 - r0) * es, height = c_end - c_begin;
   const size_t spitch = hld * es, dpitch = ld * es;
   *done = src_es == es
           && goes_straight (st, first, src + ((c_end - 1) * hld + r1) * es,
-                            width, height, spitch, dpitch);
+                            width, height, spitch, dpitch, block);
   if (!*done)
     return GT_OK;
   dst += (c_begin * ld + r0) * es;
@@ -359,7 +378,7 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
     return GT_OK;
   int done;
   gt_status stt = upload_direct (st, dst, ld, es, src, src_es, hld, 0, rows,
-                                 c_begin, c_end, &done);
+                                 c_begin, c_end, 0, &done);
   if (stt != GT_OK || done)
     return stt;
   piece p = { c_begin, 0, 0, 0 };
@@ -382,21 +401,21 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
 }
 
 /* Rows [r0, r1) of host columns [c_begin, c_end) of src (leading
-   dimension hld) to the same rows of device dst (leading dimension ld): a
-   piece of k of a panel of B.  Each slot takes whole columns of the
-   block; the copy engine spreads them to their columns.  */
-gt_status
-gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
-                      const char *src, size_t src_es, size_t hld, size_t r0,
-                      size_t r1, size_t c_begin, size_t c_end,
-                      gt_interrupt_fn interrupted)
+   dimension hld) to the same rows of device dst (leading dimension ld)
+   (block: a block of A's rows; see gt_stage_upload_rows).  Each slot
+   takes whole columns of the block; the copy engine spreads them to
+   their columns.  */
+static gt_status
+upload_rows (gt_stager *st, char *dst, size_t ld, size_t es, const char *src,
+             size_t src_es, size_t hld, size_t r0, size_t r1, size_t c_begin,
+             size_t c_end, int block, gt_interrupt_fn interrupted)
 {
   const size_t h = r1 - r0;
   if (c_begin >= c_end || h == 0)
     return GT_OK;
   int done;
   gt_status stt = upload_direct (st, dst, ld, es, src, src_es, hld, r0, r1,
-                                 c_begin, c_end, &done);
+                                 c_begin, c_end, block, &done);
   if (stt != GT_OK || done)
     return stt;
   const size_t per_slot = GT_SLOT_BYTES / es / h;
@@ -413,6 +432,26 @@ gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
         return stt;
     }
   return GT_OK;
+}
+
+gt_status
+gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld, size_t es,
+                      const char *src, size_t src_es, size_t hld, size_t r0,
+                      size_t r1, size_t c_begin, size_t c_end,
+                      gt_interrupt_fn interrupted)
+{
+  return upload_rows (st, dst, ld, es, src, src_es, hld, r0, r1, c_begin,
+                      c_end, 0, interrupted);
+}
+
+gt_status
+gt_stage_upload_a_rows (gt_stager *st, char *dst, size_t ld, size_t es,
+                        const char *src, size_t src_es, size_t hld,
+                        size_t r0, size_t r1, size_t k,
+                        gt_interrupt_fn interrupted)
+{
+  return upload_rows (st, dst, ld, es, src, src_es, hld, r0, r1, 0, k, 1,
+                      interrupted);
 }
 
 /* A block of a column-major matrix: rows x columns, ld elements between

@@ -111,6 +111,13 @@ gt_status gt_stage_upload_rows (gt_stager *st, char *dst, size_t ld,
                                 size_t hld, size_t r0, size_t r1,
                                 size_t c_begin, size_t c_end,
                                 gt_interrupt_fn interrupted);
+/* Rows [r0, r1) of all k columns of A (as gt_stage_upload_rows): a block
+   of A's rows, which goes straight from a lock from narrower parts than
+   B's rows do.  */
+gt_status gt_stage_upload_a_rows (gt_stager *st, char *dst, size_t ld,
+                                  size_t es, const char *src, size_t src_es,
+                                  size_t hld, size_t r0, size_t r1, size_t k,
+                                  gt_interrupt_fn interrupted);
 
 /* Columns [c_begin, c_end) of block o back to the host, once `ready`
    has happened on ctx->down.  The host side of each piece is copied when
