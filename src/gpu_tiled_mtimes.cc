@@ -1934,8 +1934,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! end_unwind_protect
 %!testif ; gpu
 %! ## complex products whose k is too short for pieces take their first
-%! ## panel in blocks of A's rows as they arrive (eighths of m in whole tiles,
-%! ## the last shorter at m = 3001 and 4500); products of 2 or more panels
+%! ## panel in blocks of A's rows as they arrive (quarters of m in whole
+%! ## tiles, the last shorter at m = 3001 and 4500); products of 2 or more panels
 %! ## stream the last one in narrower sub-panels where those still fill
 %! ## the GPU (4500 rows: 512 columns on a 132-SM Hopper, the last panel
 %! ## at least 1024 wide at n = 8192); every class pair that makes a
@@ -1961,13 +1961,13 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!testif ; gpu
 %! ## a complex double A's blocks of rows go straight from its lock (the
 %! ## second call after a reset, a loop's) where a column's part is 4 KiB
-%! ## or more and at most 8 times as far from the next (blocks of 256 rows
-%! ## at m = 2047, the last shorter and staged; 384 at 3001), staged in
-%! ## the first call: the same bits both ways, every element written (C
-%! ## poisoned), against double complex
+%! ## or more and at most 8 times as far from the next (quarters of m in
+%! ## whole tiles: 512 rows at m = 1600, the last 64 rows staged; 768 at
+%! ## 3001), staged in the first call: the same bits both ways, every
+%! ## element written (C poisoned), against double complex
 %! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
 %! unwind_protect
-%!   for d = {[2047 1999 2049], [3001 1000 2816]}
+%!   for d = {[1600 1999 2049], [3001 1000 2816]}
 %!     m = d{1}(1);  k = d{1}(2);  n = d{1}(3);
 %!     A = make_operand ("cdouble", m, k);  B = make_operand ("cdouble", k, n);
 %!     gpu_tiled_reset ();

@@ -145,6 +145,18 @@ tall_straight (const gt_call *c)
   return c->straight && c->n * 4 <= c->m;
 }
 
+/* Blocks of A's rows: eighths of m for a tall product, whose blocks'
+   rows of C go out straight as they are done (all of C in this one
+   panel), each block's product still filling most of the GPU and the
+   last, which follows all of A, an eighth of the time; quarters where
+   panels follow (complex plans), whose A's blocks of rows come straight
+   from its lock faster in taller blocks (a column's part twice as wide):
+   complex double 1500^3 to 6000^3 took 0.87-0.90 of the time in eighths
+   (bench/RESULTS.md, "Blocks of A's rows straight from the lock").  A
+   head's blocks are a quarter too (head_rows).  */
+#define GT_ROW_BLOCKS_TALL 8
+#define GT_ROW_BLOCKS 4
+
 /* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
    on kernel 9 where pieces pay; tall real products whose C goes out
    straight), it is computed in blocks of rows of A instead, each as soon
@@ -157,20 +169,23 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
   if (c->kc || c->side || c->shared_a || c->total < GT_PIECES_ONE_PANEL_MIN
       || (ctx && ctx->opt.no_ksplit))
     return 0;
-  const size_t h = gt_panel_rows (&c->plan_full, c->m, tall_straight (c));
+  const int tall = tall_straight (c);
+  const size_t h = gt_panel_rows (&c->plan_full, c->m, tall,
+                                  tall ? GT_ROW_BLOCKS_TALL : GT_ROW_BLOCKS);
   /* a column of a block fits a slot (gt_stage_upload_rows) */
   return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
 }
 
-/* A head's blocks of rows: twice as tall as panel 0's alone (a quarter of
-   A where that has 8), each column's part of a block copied in larger
-   pieces (bench/RESULTS.md, "A head of panels in blocks of rows"), as
-   long as a column of a block fits a slot; 0 where the plan takes no
-   blocks of rows.  */
+/* A head's blocks of rows: a quarter of A's (twice an eighth, in whole
+   tiles; an eighth where a quarter does not fit a slot), each column's
+   part of a block copied in larger pieces (bench/RESULTS.md, "A head of
+   panels in blocks of rows"), as long as a column of a block fits a
+   slot; 0 where the plan takes no blocks of rows.  */
 static size_t
 head_rows (const gt_call *c)
 {
-  const size_t h = gt_panel_rows (&c->plan_full, c->m, 1);
+  const size_t h = gt_panel_rows (&c->plan_full, c->m, 1,
+                                  GT_ROW_BLOCKS_TALL);
   if (!h)
     return 0;
   if (2 * h < c->m && 2 * h * c->es_a <= GT_SLOT_BYTES)

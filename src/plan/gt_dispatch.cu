@@ -543,14 +543,8 @@ gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last, size_t others,
   return wt;
 }
 
-/* Eighths of m in whole tiles: each block's product still fills most of
-   the GPU at the sizes where A's arrival is long enough to matter, and
-   the last block, whose product follows all of A, is an eighth of the
-   panel's time.  */
-#define GT_ROW_BLOCKS 8
-
 extern "C" size_t
-gt_panel_rows (const gt_plan *whole, size_t m, int straight)
+gt_panel_rows (const gt_plan *whole, size_t m, int straight, size_t blocks)
 {
   /* kernel 11 scans all of B's panel again in every run, which blocks
      of rows pay eight times over (bench/RESULTS.md) */
@@ -558,7 +552,7 @@ gt_panel_rows (const gt_plan *whole, size_t m, int straight)
       || whole->kernel == GT_K11_OZAKI)
     return 0;
   const size_t tm = GT_K8_TILE_N;
-  const size_t h = gt_ceil_div (gt_ceil_div (m, GT_ROW_BLOCKS), tm) * tm;
+  const size_t h = gt_ceil_div (gt_ceil_div (m, blocks), tm) * tm;
   return m >= 2 * tm && h < m ? h : 0;
 }
 
