@@ -1130,9 +1130,11 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## the head's B whole first, then A's columns piece by piece; then the
 %! ## other panels.  GPU_TILED_HEAD=0 takes none.  C poisoned; against
 %! ## double on sampled rows; one device, then, where there are two, split
-%! ## over both, each band's own half of A through the host and the
-%! ## other's from its device, with a head of 2 (GPU_TILED_HEAD) in its
-%! ## pieces.
+%! ## over both with a head of 2 (GPU_TILED_HEAD) in each band's pieces:
+%! ## by rows (n < m: each band its own rows of A), and by columns
+%! ## (8191x8190x8193: bands sharing A, where the devices reach each
+%! ## other, each band's own half through the host, the other's from its
+%! ## device).
 %! d = gpu_tiled_devices ();
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");
 %! heads = @() sum ([gpu_tiled_info().devices.head_products]);
@@ -1163,15 +1165,22 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     gpu_tiled_devices (d(1:2));
 %!     setenv ("GPU_TILED_SPLIT", "always");
 %!     setenv ("GPU_TILED_HEAD", "2");
-%!     gpu_tiled_reset ();
-%!     for call = 1:2
-%!       C = gpu_tiled_mtimes (A, B);
-%!       i = rows_to_check (m, k, n);
-%!       err = norm (C(i, :) - A(i, :) * B, "fro");
-%!       assert (err <= 4 * k * eps * norm (A(i, :), "fro") * norm (B, "fro"),
-%!               "split, call %d: error %g", call, err);
+%!     for s = {[], [8191 8190 8193]}
+%!       if (! isempty (s{1}))
+%!         clear A B C;
+%!         m = s{1}(1);  k = s{1}(2);  n = s{1}(3);
+%!         A = randn (m, k);  B = randn (k, n);
+%!       endif
+%!       gpu_tiled_reset ();
+%!       for call = 1:2
+%!         C = gpu_tiled_mtimes (A, B);
+%!         i = rows_to_check (m, k, n);
+%!         err = norm (C(i, :) - A(i, :) * B, "fro");
+%!         assert (err <= 4 * k * eps * norm (A(i, :), "fro") * norm (B, "fro"),
+%!                 "split %dx%dx%d, call %d: error %g", m, k, n, call, err);
+%!       endfor
+%!       assert (heads (), 4 * hopper);   # two bands, two calls
 %!     endfor
-%!     assert (heads (), 4 * hopper);   # two bands, two calls
 %!   endif
 %! unwind_protect_cleanup
 %!   restore_defaults ("GPU_TILED_HEAD", "GPU_TILED_LOCK_OPERANDS",
@@ -1964,12 +1973,17 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## or more and at most 8 times as far from the next (quarters of m in
 %! ## whole tiles: 512 rows at m = 1600, the last 64 rows staged; 768 at
 %! ## 3001), staged in the first call: the same bits both ways, every
-%! ## element written (C poisoned), against double complex
+%! ## element written (C poisoned), against double complex.  B real, its
+%! ## columns of 1999 doubles staged (under 32 KiB, padded on the device),
+%! ## so that an operand read straight is A.  One device (a split's bands
+%! ## sharing A take no blocks of rows).
+%! d = gpu_tiled_devices ();
 %! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
 %! unwind_protect
-%!   for d = {[1600 1999 2049], [3001 1000 2816]}
-%!     m = d{1}(1);  k = d{1}(2);  n = d{1}(3);
-%!     A = make_operand ("cdouble", m, k);  B = make_operand ("cdouble", k, n);
+%!   gpu_tiled_devices (d(1));
+%!   for s = {[1600 1999 2049], [3001 1999 2816]}
+%!     m = s{1}(1);  k = s{1}(2);  n = s{1}(3);
+%!     A = make_operand ("cdouble", m, k);  B = make_operand ("double", k, n);
 %!     gpu_tiled_reset ();
 %!     C1 = gpu_tiled_mtimes (A, B);
 %!     C2 = gpu_tiled_mtimes (A, B);

@@ -87,8 +87,9 @@ typedef struct
                                    panel 0's pieces) went in during the
                                    last piece's wait */
   int a_straight;               /* A locked: its uploads may go straight
-                                   (gt_stage.c's rule: one plain copy or
-                                   columns of 32 KiB or more) */
+                                   (gt_stage.c's rules: one plain copy,
+                                   columns of 32 KiB or more, or a block
+                                   of A's rows, gt_stage_upload_a_rows) */
   size_t w_given;               /* panels this wide (0: the plan's) */
   int probe_mask;               /* the operands' probe: what this run
                                    has not yet said it read

@@ -148,12 +148,13 @@ tall_straight (const gt_call *c)
 /* Blocks of A's rows: eighths of m for a tall product, whose blocks'
    rows of C go out straight as they are done (all of C in this one
    panel), each block's product still filling most of the GPU and the
-   last, which follows all of A, an eighth of the time; quarters where
-   panels follow (complex plans), whose A's blocks of rows come straight
-   from its lock faster in taller blocks (a column's part twice as wide):
-   complex double 1500^3 to 6000^3 took 0.87-0.90 of the time in eighths
-   (bench/RESULTS.md, "Blocks of A's rows straight from the lock").  A
-   head's blocks are a quarter too (head_rows).  */
+   last, which follows all of A, an eighth of the time; quarters for the
+   others (complex plans), whose A's blocks of rows come straight from its
+   lock faster in taller blocks (a column's part twice as wide): complex
+   double 1500^3 to 6000^3 took 0.87-0.90 of the time in eighths
+   (bench/RESULTS.md, "Blocks of A's rows straight from the lock"); an
+   eighth where a quarter's column would not fit a slot.  A head's blocks
+   are twice an eighth (head_rows).  */
 #define GT_ROW_BLOCKS_TALL 8
 #define GT_ROW_BLOCKS 4
 
@@ -170,14 +171,18 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
       || (ctx && ctx->opt.no_ksplit))
     return 0;
   const int tall = tall_straight (c);
-  const size_t h = gt_panel_rows (&c->plan_full, c->m, tall,
-                                  tall ? GT_ROW_BLOCKS_TALL : GT_ROW_BLOCKS);
+  const size_t e = gt_panel_rows (&c->plan_full, c->m, tall,
+                                  GT_ROW_BLOCKS_TALL);
+  const size_t q = tall ? 0 : gt_panel_rows (&c->plan_full, c->m, 0,
+                                             GT_ROW_BLOCKS);
   /* a column of a block fits a slot (gt_stage_upload_rows) */
-  return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
+  if (q && q * c->es_a <= GT_SLOT_BYTES)
+    return q;
+  return e * c->es_a <= GT_SLOT_BYTES ? e : 0;
 }
 
-/* A head's blocks of rows: a quarter of A's (twice an eighth, in whole
-   tiles; an eighth where a quarter does not fit a slot), each column's
+/* A head's blocks of rows: twice an eighth of A's, in whole tiles (an
+   eighth where that does not fit a slot), each column's
    part of a block copied in larger pieces (bench/RESULTS.md, "A head of
    panels in blocks of rows"), as long as a column of a block fits a
    slot; 0 where the plan takes no blocks of rows.  */

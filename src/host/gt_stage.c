@@ -402,7 +402,7 @@ gt_stage_upload (gt_stager *st, char *dst, size_t ld, size_t es,
 
 /* Rows [r0, r1) of host columns [c_begin, c_end) of src (leading
    dimension hld) to the same rows of device dst (leading dimension ld)
-   (block: a block of A's rows; see gt_stage_upload_rows).  Each slot
+   (block: a block of A's rows; see gt_stage_upload_a_rows).  Each slot
    takes whole columns of the block; the copy engine spreads them to
    their columns.  */
 static gt_status

@@ -547,7 +547,7 @@ extern "C" size_t
 gt_panel_rows (const gt_plan *whole, size_t m, int straight, size_t blocks)
 {
   /* kernel 11 scans all of B's panel again in every run, which blocks
-     of rows pay eight times over (bench/RESULTS.md) */
+     of rows pay once a block (bench/RESULTS.md) */
   if (!(whole->complex_a || whole->complex_b || straight)
       || whole->kernel == GT_K11_OZAKI)
     return 0;
