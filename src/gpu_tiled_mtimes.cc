@@ -874,6 +874,21 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!  endif
 %!endfunction
 
+%!function two_calls_checked (A, B, what)
+%!  ## A * B in two calls after a reset (the second with its operands
+%!  ## locked under GPU_TILED_LOCK_OPERANDS=1), each against double on
+%!  ## sampled rows
+%!  gpu_tiled_reset ();
+%!  [m, k] = size (A);
+%!  for call = 1:2
+%!    C = gpu_tiled_mtimes (A, B);
+%!    i = rows_to_check (m, k, columns (B));
+%!    err = norm (C(i, :) - A(i, :) * B, "fro");
+%!    assert (err <= 4 * k * eps * norm (A(i, :), "fro") * norm (B, "fro"),
+%!            "%s, call %d: error %g", what, call, err);
+%!  endfor
+%!endfunction
+
 %!function C = b_first_both (A, B, g)
 %!  ## A * B with panel 0's B whole first and with each piece's rows of B
 %!  ## (GPU_TILED_B_FIRST 1 and 0), each the second call after a reset
@@ -1142,22 +1157,14 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
 %! unwind_protect
 %!   gpu_tiled_devices (d(1));
-%!   m = 8001;  k = 6000;  n = 3001;
-%!   A = randn (m, k);  B = randn (k, n);
+%!   A = randn (8001, 6000);  B = randn (6000, 3001);
 %!   for forced = {"", "0"}
 %!     if (isempty (forced{1}))
 %!       unsetenv ("GPU_TILED_HEAD");
 %!     else
 %!       setenv ("GPU_TILED_HEAD", forced{1});
 %!     endif
-%!     gpu_tiled_reset ();
-%!     for call = 1:2
-%!       C = gpu_tiled_mtimes (A, B);
-%!       i = rows_to_check (m, k, n);
-%!       err = norm (C(i, :) - A(i, :) * B, "fro");
-%!       assert (err <= 4 * k * eps * norm (A(i, :), "fro") * norm (B, "fro"),
-%!               "GPU_TILED_HEAD=%s, call %d: error %g", forced{1}, call, err);
-%!     endfor
+%!     two_calls_checked (A, B, ["GPU_TILED_HEAD=" forced{1}]);
 %!     assert (pieces (), 2 * hopper);
 %!     assert (heads (), 2 * (hopper && isempty (forced{1})));
 %!   endfor
@@ -1167,18 +1174,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     setenv ("GPU_TILED_HEAD", "2");
 %!     for s = {[], [8191 8190 8193]}
 %!       if (! isempty (s{1}))
-%!         clear A B C;
-%!         m = s{1}(1);  k = s{1}(2);  n = s{1}(3);
-%!         A = randn (m, k);  B = randn (k, n);
+%!         clear A B;
+%!         A = randn (s{1}(1), s{1}(2));  B = randn (s{1}(2), s{1}(3));
 %!       endif
-%!       gpu_tiled_reset ();
-%!       for call = 1:2
-%!         C = gpu_tiled_mtimes (A, B);
-%!         i = rows_to_check (m, k, n);
-%!         err = norm (C(i, :) - A(i, :) * B, "fro");
-%!         assert (err <= 4 * k * eps * norm (A(i, :), "fro") * norm (B, "fro"),
-%!                 "split %dx%dx%d, call %d: error %g", m, k, n, call, err);
-%!       endfor
+%!       two_calls_checked (A, B, sprintf ("split %dx%dx%d", size (A), columns (B)));
 %!       assert (heads (), 4 * hopper);   # two bands, two calls
 %!     endfor
 %!   endif
