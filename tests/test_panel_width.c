@@ -2,7 +2,8 @@
    from the host (gt_panel_width, src/plan/gt_dispatch.cu): real products
    off kernel 11 in eighths of n at most where the caller says narrow, and
    not where an eighth is under a tile, where the eighth's plan splits k,
-   below 32 MiB, for a given tile or for complex products.  Needs no GPU:
+   below 32 MiB, for a given tile or for complex products; and the
+   first panel's blocks of A's rows (gt_panel_rows).  Needs no GPU:
    without one the plan layer takes the facts of a 132-SM Hopper; with one,
    its own, so every check holds for any device's facts.  Linked with the
    library's objects as test_device is.  Prints "N passed, N failed".  */
@@ -65,5 +66,23 @@ main (void)
   /* a given tile: one panel */
   check (gt_panel_width (GT_DOUBLE, 2048, 2048, 2048, 16, MAX_PANELS, 1)
          == 2048, "a tile given: one panel");
+
+  /* blocks of A's rows (gt_panel_rows): the caller's count of them in
+     whole tiles; complex plans, or real ones only where C goes out
+     straight; none for a height of one block */
+  const gt_plan z = gt_plan_mixed (GT_COMPLEX_DOUBLE, 0, 0, 2048, 1024, 2048,
+                                   GT_TILE_DEFAULT, 0);
+  const gt_plan d = gt_plan_for (GT_DOUBLE, 2048, 256, 2048,
+                                 GT_TILE_DEFAULT, 0);
+  check (gt_panel_rows (&z, 2048, 0, 4) == 512
+         && gt_panel_rows (&z, 2048, 0, 8) == 256,
+         "complex double 2048 rows: quarters of 512, eighths of 256");
+  check (gt_panel_rows (&z, 3001, 0, 4) == 768,
+         "complex double 3001 rows: quarters in whole tiles (768)");
+  check (gt_panel_rows (&d, 2048, 0, 4) == 0
+         && gt_panel_rows (&d, 2048, 1, 8) == 256,
+         "double: blocks of rows only where C goes out straight");
+  check (gt_panel_rows (&z, 200, 0, 4) == 0,
+         "complex double 200 rows: under two tiles, none");
   return checks_done ();
 }
