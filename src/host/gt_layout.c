@@ -158,6 +158,16 @@ tall_straight (const gt_call *c)
 #define GT_ROW_BLOCKS_TALL 8
 #define GT_ROW_BLOCKS 4
 
+/* The taller of two heights of blocks of A's rows whose column fits a
+   slot (gt_stage_upload_rows): `taller` (0: none), else h, else 0.  */
+static size_t
+rows_fitting (const gt_call *c, size_t taller, size_t h)
+{
+  if (taller && taller * c->es_a <= GT_SLOT_BYTES)
+    return taller;
+  return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
+}
+
 /* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
    on kernel 9 where pieces pay; tall real products whose C goes out
    straight), it is computed in blocks of rows of A instead, each as soon
@@ -175,10 +185,7 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
                                   GT_ROW_BLOCKS_TALL);
   const size_t q = tall ? 0 : gt_panel_rows (&c->plan_full, c->m, 0,
                                              GT_ROW_BLOCKS);
-  /* a column of a block fits a slot (gt_stage_upload_rows) */
-  if (q && q * c->es_a <= GT_SLOT_BYTES)
-    return q;
-  return e * c->es_a <= GT_SLOT_BYTES ? e : 0;
+  return rows_fitting (c, q, e);
 }
 
 /* A head's blocks of rows: twice an eighth of A's, in whole tiles (an
@@ -191,11 +198,7 @@ head_rows (const gt_call *c)
 {
   const size_t h = gt_panel_rows (&c->plan_full, c->m, 1,
                                   GT_ROW_BLOCKS_TALL);
-  if (!h)
-    return 0;
-  if (2 * h < c->m && 2 * h * c->es_a <= GT_SLOT_BYTES)
-    return 2 * h;
-  return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
+  return h ? rows_fitting (c, 2 * h < c->m ? 2 * h : 0, h) : 0;
 }
 
 /* A head's count of full panels, for either way of running it: the one
