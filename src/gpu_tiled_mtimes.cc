@@ -1967,6 +1967,33 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! C = gpu_tiled_mtimes (A, B);
 %! check_parts (A, B, C, [1:5, 990:1010, 2990:3001], "Inf and NaN in blocks of rows");
 %!testif ; gpu
+%! ## complex products whose panel 0 takes no pieces of k, in panels a
+%! ## third of n or wider, go in eighths of n in whole tiles, no narrower
+%! ## than two (2047x1999x2049: 6 panels of 384, the last of 129); every
+%! ## class pair that makes a complex double product, and a complex single
+%! ## one; split over the devices too where there are several (bands of
+%! ## about 1024 columns: panels of 256); C poisoned, so that a column no
+%! ## panel wrote shows in every checked row
+%! splits = {""};
+%! if (numel (gpu_tiled_devices ()) > 1)
+%!   splits{end+1} = "always";
+%! endif
+%! unwind_protect
+%!   for split = splits
+%!     setenv ("GPU_TILED_SPLIT", split{1});
+%!     gpu_tiled_reset ();
+%!     for s = {"cdouble", "cdouble"; "double", "cdouble"; "cdouble", "double";
+%!              "csingle", "csingle"}'
+%!       [ca, cb] = s{:};
+%!       A = make_operand (ca, 2047, 1999);  B = make_operand (cb, 1999, 2049);
+%!       check_default (A, B, sprintf ("%s * %s, 2047x1999x2049, split '%s'",
+%!                                     ca, cb, split{1}));
+%!     endfor
+%!   endfor
+%! unwind_protect_cleanup
+%!   restore_defaults ("GPU_TILED_SPLIT");
+%! end_unwind_protect
+%!testif ; gpu
 %! ## a complex double A's blocks of rows go straight from its lock (the
 %! ## second call after a reset, a loop's) where a column's part is 4 KiB
 %! ## or more and at most 8 times as far from the next (quarters of m in

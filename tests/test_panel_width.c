@@ -3,7 +3,8 @@
    off kernel 11 in eighths of n at most where the caller says narrow, and
    not where an eighth is under a tile, where the eighth's plan splits k,
    below 32 MiB, for a given tile or for complex products; and the
-   first panel's blocks of A's rows (gt_panel_rows).  Needs no GPU:
+   first panel's blocks of A's rows (gt_panel_rows); a complex product's
+   panels in eighths (gt_panel_eighths).  Needs no GPU:
    without one the plan layer takes the facts of a 132-SM Hopper; with one,
    its own, so every check holds for any device's facts.  Linked with the
    library's objects as test_device is.  Prints "N passed, N failed".  */
@@ -84,5 +85,25 @@ main (void)
          "double: blocks of rows only where C goes out straight");
   check (gt_panel_rows (&z, 200, 0, 4) == 0,
          "complex double 200 rows: under two tiles, none");
+
+  /* gt_panel_eighths: a complex product's panels a third of n or wider go
+     in eighths in whole tiles, no narrower than two */
+  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2048, 2048, 2048,
+                           GT_TILE_DEFAULT, 1024) == 256,
+         "complex double 2048^3 in panels of 1024: eighths of 256");
+  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2047, 2049, 1999,
+                           GT_TILE_DEFAULT, 1024) == 384,
+         "complex double n = 2049: eighths in whole tiles (384)");
+  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2048, 1024, 2048,
+                           GT_TILE_DEFAULT, 1024) == 256,
+         "complex double n = 1024 in one panel: two tiles, not 128");
+  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 3000, 3000, 3000,
+                           GT_TILE_DEFAULT, 640) == 640,
+         "complex double 3000^3 in panels of 640: under a third, kept");
+  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2048, 300, 2048,
+                           GT_TILE_DEFAULT, 300) == 300,
+         "n = 300: no room for two panels of two tiles, kept");
+  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2048, 2048, 2048, 16, 1024)
+         == 1024, "a tile given: kept");
   return checks_done ();
 }

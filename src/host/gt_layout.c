@@ -474,17 +474,56 @@ one_panel_of_rows (const gt_call *c)
   return tall_straight (c) && c->rows && c->panels > 1 && !c->w_given;
 }
 
+/* gt_call_layout's: the width of the narrower panels of a complex
+   product streamed in panels whose panel 0 takes no pieces of k (blocks
+   of A's rows, or one pass), where gt_panel_eighths gives them; 0 where
+   it keeps the panels as they are.  */
+static size_t
+complex_eighths (const gt_call *c)
+{
+  if (c->w_given || c->side || c->kc || c->total < GT_MID_MAX_BYTES
+      || gt_type_real (c->type) == c->type
+      || c->plan_full.kernel == GT_K11_OZAKI)
+    return 0;
+  const size_t e = gt_panel_eighths (c->type, c->m, c->n, c->k, c->tile,
+                                     c->w);
+  return e < c->w ? e : 0;
+}
+
+/* A layout of panels `w` wide in place of c's where it lays out and
+   keep(the new one) says so.  */
+static void
+relayout (const gt_context *ctx, gt_call *c, size_t w,
+          int (*keep) (const gt_call *))
+{
+  gt_call other = *c;
+  other.w_given = w;
+  other.side = 0;
+  if (layout_panels (ctx, &other) == GT_OK && keep (&other))
+    *c = other;
+}
+
+static int
+rows_not_pieces (const gt_call *c)
+{
+  return c->rows && !c->kc;
+}
+
+static int
+no_pieces_off_k11 (const gt_call *c)
+{
+  return !c->kc && c->plan_full.kernel != GT_K11_OZAKI;
+}
+
 gt_status
 gt_call_layout (const gt_context *ctx, gt_call *c)
 {
   gt_status st = layout_panels (ctx, c);
-  if (st != GT_OK || !one_panel_of_rows (c))
+  if (st != GT_OK)
     return st;
-  gt_call whole = *c;
-  whole.w_given = c->n;
-  whole.side = 0;
-  st = layout_panels (ctx, &whole);
-  if (st == GT_OK && whole.rows && !whole.kc)
-    *c = whole;
+  if (one_panel_of_rows (c))
+    relayout (ctx, c, c->n, rows_not_pieces);
+  else if (complex_eighths (c))
+    relayout (ctx, c, complex_eighths (c), no_pieces_off_k11);
   return GT_OK;
 }

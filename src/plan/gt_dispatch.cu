@@ -520,6 +520,28 @@ gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
   return panel_width (r, 2 * m, n, 2 * k, tile, max_panels, parts, 0);
 }
 
+/* Eighths of n, at least two column tiles, where panels of w columns are
+   a third of n or wider and eighths leave the plan off kernel 11; else
+   w.  The host layer asks only for complex products whose panel 0 takes
+   no pieces of k: these wait on the link, and the last panel's kernel and
+   copy out, which follow all of B, shorten with the panel
+   (bench/RESULTS.md, "Complex panels in eighths": complex double 2048^3
+   in 0.84 of the time, a band of 1024 columns of a split 0.72; where
+   panels were already a fifth of n, 3000^3, eighths lost 3%).  */
+extern "C" size_t
+gt_panel_eighths (gt_type type, size_t m, size_t n, size_t k, int tile,
+                  size_t w)
+{
+  const size_t tn = GT_K8_TILE_N;
+  size_t e = gt_ceil_div (gt_ceil_div (n, 8), tn) * tn;
+  if (e < 2 * tn)
+    e = 2 * tn;
+  if (tile != GT_TILE_DEFAULT || m < 2 || 3 * w < n || e >= w || 2 * e > n)
+    return w;
+  const gt_plan p = gt_plan_for (type, m, e, k, tile, 0);
+  return p.kernel && p.kernel != GT_K11_OZAKI ? e : w;
+}
+
 /* At most this many sub-panels: each is a run and a copy out of its own.  */
 #define GT_TAIL_PARTS 4
 

@@ -207,6 +207,13 @@ int gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
 size_t gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
                        size_t max_panels, int narrow);
 
+/* Columns of B and C per panel where a product streamed in panels of w
+   columns would go in eighths of n instead (w where not): for complex
+   products whose panel 0 takes no pieces of k (the host layer's choice,
+   made at width w).  */
+size_t gt_panel_eighths (gt_type type, size_t m, size_t n, size_t k, int tile,
+                         size_t w);
+
 /* Columns per sub-panel where the last panel of a product streamed in
    panels (w_last columns, `others` panels before it) is streamed in
    narrower ones: nothing overlaps the last panel's kernel and copy out,
