@@ -48,6 +48,11 @@
 ## rows, each block as soon as its rows were on the device, where the
 ## later panels' kernels take longer than their copies in (see
 ## @file{doc/gpu_tiled.md}), since the device was set up.
+## @item eighths_products
+## complex products whose first panel took no pieces of k and that went
+## in column panels of an eighth of n where the panels would have been a
+## third of n or wider (see @file{doc/gpu_tiled.md}), since the device
+## was set up.
 ## @item driver_version
 ## @itemx runtime_version
 ## CUDA driver and (statically linked) runtime versions, e.g. 13000.
@@ -57,7 +62,7 @@
 ## @itemx devices
 ## @itemx devices_used
 ## the CUDA devices the driver shows; a struct array with the fields above
-## (@code{usable} to @code{head_products}) for each of them; and the
+## (@code{usable} to @code{eighths_products}) for each of them; and the
 ## ordinals that products are split over (@code{gpu_tiled_devices}).
 ## @item crossover
 ## one element per class of result (@code{class}: single, double, complex
@@ -266,6 +271,7 @@ endfunction
 %!          "multiprocessors", "total_memory", "free_memory", ...
 %!          "cached_device_memory", "cached_pinned_memory", "memory_retries", ...
 %!          "side_products", "piece_products", "head_products", ...
+%!          "eighths_products", ...
 %!          "driver_version", ...
 %!          "runtime_version", "build_archs", ...
 %!          "device_count", "devices", "devices_used", "crossover", ...

@@ -31,6 +31,8 @@ assign_device (octave_scalar_map& s, const gt_info& info)
   s.assign ("side_products", static_cast<double> (info.side_products));
   s.assign ("piece_products", static_cast<double> (info.piece_products));
   s.assign ("head_products", static_cast<double> (info.head_products));
+  s.assign ("eighths_products",
+            static_cast<double> (info.eighths_products));
 }
 
 // Every device the driver shows, one element each.

@@ -82,6 +82,9 @@ typedef struct
   unsigned long head_products;   /* products whose first panels ran as one
                                     head in blocks of A's rows as they
                                     arrived */
+  unsigned long eighths_products; /* complex products in eighths of n
+                                     where their panels would have been
+                                     wider */
   unsigned long memory_retries;  /* products that ran out of this device's
                                     memory midway and went on, in blocks
                                     or (a band of a split) on another

@@ -105,5 +105,8 @@ main (void)
          "n = 300: no room for two panels of two tiles, kept");
   check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2048, 2048, 2048, 16, 1024)
          == 1024, "a tile given: kept");
+  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 1000, 2048, 2048,
+                           GT_TILE_DEFAULT, 1024) == 1024,
+         "complex double of 1000 rows: under 1024, kept");
   return checks_done ();
 }

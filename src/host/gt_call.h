@@ -91,6 +91,8 @@ typedef struct
                                    columns of 32 KiB or more, or a block
                                    of A's rows, gt_stage_upload_a_rows) */
   size_t w_given;               /* panels this wide (0: the plan's) */
+  int eighths;                  /* laid out again in a complex product's
+                                   eighths (gt_panel_eighths) */
   int probe_mask;               /* the operands' probe: what this run
                                    has not yet said it read
                                    (gt_probe_read_done) */

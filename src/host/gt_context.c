@@ -543,5 +543,6 @@ gt_device_info (int device, gt_info *info)
   info->side_products = c->side_products;
   info->piece_products = c->piece_products;
   info->head_products = c->head_products;
+  info->eighths_products = c->eighths_products;
   return GT_OK;
 }

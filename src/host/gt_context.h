@@ -51,6 +51,8 @@ typedef struct
                                        (gt_info) */
   unsigned long head_products;      /* a head of several panels in blocks
                                        of rows (gt_info) */
+  unsigned long eighths_products;   /* complex, in eighths of n
+                                       (gt_info) */
   unsigned long memory_retries;     /* products that ran out of memory
                                        here midway and went on (gt_info) */
 } gt_context;

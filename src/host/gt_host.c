@@ -503,6 +503,8 @@ product_run (gt_context *ctx, const gt_product *p,
         ctx->piece_products++;
       if (st == GT_OK && c.head > 1 && !wait)
         ctx->head_products++;
+      if (st == GT_OK && c.eighths && !wait)
+        ctx->eighths_products++;
       if (ctx->opt.trace)
         trace_call (&c, &sg, t_start, t_buffers, t_setup);
       gt_timeline_print (&sg);

@@ -491,16 +491,18 @@ complex_eighths (const gt_call *c)
 }
 
 /* A layout of panels `w` wide in place of c's where it lays out and
-   keep(the new one) says so.  */
-static void
+   keep(the new one) says so: 1 where it took its place.  */
+static int
 relayout (const gt_context *ctx, gt_call *c, size_t w,
           int (*keep) (const gt_call *))
 {
   gt_call other = *c;
   other.w_given = w;
   other.side = 0;
-  if (layout_panels (ctx, &other) == GT_OK && keep (&other))
-    *c = other;
+  if (layout_panels (ctx, &other) != GT_OK || !keep (&other))
+    return 0;
+  *c = other;
+  return 1;
 }
 
 static int
@@ -521,9 +523,11 @@ gt_call_layout (const gt_context *ctx, gt_call *c)
   gt_status st = layout_panels (ctx, c);
   if (st != GT_OK)
     return st;
+  /* (a tall product's one panel is real, never a complex one's eighths) */
+  const size_t e = complex_eighths (c);
   if (one_panel_of_rows (c))
     relayout (ctx, c, c->n, rows_not_pieces);
-  else if (complex_eighths (c))
-    relayout (ctx, c, complex_eighths (c), no_pieces_off_k11);
+  else if (e)
+    c->eighths = relayout (ctx, c, e, no_pieces_off_k11);
   return GT_OK;
 }

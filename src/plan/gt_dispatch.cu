@@ -521,13 +521,16 @@ gt_panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
 }
 
 /* Eighths of n, at least two column tiles, where panels of w columns are
-   a third of n or wider and eighths leave the plan off kernel 11; else
-   w.  The host layer asks only for complex products whose panel 0 takes
-   no pieces of k: these wait on the link, and the last panel's kernel and
-   copy out, which follow all of B, shorten with the panel
-   (bench/RESULTS.md, "Complex panels in eighths": complex double 2048^3
-   in 0.84 of the time, a band of 1024 columns of a split 0.72; where
-   panels were already a fifth of n, 3000^3, eighths lost 3%).  */
+   a third of n or wider, m is 1024 or more and an eighth's plan is
+   neither kernel 11's nor one that splits k (kernel 5: as
+   real_in_eighths); else w.  The host layer asks only for complex
+   products whose panel 0 takes no pieces of k: these wait on the link,
+   and the last panel's kernel and copy out, which follow all of B,
+   shorten with the panel (bench/RESULTS.md, "Complex panels in eighths":
+   complex double 2048^3 in 0.82 of the time, split over two GPUs 0.74;
+   where panels were already a fifth of n, 3000^3, eighths lost 3%).  The
+   eighth's plan may take Gauss's four products where the wider one took
+   three (2048^3).  Products of fewer than 1024 rows were not measured.  */
 extern "C" size_t
 gt_panel_eighths (gt_type type, size_t m, size_t n, size_t k, int tile,
                   size_t w)
@@ -536,10 +539,12 @@ gt_panel_eighths (gt_type type, size_t m, size_t n, size_t k, int tile,
   size_t e = gt_ceil_div (gt_ceil_div (n, 8), tn) * tn;
   if (e < 2 * tn)
     e = 2 * tn;
-  if (tile != GT_TILE_DEFAULT || m < 2 || 3 * w < n || e >= w || 2 * e > n)
+  if (tile != GT_TILE_DEFAULT || m < 8 * tn || 3 * w < n || e >= w
+      || 2 * e > n)
     return w;
   const gt_plan p = gt_plan_for (type, m, e, k, tile, 0);
-  return p.kernel && p.kernel != GT_K11_OZAKI ? e : w;
+  return p.kernel && p.kernel != GT_K11_OZAKI && p.kernel != GT_K5_SPLITK
+         ? e : w;
 }
 
 /* At most this many sub-panels: each is a run and a copy out of its own.  */
