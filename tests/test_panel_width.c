@@ -22,6 +22,32 @@ width (gt_type t, size_t m, size_t k, size_t n, int narrow)
   return gt_panel_width (t, m, n, k, GT_TILE_DEFAULT, MAX_PANELS, narrow);
 }
 
+/* gt_panel_eighths' cases, complex double: m, n, k, tile, the width
+   asked about, the width wanted */
+typedef struct
+{
+  size_t m, n, k;
+  int tile;
+  size_t w, want;
+  const char *what;
+} eighths_case;
+
+static const eighths_case eighths[] = {
+  { 2048, 2048, 2048, GT_TILE_DEFAULT, 1024, 256,
+    "complex double 2048^3 in panels of 1024: eighths of 256" },
+  { 2047, 2049, 1999, GT_TILE_DEFAULT, 1024, 384,
+    "complex double n = 2049: eighths in whole tiles (384)" },
+  { 2048, 1024, 2048, GT_TILE_DEFAULT, 1024, 256,
+    "complex double n = 1024 in one panel: two tiles, not 128" },
+  { 3000, 3000, 3000, GT_TILE_DEFAULT, 640, 640,
+    "complex double 3000^3 in panels of 640: under a third, kept" },
+  { 2048, 300, 2048, GT_TILE_DEFAULT, 300, 300,
+    "n = 300: no room for two panels of two tiles, kept" },
+  { 2048, 2048, 2048, 16, 1024, 1024, "a tile given: kept" },
+  { 1000, 2048, 2048, GT_TILE_DEFAULT, 1024, 1024,
+    "complex double of 1000 rows: under 1024, kept" },
+};
+
 int
 main (void)
 {
@@ -88,25 +114,11 @@ main (void)
 
   /* gt_panel_eighths: a complex product's panels a third of n or wider go
      in eighths in whole tiles, no narrower than two */
-  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2048, 2048, 2048,
-                           GT_TILE_DEFAULT, 1024) == 256,
-         "complex double 2048^3 in panels of 1024: eighths of 256");
-  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2047, 2049, 1999,
-                           GT_TILE_DEFAULT, 1024) == 384,
-         "complex double n = 2049: eighths in whole tiles (384)");
-  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2048, 1024, 2048,
-                           GT_TILE_DEFAULT, 1024) == 256,
-         "complex double n = 1024 in one panel: two tiles, not 128");
-  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 3000, 3000, 3000,
-                           GT_TILE_DEFAULT, 640) == 640,
-         "complex double 3000^3 in panels of 640: under a third, kept");
-  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2048, 300, 2048,
-                           GT_TILE_DEFAULT, 300) == 300,
-         "n = 300: no room for two panels of two tiles, kept");
-  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 2048, 2048, 2048, 16, 1024)
-         == 1024, "a tile given: kept");
-  check (gt_panel_eighths (GT_COMPLEX_DOUBLE, 1000, 2048, 2048,
-                           GT_TILE_DEFAULT, 1024) == 1024,
-         "complex double of 1000 rows: under 1024, kept");
+  for (size_t i = 0; i < sizeof eighths / sizeof eighths[0]; i++)
+    {
+      const eighths_case *e = &eighths[i];
+      check (gt_panel_eighths (GT_COMPLEX_DOUBLE, e->m, e->n, e->k, e->tile,
+                               e->w) == e->want, e->what);
+    }
   return checks_done ();
 }
