@@ -523,11 +523,13 @@ gt_call_layout (const gt_context *ctx, gt_call *c)
   gt_status st = layout_panels (ctx, c);
   if (st != GT_OK)
     return st;
-  /* (a tall product's one panel is real, never a complex one's eighths) */
-  const size_t e = complex_eighths (c);
   if (one_panel_of_rows (c))
     relayout (ctx, c, c->n, rows_not_pieces);
-  else if (e)
-    c->eighths = relayout (ctx, c, e, no_pieces_off_k11);
+  else
+    {
+      const size_t e = complex_eighths (c);
+      if (e)
+        c->eighths = relayout (ctx, c, e, no_pieces_off_k11);
+    }
   return GT_OK;
 }

@@ -442,6 +442,13 @@ gt_needs_repack (gt_type type, const void *A, size_t lda, const void *B,
   return type == GT_DOUBLE ? 2 : 1;
 }
 
+/* A parts-th of n (columns, or rows) in whole tiles of kernel 8's 128.  */
+static size_t
+tiles_part (size_t n, size_t parts)
+{
+  return gt_ceil_div (gt_ceil_div (n, parts), GT_K8_TILE_N) * GT_K8_TILE_N;
+}
+
 /* Whether a real product goes in eighths of n at most, not in the wider
    panels that fill kernel 8's resident blocks: off kernel 11, a panel
    that fills the GPU only half costs little (these products wait on the
@@ -486,11 +493,11 @@ panel_width (gt_type type, size_t m, size_t n, size_t k, int tile,
   size_t w = (fit ? fit : 1) * tn;
   if (w < n / parts)
     w = gt_ceil_div (n / parts, tn) * tn;
-  const size_t part = gt_ceil_div (gt_ceil_div (n, parts), tn) * tn;
+  const size_t part = tiles_part (n, parts);
   if (narrow && w > part && real_in_eighths (type, m, n, k, tile, part))
     w = part;
   if (gt_ceil_div (n, w) > (long long) max_panels)
-    w = gt_ceil_div (gt_ceil_div (n, max_panels), tn) * tn;
+    w = tiles_part (n, max_panels);
   return w < n ? w : n;
 }
 
@@ -536,7 +543,7 @@ gt_panel_eighths (gt_type type, size_t m, size_t n, size_t k, int tile,
                   size_t w)
 {
   const size_t tn = GT_K8_TILE_N;
-  size_t e = gt_ceil_div (gt_ceil_div (n, 8), tn) * tn;
+  size_t e = tiles_part (n, 8);
   if (e < 2 * tn)
     e = 2 * tn;
   if (tile != GT_TILE_DEFAULT || m < 8 * tn || 3 * w < n || e >= w
@@ -561,8 +568,7 @@ gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last, size_t others,
   const size_t tn = GT_K8_TILE_N, tiles_m = gt_ceil_div (m, tn);
   const size_t sms = (size_t) gt_facts_current ()->sms;
   size_t wt = gt_ceil_div (sms, tiles_m) * tn;
-  const size_t quarter = gt_ceil_div (gt_ceil_div (w_last, GT_TAIL_PARTS),
-                                      tn) * tn;
+  const size_t quarter = tiles_part (w_last, GT_TAIL_PARTS);
   if (wt < quarter)
     wt = quarter;
   if (wt >= w_last || others + gt_ceil_div (w_last, wt) > max_panels)
@@ -578,9 +584,8 @@ gt_panel_rows (const gt_plan *whole, size_t m, int straight, size_t blocks)
   if (!(whole->complex_a || whole->complex_b || straight)
       || whole->kernel == GT_K11_OZAKI)
     return 0;
-  const size_t tm = GT_K8_TILE_N;
-  const size_t h = gt_ceil_div (gt_ceil_div (m, blocks), tm) * tm;
-  return m >= 2 * tm && h < m ? h : 0;
+  const size_t h = tiles_part (m, blocks);
+  return m >= 2 * GT_K8_TILE_N && h < m ? h : 0;
 }
 
 /* A product under 64 MiB fills few of the SMs (1024^3 single: 64 tiles
@@ -596,7 +601,7 @@ gt_panel_side (gt_type c, int real_a, int real_b, size_t m, size_t n,
   const size_t tn = GT_K8_TILE_N;
   if (tile != GT_TILE_DEFAULT || m < 2 || k < 1 || parts < 2 || n < 2 * tn)
     return n;
-  const size_t w = gt_ceil_div (gt_ceil_div (n, parts), tn) * tn;
+  const size_t w = tiles_part (n, parts);
   if (w >= n)
     return n;
   const size_t last = n - (gt_ceil_div (n, w) - 1) * w;
