@@ -30,6 +30,7 @@ assign_device (octave_scalar_map& s, const gt_info& info)
   s.assign ("memory_retries", static_cast<double> (info.memory_retries));
   s.assign ("side_products", static_cast<double> (info.side_products));
   s.assign ("piece_products", static_cast<double> (info.piece_products));
+  s.assign ("rows_products", static_cast<double> (info.rows_products));
   s.assign ("head_products", static_cast<double> (info.head_products));
   s.assign ("eighths_products",
             static_cast<double> (info.eighths_products));

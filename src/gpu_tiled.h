@@ -79,6 +79,9 @@ typedef struct
                                    (their kernels on several streams) */
   unsigned long piece_products;  /* products whose first panel ran in
                                     pieces of k as A arrived */
+  unsigned long rows_products;   /* products whose first panel alone ran
+                                    in blocks of A's rows as they
+                                    arrived */
   unsigned long head_products;   /* products whose first panels ran as one
                                     head in blocks of A's rows as they
                                     arrived */

@@ -2000,6 +2000,40 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   restore_defaults ("GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; gpu
+%! ## complex single products on kernel 11 whose C is 1.25 times their
+%! ## operands' bytes or more take their first panel in blocks of A's rows
+%! ## as they arrive (quarters of m in whole tiles: 768 at 3001, the last
+%! ## 697; C 2.7 times the operands at 3001x700x5003),
+%! ## counted in rows_products; the squares take it whole after all of A
+%! ## (each block's run would slice B's panel again).  Every class pair
+%! ## that makes a complex single product, C poisoned, one device (a
+%! ## split's bands share A: no blocks of rows).  Off kernel 11 complex
+%! ## products take blocks of rows either way (not asserted).
+%! rows = @() sum ([gpu_tiled_info().devices.rows_products]);
+%! d = gpu_tiled_devices ();
+%! unwind_protect
+%!   gpu_tiled_devices (d(1));
+%!   gpu_tiled_reset ();
+%!   for s = {"csingle", "csingle", [3001 700 5003], true;
+%!            "single", "csingle", [3001 700 5003], true;
+%!            "csingle", "single", [3001 700 5003], true;
+%!            "double", "csingle", [3001 700 5003], true;
+%!            "csingle", "csingle", [2047 1999 2049], false}'
+%!     [ca, cb, dims, want] = s{:};
+%!     what = sprintf ("%s * %s, %dx%dx%d", ca, cb, dims);
+%!     A = make_operand (ca, dims(1), dims(2));
+%!     B = make_operand (cb, dims(2), dims(3));
+%!     before = rows ();
+%!     check_default (A, B, what);
+%!     if (emu)
+%!       assert ((rows () > before) == want, "%s: %d in blocks of rows", what,
+%!               rows () - before);
+%!     endif
+%!   endfor
+%! unwind_protect_cleanup
+%!   restore_defaults ();
+%! end_unwind_protect
+%!testif ; gpu
 %! ## a complex double A's blocks of rows go straight from its lock (the
 %! ## second call after a reset, a loop's) where a column's part is 4 KiB
 %! ## or more and at most 8 times as far from the next (quarters of m in

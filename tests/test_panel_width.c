@@ -101,16 +101,31 @@ main (void)
                                    GT_TILE_DEFAULT, 0);
   const gt_plan d = gt_plan_for (GT_DOUBLE, 2048, 256, 2048,
                                  GT_TILE_DEFAULT, 0);
-  check (gt_panel_rows (&z, 2048, 0, 4) == 512
-         && gt_panel_rows (&z, 2048, 0, 8) == 256,
+  check (gt_panel_rows (&z, 2048, 0, 4, 0) == 512
+         && gt_panel_rows (&z, 2048, 0, 8, 0) == 256,
          "complex double 2048 rows: quarters of 512, eighths of 256");
-  check (gt_panel_rows (&z, 3001, 0, 4) == 768,
+  check (gt_panel_rows (&z, 3001, 0, 4, 0) == 768,
          "complex double 3001 rows: quarters in whole tiles (768)");
-  check (gt_panel_rows (&d, 2048, 0, 4) == 0
-         && gt_panel_rows (&d, 2048, 1, 8) == 256,
+  check (gt_panel_rows (&d, 2048, 0, 4, 1) == 0
+         && gt_panel_rows (&d, 2048, 1, 8, 0) == 256,
          "double: blocks of rows only where C goes out straight");
-  check (gt_panel_rows (&z, 200, 0, 4) == 0,
+  check (gt_panel_rows (&z, 200, 0, 4, 0) == 0,
          "complex double 200 rows: under two tiles, none");
+  /* kernel 11 slices B's panel again in every block: complex plans take
+     blocks there only where C is the larger way (out_bound); real ones
+     never, even where C goes out straight */
+  gt_plan c11 = gt_plan_make (GT_COMPLEX_SINGLE, GT_K11_OZAKI);
+  c11.complex_a = c11.complex_b = c11.three = 1;
+  gt_plan s11 = gt_plan_make (GT_SINGLE, GT_K11_OZAKI);
+  check (gt_panel_rows (&c11, 3001, 0, 4, 1) == 768
+         && gt_panel_rows (&c11, 3001, 0, 4, 0) == 0,
+         "complex single on kernel 11: blocks of rows only where out-bound");
+  check (gt_panel_rows (&s11, 4096, 1, 8, 1) == 0
+         && gt_panel_rows (&s11, 4096, 1, 8, 0) == 0,
+         "single on kernel 11: no blocks of rows");
+  c11.complex_b = c11.three = 0;
+  check (gt_panel_rows (&c11, 2048, 0, 4, 1) == 512,
+         "complex A times real B on kernel 11, out-bound: quarters");
 
   /* gt_panel_eighths: a complex product's panels a third of n or wider go
      in eighths in whole tiles, no narrower than two */

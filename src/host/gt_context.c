@@ -542,6 +542,7 @@ gt_device_info (int device, gt_info *info)
   info->memory_retries = c->memory_retries;
   info->side_products = c->side_products;
   info->piece_products = c->piece_products;
+  info->rows_products = c->rows_products;
   info->head_products = c->head_products;
   info->eighths_products = c->eighths_products;
   return GT_OK;

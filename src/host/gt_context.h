@@ -49,6 +49,8 @@ typedef struct
   unsigned long side_products;      /* run in panels side by side (gt_info) */
   unsigned long piece_products;     /* the first panel in pieces of k
                                        (gt_info) */
+  unsigned long rows_products;      /* the first panel alone in blocks
+                                       of rows (gt_info) */
   unsigned long head_products;      /* a head of several panels in blocks
                                        of rows (gt_info) */
   unsigned long eighths_products;   /* complex, in eighths of n

@@ -501,6 +501,8 @@ product_run (gt_context *ctx, const gt_product *p,
         ctx->side_products++;
       if (st == GT_OK && c.kc && !wait)
         ctx->piece_products++;
+      if (st == GT_OK && c.rows && c.head <= 1 && !wait)
+        ctx->rows_products++;
       if (st == GT_OK && c.head > 1 && !wait)
         ctx->head_products++;
       if (st == GT_OK && c.eighths && !wait)

@@ -168,9 +168,22 @@ rows_fitting (const gt_call *c, size_t taller, size_t h)
   return h * c->es_a <= GT_SLOT_BYTES ? h : 0;
 }
 
+/* C's bytes at least 1.25 times the operands' (as they cross the link):
+   the copy out is the longer way by a margin.  Complex single on kernel
+   11 gained from blocks of rows where C was 1.45 to 5 times the operands
+   and lost where it was their size (bench/RESULTS.md, "Complex single's
+   first panel in blocks of rows where C is the larger").  */
+static int
+out_bound (const gt_call *c)
+{
+  const size_t in = c->m * c->k * c->es_a + c->k * c->n * c->es_b;
+  return 4 * (c->m * c->n * c->es) >= 5 * in;
+}
+
 /* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
-   on kernel 9 where pieces pay; tall real products whose C goes out
-   straight), it is computed in blocks of rows of A instead, each as soon
+   on kernel 9 where pieces pay, and kernel 11's where C is not
+   out_bound; tall real products whose C goes out straight), it is
+   computed in blocks of rows of A instead, each as soon
    as its rows are there (gt_first_panel_in_rows): returns their height, or 0
    where they would not pay (as first_panel_piece: a product too small,
    or a band sharing A).  */
@@ -180,11 +193,11 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
   if (c->kc || c->side || c->shared_a || c->total < GT_PIECES_ONE_PANEL_MIN
       || (ctx && ctx->opt.no_ksplit))
     return 0;
-  const int tall = tall_straight (c);
+  const int tall = tall_straight (c), out = out_bound (c);
   const size_t e = gt_panel_rows (&c->plan_full, c->m, tall,
-                                  GT_ROW_BLOCKS_TALL);
+                                  GT_ROW_BLOCKS_TALL, out);
   const size_t q = tall ? 0 : gt_panel_rows (&c->plan_full, c->m, 0,
-                                             GT_ROW_BLOCKS);
+                                             GT_ROW_BLOCKS, out);
   return rows_fitting (c, q, e);
 }
 
@@ -197,7 +210,7 @@ static size_t
 head_rows (const gt_call *c)
 {
   const size_t h = gt_panel_rows (&c->plan_full, c->m, 1,
-                                  GT_ROW_BLOCKS_TALL);
+                                  GT_ROW_BLOCKS_TALL, 0);
   return h ? rows_fitting (c, 2 * h < c->m ? 2 * h : 0, h) : 0;
 }
 

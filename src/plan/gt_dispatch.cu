@@ -577,12 +577,17 @@ gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last, size_t others,
 }
 
 extern "C" size_t
-gt_panel_rows (const gt_plan *whole, size_t m, int straight, size_t blocks)
+gt_panel_rows (const gt_plan *whole, size_t m, int straight, size_t blocks,
+               int out_bound)
 {
-  /* kernel 11 scans all of B's panel again in every run, which blocks
-     of rows pay once a block (bench/RESULTS.md) */
-  if (!(whole->complex_a || whole->complex_b || straight)
-      || whole->kernel == GT_K11_OZAKI)
+  const int complex = whole->complex_a || whole->complex_b;
+  /* kernel 11 scans and slices all of B's panel again in every run,
+     which blocks of rows pay once a block: that pays only where C's
+     copy out is the longer way, which the blocks start sooner
+     (bench/RESULTS.md, "Complex single's first panel in blocks of rows
+     where C is the larger") */
+  if (!(complex || straight)
+      || (whole->kernel == GT_K11_OZAKI && !(complex && out_bound)))
     return 0;
   const size_t h = tiles_part (m, blocks);
   return m >= 2 * GT_K8_TILE_N && h < m ? h : 0;

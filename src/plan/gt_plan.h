@@ -229,9 +229,11 @@ size_t gt_panel_tail (const gt_plan *whole, size_t m, size_t w_last,
    for all of A and its planes before their first kernel), and for real
    ones too where each block's rows of C go out straight as they are done
    (straight: C is locked in place, so its copies out run beside A's
-   copies in); 0 where not.  A `blocks`-th of m in whole tiles.  */
+   copies in); 0 where not.  A `blocks`-th of m in whole tiles.  Complex
+   plans on kernel 11 only where out_bound: C's bytes enough larger than
+   the operands' that its copy out sets the pace.  */
 size_t gt_panel_rows (const gt_plan *whole, size_t m, int straight,
-                      size_t blocks);
+                      size_t blocks, int out_bound);
 
 /* Width of the side-by-side panels of a product (C of type c, A or B
    real where real_a, real_b, as gt_plan_mixed) that gt_panel_width leaves
