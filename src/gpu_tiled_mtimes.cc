@@ -2007,10 +2007,12 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## counted in rows_products; the squares take it whole after all of A
 %! ## (each block's run would slice B's panel again).  Every class pair
 %! ## that makes a complex single product, C poisoned, one device (a
-%! ## split's bands share A: no blocks of rows).  Off kernel 11 complex
-%! ## products take blocks of rows either way (not asserted).
+%! ## split's bands share A: no blocks of rows), every product on kernel
+%! ## 11 where it can run (GPU_TILED_EMULATE=always; off it complex
+%! ## products take blocks of rows either way: not asserted).
 %! rows = @() sum ([gpu_tiled_info().devices.rows_products]);
 %! d = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_EMULATE", "always");
 %! unwind_protect
 %!   gpu_tiled_devices (d(1));
 %!   gpu_tiled_reset ();
@@ -2031,7 +2033,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     endif
 %!   endfor
 %! unwind_protect_cleanup
-%!   restore_defaults ();
+%!   restore_defaults ("GPU_TILED_EMULATE");
 %! end_unwind_protect
 %!testif ; gpu
 %! ## a complex double A's blocks of rows go straight from its lock (the

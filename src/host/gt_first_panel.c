@@ -536,6 +536,89 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
+/* Rows [r0, r0 + c->rows) of A in (the last block shorter).  */
+static gt_status
+block_in (gt_call *c, gt_stager *sg, size_t r0, gt_interrupt_fn interrupted)
+{
+  const size_t r1 = r0 + c->rows < c->m ? r0 + c->rows : c->m;
+  return gt_stage_upload_a_rows (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
+                                 c->hla, r0, r1, c->k, interrupted);
+}
+
+/* The next block of A's rows in, as host work while kernel 11's run of
+   a block waits for its scan's choice (gt_gemm_args.idle; as
+   stage_ahead for the pieces): otherwise the link idles from a block's
+   copy to its launch's return, which follows the GPU's work queued
+   before the scan.  */
+typedef struct
+{
+  gt_call *c;
+  gt_stager *sg;
+  size_t r0;
+  gt_interrupt_fn interrupted;
+  int done, reset_after;
+  gt_status st;
+} block_ahead;
+
+static void
+upload_block_ahead (void *arg)
+{
+  block_ahead *a = (block_ahead *) arg;
+  a->st = block_in (a->c, a->sg, a->r0, a->interrupted);
+  a->done = 1;
+}
+
+static void
+next_block_ahead (void *arg)
+{
+  block_ahead *a = (block_ahead *) arg;
+  if (!a->done)
+    a->reset_after = gt_inside_launch (upload_block_ahead, a);
+}
+
+/* Block i's rows [r0, r0 + h) of panel 0 run on ctx->comp after what
+   ctx->up has queued (its rows of A), on the block's own planes where A
+   is complex; *ahead (next_block_ahead) may bring the next block in
+   during the run's wait; C's rows straight out after it where C is
+   locked.  */
+static gt_status
+block_run (gt_context *ctx, gt_call *c, gt_stager *sg, size_t i, size_t r0,
+           size_t h, block_ahead *ahead)
+{
+  const size_t w = head_cols (c);
+  const gt_plan *pp = h == c->rows ? &c->rows_plan : &c->rows_last;
+  gt_gemm_args g = { c->dA + r0 * c->es_a, c->lda, c->dB, c->ldb,
+                     c->dC + r0 * c->es, c->m, h, w, c->k, c->dW,
+                     c->dK, 0 };
+  if (r0 + h < c->m && gt_plan_waits (pp))
+    {
+      g.idle = next_block_ahead;
+      g.idle_arg = ahead;
+    }
+  cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
+  if (err == cudaSuccess)
+    err = gt_block_planes (ctx, c, pp, g.A, h, &g);
+  if (err == cudaSuccess)
+    err = gt_gemm_run (pp, &g, ctx->comp);
+  /* C's rows straight out while the next rows of A come in, where C
+     is locked (staged, the two directions at once move less than one
+     after the other on the hosts measured; bench/RESULTS.md) */
+  if (err == cudaSuccess && sg->direct)
+    err = cudaEventRecord (ctx->panel_out[i % GT_MAX_PANELS], ctx->comp);
+  gt_status st = err == cudaSuccess ? ahead->st
+                                    : gt_fail_cuda (err, "running the kernel");
+  if (ahead->reset_after && st != GT_OK)
+    gt_ctx_reset_lost ();
+  if (st == GT_OK && sg->direct)
+    {
+      const gt_block_out o = c_rows (c, r0, r0 + h);
+      st = gt_stage_download (sg, &o, 0, w,
+                              ctx->panel_out[i % GT_MAX_PANELS]);
+      c->panel0_out = 1;
+    }
+  return st;
+}
+
 /* Panel 0 block by block of A's rows, as A arrives (see
    first_panel_rows): B's panel first, which every block needs, then each
    block of rows of A and its product; where A is complex, on the block's
@@ -546,39 +629,18 @@ gt_status
 gt_first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
                         gt_interrupt_fn interrupted)
 {
-  const size_t w = head_cols (c);
-  gt_status st = b_columns_in (c, sg, 0, w, interrupted);
+  gt_status st = b_columns_in (c, sg, 0, head_cols (c), interrupted);
+  block_ahead ahead = { c, sg, 0, interrupted, 0, 0, GT_OK };
   for (size_t r0 = 0, i = 0; st == GT_OK && r0 < c->m; r0 += c->rows, i++)
     {
-      const size_t r1 = r0 + c->rows < c->m ? r0 + c->rows : c->m, h = r1 - r0;
-      st = gt_stage_upload_a_rows (sg, c->dA, c->lda, c->es_a, c->A,
-                                   c->hs_a, c->hla, r0, r1, c->k,
-                                   interrupted);
+      const size_t h = r0 + c->rows < c->m ? c->rows : c->m - r0;
+      if (!ahead.done)
+        st = block_in (c, sg, r0, interrupted);
       if (st != GT_OK)
         return st;
-      const gt_plan *pp = h == c->rows ? &c->rows_plan : &c->rows_last;
-      gt_gemm_args g = { c->dA + r0 * c->es_a, c->lda, c->dB, c->ldb,
-                         c->dC + r0 * c->es, c->m, h, w, c->k, c->dW,
-                         c->dK, 0 };
-      cudaError_t err = comp_after_up (ctx, ctx->panel_in[i % GT_MAX_PANELS]);
-      if (err == cudaSuccess)
-        err = gt_block_planes (ctx, c, pp, g.A, h, &g);
-      if (err == cudaSuccess)
-        err = gt_gemm_run (pp, &g, ctx->comp);
-      /* C's rows straight out while the next rows of A come in, where C
-         is locked (staged, the two directions at once move less than one
-         after the other on the hosts measured; bench/RESULTS.md) */
-      if (err == cudaSuccess && sg->direct)
-        err = cudaEventRecord (ctx->panel_out[i % GT_MAX_PANELS], ctx->comp);
-      if (err != cudaSuccess)
-        return gt_fail_cuda (err, "running the kernel");
-      if (sg->direct)
-        {
-          const gt_block_out o = c_rows (c, r0, r1);
-          st = gt_stage_download (sg, &o, 0, w,
-                                  ctx->panel_out[i % GT_MAX_PANELS]);
-          c->panel0_out = 1;
-        }
+      const block_ahead next = { c, sg, r0 + h, interrupted, 0, 0, GT_OK };
+      ahead = next;
+      st = block_run (ctx, c, sg, i, r0, h, &ahead);
     }
   if (st != GT_OK)
     return st;

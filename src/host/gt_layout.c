@@ -170,9 +170,10 @@ rows_fitting (const gt_call *c, size_t taller, size_t h)
 
 /* C's bytes at least 1.25 times the operands' (as they cross the link):
    the copy out is the longer way by a margin.  Complex single on kernel
-   11 gained from blocks of rows where C was 1.45 to 5 times the operands
-   and lost where it was their size (bench/RESULTS.md, "Complex single's
-   first panel in blocks of rows where C is the larger").  */
+   11 gained from blocks of rows where C was 1.45 to 5 times the operands,
+   lost or gained nothing where it was their size or less (bench/RESULTS.md,
+   "Complex single's first panel in blocks of rows where C is the
+   larger").  */
 static int
 out_bound (const gt_call *c)
 {
@@ -193,7 +194,9 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
   if (c->kc || c->side || c->shared_a || c->total < GT_PIECES_ONE_PANEL_MIN
       || (ctx && ctx->opt.no_ksplit))
     return 0;
-  const int tall = tall_straight (c), out = out_bound (c);
+  /* not kernel 11's tall ones (one panel of blocks, each slicing all of
+     B again: not measured) */
+  const int tall = tall_straight (c), out = out_bound (c) && !tall;
   const size_t e = gt_panel_rows (&c->plan_full, c->m, tall,
                                   GT_ROW_BLOCKS_TALL, out);
   const size_t q = tall ? 0 : gt_panel_rows (&c->plan_full, c->m, 0,
