@@ -430,6 +430,18 @@ read_checks (gt_context *ctx, gt_call *c)
   return GT_OK;
 }
 
+/* A streamed product's ways counted for gpu_tiled_info (once a product:
+   not in a run again that waits for the operands' flags).  */
+static void
+count_ways (gt_context *ctx, const gt_call *c)
+{
+  ctx->side_products += c->side > 1;
+  ctx->piece_products += c->kc != 0;
+  ctx->rows_products += c->rows && c->head <= 1;
+  ctx->head_products += c->head > 1;
+  ctx->eighths_products += c->eighths != 0;
+}
+
 /* gt_product_run's work (see there); wait: each panel of Gauss's three
    products waits for its operands' flags; *again: they did not, and a
    flag was set.  */
@@ -497,16 +509,8 @@ product_run (gt_context *ctx, const gt_product *p,
       if (st == GT_OK && c.dK)
         st = read_checks (ctx, &c);
       gt_copy_hot (ctx->workers, sg.threads, 0);
-      if (st == GT_OK && c.side > 1 && !wait)
-        ctx->side_products++;
-      if (st == GT_OK && c.kc && !wait)
-        ctx->piece_products++;
-      if (st == GT_OK && c.rows && c.head <= 1 && !wait)
-        ctx->rows_products++;
-      if (st == GT_OK && c.head > 1 && !wait)
-        ctx->head_products++;
-      if (st == GT_OK && c.eighths && !wait)
-        ctx->eighths_products++;
+      if (st == GT_OK && !wait)
+        count_ways (ctx, &c);
       if (ctx->opt.trace)
         trace_call (&c, &sg, t_start, t_buffers, t_setup);
       gt_timeline_print (&sg);
