@@ -437,6 +437,31 @@ not_handled (const octave_value_list& args)
 // The fast path takes two full 2-D non-scalar matrices of the classes
 // above with columns (A) == rows (B), and a TILE of 8, 16 or 32 when
 // given; anything else goes to not_handled.
+// TILE as given (8, 16 or 32); false for anything else, which
+// not_handled reports.
+static bool
+tile_given (const octave_value& t, int& tile)
+{
+  if (! t.isnumeric () || t.iscomplex () || t.numel () != 1)
+    return false;
+  const double v = t.double_value ();
+  if (v != 8 && v != 16 && v != 32)
+    return false;
+  tile = static_cast<int> (v);
+  return true;
+}
+
+// The product's type, by Octave's rules: single if either operand is
+// single, complex if either is complex.
+static gt_type
+product_type (gt_type ta, gt_type tb)
+{
+  const bool single = is_single_type (ta) || is_single_type (tb);
+  const bool cplx = is_complex_type (ta) || is_complex_type (tb);
+  return cplx ? (single ? GT_COMPLEX_SINGLE : GT_COMPLEX_DOUBLE)
+              : (single ? GT_SINGLE : GT_DOUBLE);
+}
+
 DEFUN_DLD (gpu_tiled_mtimes, args, nargout,
            "-*- texinfo -*-\n\
 @deftypefn  {} {@var{C} =} gpu_tiled_mtimes (@var{A}, @var{B})\n\
@@ -536,22 +561,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
       || a.columns () != b.rows ())
     return not_handled (args);
   int tile = GT_TILE_DEFAULT;
-  if (nargin == 3)
-    {
-      const octave_value &t = args(2);
-      if (! t.isnumeric () || t.iscomplex () || t.numel () != 1)
-        return not_handled (args);
-      const double v = t.double_value ();
-      if (v != 8 && v != 16 && v != 32)
-        return not_handled (args);
-      tile = static_cast<int> (v);
-    }
-  // The product's type, by Octave's rules: single if either operand is
-  // single, complex if either is complex.
+  if (nargin == 3 && ! tile_given (args(2), tile))
+    return not_handled (args);
   const bool single = is_single_type (ta) || is_single_type (tb);
-  const bool cplx = is_complex_type (ta) || is_complex_type (tb);
-  const gt_type c = cplx ? (single ? GT_COMPLEX_SINGLE : GT_COMPLEX_DOUBLE)
-                         : (single ? GT_SINGLE : GT_DOUBLE);
+  const gt_type c = product_type (ta, tb);
   const octave_idx_type m = a.rows (), k = a.columns (), n = b.columns ();
 
   // Empty products, and zeros where k == 0, need no kernel; their
