@@ -18,6 +18,9 @@
 ## @item reason
 ## why not, when @code{usable} is false (no driver, no device, driver too
 ## old for the build, no kernel image for the GPU's architecture, ...).
+## @item device
+## the CUDA ordinal of the device that products not split over several
+## GPUs run on (the first of @code{devices_used}).
 ## @item name
 ## @itemx compute_capability
 ## @itemx multiprocessors
@@ -130,8 +133,8 @@
 ## memory costs a page fault per 4 KiB page at its first write).  The
 ## heap grows by results only while it holds less than this; past it,
 ## results kept rather than freed are fresh memory as before.  0 where
-## off.  The option @env{GPU_TILED_RESULT_HEAP} (bytes; 0 turns it off)
-## sets it; by default a sixteenth of the host's memory, at most 4 GiB;
+## off.  The option @env{GPU_TILED_RESULT_HEAP} (bytes, in digits; 0, up
+## to 32 MiB or anything else such as @qcode{"4G"} turns it off) sets it; by default a sixteenth of the host's memory, at most 4 GiB;
 ## off where malloc was tuned already
 ## (@env{MALLOC_MMAP_THRESHOLD_} and the like, or @env{GLIBC_TUNABLES}).
 ## Read at the first product and after @code{gpu_tiled_reset}.
@@ -148,7 +151,7 @@
 ## it instead of through the staging buffers, and a word of each page is
 ## checked afterwards (pages whose memory changed under the lock are copied
 ## again).  At most @code{result_heap} bytes;
-## @env{GPU_TILED_LOCK_RESULTS}=0 turns it off.  @code{gpu_tiled_reset}
+## @env{GPU_TILED_LOCK_RESULTS}=0 turns it off, for operands too.  @code{gpu_tiled_reset}
 ## unlocks all.
 ##
 ## @item results_direct
@@ -168,7 +171,7 @@
 ## bytes).  Every call then checks each locked operand once the uploads
 ## have read it: a word of each page is written from the GPU through the
 ## lock, read, and put back, and where a page is not the lock's the
-## product runs again with that operand staged.  That check costs about 2.5 microseconds per MB: more than the
+## product runs again with that operand staged.  That check costs about 2-2.5 microseconds per MB: more than the
 ## straight uploads save on some hosts, less on others (where the host's
 ## copies, not the link, are slow, or several GPUs copy at once).  So,
 ## by default, each product that comes back is timed both ways (see
@@ -294,6 +297,24 @@ endfunction
 %!          "vector_gpu_bytes_per_second", "vector_host_bytes_per_second"}
 %!   assert (isequal (size (s.crossover(1).(f{1})), [1, 3]), f{1});
 %! endfor
+%! assert (all (isfield (s.crossover, {"class", "measured", "square_n", ...
+%!                                    "sizes", "host_seconds", "gpu_seconds", ...
+%!                                    "host_fixed_seconds", ...
+%!                                    "host_flops_per_second", ...
+%!                                    "gpu_fixed_seconds", ...
+%!                                    "gpu_bytes_per_second", "host_products", ...
+%!                                    "vector_gpu_calls", "vector_host_calls", ...
+%!                                    "vector_gpu_bytes_per_second", ...
+%!                                    "vector_host_bytes_per_second"})));
+%! ## every device's fields, also where the driver shows none (1x0)
+%! assert (all (isfield (s.devices, {"usable", "reason", "device", "name", ...
+%!                                  "compute_capability", "multiprocessors", ...
+%!                                  "total_memory", "free_memory", ...
+%!                                  "cached_device_memory", ...
+%!                                  "cached_pinned_memory", "memory_retries", ...
+%!                                  "side_products", "piece_products", ...
+%!                                  "rows_products", "head_products", ...
+%!                                  "eighths_products"})));
 %! assert (isfield (s.emulation, {"usable", "mode", "products", "declined", ...
 %!                                "kept_scans", "kept_slices", ...
 %!                                "pieces", "a_ahead", "last_moduli"}), ...
@@ -343,4 +364,16 @@ endfunction
 %! assert (! isempty (strfind (txt, "@deftypefn")));
 %! if (! isempty (file_in_path (getenv ("PATH"), "makeinfo")))
 %!   assert (! isempty (strfind (evalc ("help gpu_tiled_info"), "gpu_tiled_info ()")));
+%! endif
+%!test
+%! ## the summary printed without an output: the device and the devices
+%! ## used where a GPU can run, else why not
+%! s = gpu_tiled_info ();
+%! out = evalc ("gpu_tiled_info ()");
+%! if (s.usable)
+%!   assert (! isempty (strfind (out, s.name)));
+%!   assert (! isempty (strfind (out, "products split over device(s)")));
+%! else
+%!   assert (strncmp (out, "gpu_tiled: no usable GPU: ", 26));
+%!   assert (! isempty (strfind (out, s.reason)));
 %! endif

@@ -12,8 +12,10 @@
 ## host helper threads (started by the first product with a copy of 64
 ## KiB or more; they sleep between calls).
 ##
-## The next call sets them up again.  @code{pkg unload gpu_tiled} does this
-## too.
+## The next call sets them up again, reading the @env{GPU_TILED_*}
+## environment options again (the way to change one in a running session:
+## @code{setenv}, then @code{gpu_tiled_reset}).  @code{pkg unload
+## gpu_tiled} does this too.
 ##
 ## Example:
 ## @example
