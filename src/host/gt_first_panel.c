@@ -536,13 +536,20 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
 }
 
-/* Rows [r0, r0 + c->rows) of A in (the last block shorter).  */
+/* The end of the block of A's rows from r0 (the last block shorter).  */
+static size_t
+block_end (const gt_call *c, size_t r0)
+{
+  return r0 + c->rows < c->m ? r0 + c->rows : c->m;
+}
+
+/* The block of A's rows from r0 in.  */
 static gt_status
 block_in (gt_call *c, gt_stager *sg, size_t r0, gt_interrupt_fn interrupted)
 {
-  const size_t r1 = r0 + c->rows < c->m ? r0 + c->rows : c->m;
   return gt_stage_upload_a_rows (sg, c->dA, c->lda, c->es_a, c->A, c->hs_a,
-                                 c->hla, r0, r1, c->k, interrupted);
+                                 c->hla, r0, block_end (c, r0), c->k,
+                                 interrupted);
 }
 
 /* The next block of A's rows in, as host work while kernel 11's run of
@@ -633,7 +640,7 @@ gt_first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
   block_ahead ahead = { c, sg, 0, interrupted, 0, 0, GT_OK };
   for (size_t r0 = 0, i = 0; st == GT_OK && r0 < c->m; r0 += c->rows, i++)
     {
-      const size_t h = r0 + c->rows < c->m ? c->rows : c->m - r0;
+      const size_t h = block_end (c, r0) - r0;
       if (!ahead.done)
         st = block_in (c, sg, r0, interrupted);
       if (st != GT_OK)
