@@ -434,9 +434,6 @@ not_handled (const octave_value_list& args)
          a.class_name ().c_str (), b.class_name ().c_str ());
 }
 
-// The fast path takes two full 2-D non-scalar matrices of the classes
-// above with columns (A) == rows (B), and a TILE of 8, 16 or 32 when
-// given; anything else goes to not_handled.
 // TILE as given (8, 16 or 32); false for anything else, which
 // not_handled reports.
 static bool
@@ -462,6 +459,9 @@ product_type (gt_type ta, gt_type tb)
               : (single ? GT_SINGLE : GT_DOUBLE);
 }
 
+// The fast path takes two full 2-D non-scalar matrices of the classes
+// above with columns (A) == rows (B), and a TILE of 8, 16 or 32 when
+// given; anything else goes to not_handled.
 DEFUN_DLD (gpu_tiled_mtimes, args, nargout,
            "-*- texinfo -*-\n\
 @deftypefn  {} {@var{C} =} gpu_tiled_mtimes (@var{A}, @var{B})\n\
@@ -563,8 +563,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
   int tile = GT_TILE_DEFAULT;
   if (nargin == 3 && ! tile_given (args(2), tile))
     return not_handled (args);
-  const bool single = is_single_type (ta) || is_single_type (tb);
   const gt_type c = product_type (ta, tb);
+  const bool single = is_single_type (c);
   const octave_idx_type m = a.rows (), k = a.columns (), n = b.columns ();
 
   // Empty products, and zeros where k == 0, need no kernel; their
