@@ -134,7 +134,8 @@
 ## heap grows by results only while it holds less than this; past it,
 ## results kept rather than freed are fresh memory as before.  0 where
 ## off.  The option @env{GPU_TILED_RESULT_HEAP} (bytes, in digits; 0, up
-## to 32 MiB or anything else such as @qcode{"4G"} turns it off) sets it; by default a sixteenth of the host's memory, at most 4 GiB;
+## to 32 MiB or anything else such as @qcode{"4G"} turns it off) sets
+## it; by default a sixteenth of the host's memory, at most 4 GiB;
 ## off where malloc was tuned already
 ## (@env{MALLOC_MMAP_THRESHOLD_} and the like, or @env{GLIBC_TUNABLES}).
 ## Read at the first product and after @code{gpu_tiled_reset}.
@@ -151,8 +152,8 @@
 ## it instead of through the staging buffers, and a word of each page is
 ## checked afterwards (pages whose memory changed under the lock are copied
 ## again).  At most @code{result_heap} bytes;
-## @env{GPU_TILED_LOCK_RESULTS}=0 turns it off, for operands too.  @code{gpu_tiled_reset}
-## unlocks all.
+## @env{GPU_TILED_LOCK_RESULTS}=0 turns it off, for operands too.
+## @code{gpu_tiled_reset} unlocks all.
 ##
 ## @item results_direct
 ## products whose result was written straight into locked memory, since
@@ -171,7 +172,8 @@
 ## bytes).  Every call then checks each locked operand once the uploads
 ## have read it: a word of each page is written from the GPU through the
 ## lock, read, and put back, and where a page is not the lock's the
-## product runs again with that operand staged.  That check costs about 2-2.5 microseconds per MB: more than the
+## product runs again with that operand staged.  That check costs about
+## 2-2.5 microseconds per MB: more than the
 ## straight uploads save on some hosts, less on others (where the host's
 ## copies, not the link, are slow, or several GPUs copy at once).  So,
 ## by default, each product that comes back is timed both ways (see
