@@ -151,9 +151,15 @@
 ## locked once and stays so: the GPU then writes the result straight into
 ## it instead of through the staging buffers, and a word of each page is
 ## checked afterwards (pages whose memory changed under the lock are copied
-## again).  At most @code{result_heap} bytes;
+## again).  At most @code{lock_budget} bytes;
 ## @env{GPU_TILED_LOCK_RESULTS}=0 turns it off, for operands too.
 ## @code{gpu_tiled_reset} unlocks all.
+##
+## @item lock_budget
+## bytes that may be locked at most, results and operands together: by
+## default an eighth of the host's memory, at most 32 GiB, and no less
+## than @code{result_heap}; @code{result_heap} itself where
+## @env{GPU_TILED_RESULT_HEAP} sets it; 0 where locking is off.
 ##
 ## @item results_direct
 ## products whose result was written straight into locked memory, since
@@ -168,7 +174,7 @@
 ## products that read an operand straight from locked memory, since
 ## @code{gpu_tiled_reset}.  Operands of 4 MiB or more that need no
 ## conversion may be locked by the results' rule (one of the last four
-## results or eight operands again; within the same @code{result_heap}
+## results or eight operands again; within the same @code{lock_budget}
 ## bytes).  Every call then checks each locked operand once the uploads
 ## have read it: a word of each page is written from the GPU through the
 ## lock, read, and put back, and where a page is not the lock's the
@@ -287,8 +293,8 @@ endfunction
 %!          "runtime_version", "build_archs", ...
 %!          "device_count", "devices", "devices_used", "crossover", ...
 %!          "emulation", "result_heap", "result_heap_reused", ...
-%!          "results_locked", "results_direct", "results_stale_pages", ...
-%!          "operands_direct", "operands_stale_pages", "operands_lock", ...
+%!          "results_locked", "lock_budget", "results_direct", ...
+%!          "results_stale_pages", "operands_direct", "operands_stale_pages", "operands_lock", ...
 %!          "operands_chosen_locked", "operands_chosen_staged"}
 %!   assert (isfield (s, f{1}), true, f{1});
 %! endfor
@@ -325,7 +331,8 @@ endfunction
 %! assert (isscalar (s.result_heap) && s.result_heap >= 0);
 %! assert (isscalar (s.result_heap_reused) && s.result_heap_reused >= 0);
 %! assert (isscalar (s.results_locked) && s.results_locked >= 0);
-%! assert (s.results_locked <= s.result_heap);
+%! assert (isscalar (s.lock_budget) && s.lock_budget >= 0);
+%! assert (s.results_locked <= s.lock_budget);
 %! assert (isscalar (s.results_direct) && s.results_direct >= 0);
 %! assert (isscalar (s.results_stale_pages) && s.results_stale_pages >= 0);
 %! assert (isscalar (s.operands_direct) && s.operands_direct >= 0);
@@ -348,6 +355,44 @@ endfunction
 %! else
 %!   assert (! isempty (s.reason));
 %! endif
+%!test
+%! ## the locks' budget: by default an eighth of the host's memory, at most
+%! ## 32 GiB, no less than the result heap's; the heap's where
+%! ## GPU_TILED_RESULT_HEAP sets it; 0 with GPU_TILED_LOCK_RESULTS=0
+%! heap0 = getenv ("GPU_TILED_RESULT_HEAP");
+%! lock0 = getenv ("GPU_TILED_LOCK_RESULTS");
+%! unwind_protect
+%!   unsetenv ("GPU_TILED_LOCK_RESULTS");
+%!   setenv ("GPU_TILED_RESULT_HEAP", "");
+%!   gpu_tiled_reset ();
+%!   s = gpu_tiled_info ();
+%!   if (s.result_heap > 0)
+%!     [~, txt] = system ("grep MemTotal /proc/meminfo");
+%!     total = 1024 * sscanf (txt, "MemTotal: %f");
+%!     want = max (min (total / 8, 32 * 2^30), s.result_heap);
+%!     assert (abs (s.lock_budget - want) <= 2^20, "budget %d, want %d",
+%!             s.lock_budget, want);
+%!   endif
+%!   setenv ("GPU_TILED_RESULT_HEAP", "1073741824");
+%!   gpu_tiled_reset ();
+%!   s = gpu_tiled_info ();
+%!   if (s.result_heap > 0)
+%!     assert (s.lock_budget, 2^30);
+%!   endif
+%!   setenv ("GPU_TILED_LOCK_RESULTS", "0");
+%!   gpu_tiled_reset ();
+%!   assert (gpu_tiled_info ().lock_budget, 0);
+%! unwind_protect_cleanup
+%!   setenv ("GPU_TILED_RESULT_HEAP", heap0);
+%!   setenv ("GPU_TILED_LOCK_RESULTS", lock0);
+%!   if (isempty (lock0))
+%!     unsetenv ("GPU_TILED_LOCK_RESULTS");
+%!   endif
+%!   if (isempty (heap0))
+%!     unsetenv ("GPU_TILED_RESULT_HEAP");
+%!   endif
+%!   gpu_tiled_reset ();
+%! end_unwind_protect
 %!testif ; gpu_tiled_info ().usable
 %! ## a product leaves its buffers cached, a reset frees them
 %! ## (over 16 MiB: never sent to the CPU by the crossover)

@@ -161,6 +161,7 @@ Private: use @code{gpu_tiled_info}.\n\
             static_cast<double> (gt_result_heap_reused ()));
   s.assign ("results_locked",
             static_cast<double> (gt_results_locked_bytes ()));
+  s.assign ("lock_budget", static_cast<double> (gt_lock_budget ()));
   s.assign ("results_direct", static_cast<double> (gt_results_direct ()));
   s.assign ("results_stale_pages",
             static_cast<double> (gt_results_stale_pages ()));

@@ -157,13 +157,18 @@ unsigned long gt_result_heap_reused (void);
    write it straight from the device, not through the staging.  Each
    copy checks a word of each page afterwards and copies again through
    the staging the pages whose memory changed under the lock.  Locked at
-   most: the result heap's budget; GPU_TILED_LOCK_RESULTS=0: never.
+   most: gt_lock_budget's bytes; GPU_TILED_LOCK_RESULTS=0: never.
    Unlocked by gt_reset.  The bytes locked now (results and operands),
    the products written straight and the stale pages copied again, since
    gt_reset.  */
 size_t gt_results_locked_bytes (void);
 unsigned long gt_results_direct (void);
 unsigned long gt_results_stale_pages (void);
+/* The bytes that may be locked at most, results and operands together
+   (0: locking off): by default an eighth of the host's memory, at most
+   32 GiB, and no less than the result heap's budget; the heap's budget
+   where GPU_TILED_RESULT_HEAP sets it.  */
+size_t gt_lock_budget (void);
 
 /* Operands of 4 MiB or more that need no conversion may be locked by
    the same rule (one of the last four results' ranges or of the last

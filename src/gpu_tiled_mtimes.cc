@@ -2443,6 +2443,46 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!                     "GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; heap
+%! ## A real double product whose C outweighs its operands (3001x1000x2816:
+%! ## C 1.45 times A and B), not tall, takes its first panel in blocks of
+%! ## A's rows (rows_products) once C goes straight into its locked memory
+%! ## (a loop's freed result, from the second call on), in pieces of k
+%! ## before; a single one of that shape, and a double square (C half its
+%! ## operands), never.  One device (a split's bands share A: no blocks of
+%! ## rows).  NaN left in the memory between calls shows an element left
+%! ## unwritten; the sampled rows against a double product.
+%! d = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_RESULT_HEAP", "4294967296");
+%! unwind_protect
+%!   gpu_tiled_devices (d(1));
+%!   for p = {"double", 3001, 1000, 2816, true;
+%!            "single", 3001, 1000, 2816, false;
+%!            "double", 2047, 1999, 2049, false}'
+%!     [cls, m, k, n, want] = p{:};
+%!     what = sprintf ("%s %dx%dx%d", cls, m, k, n);
+%!     A = make_operand (cls, m, k);  B = make_operand (cls, k, n);
+%!     gpu_tiled_reset ();
+%!     rows0 = sum ([gpu_tiled_info().devices.rows_products]);
+%!     for round = 1:4
+%!       C = gpu_tiled_mtimes (A, B);
+%!       assert (! any (isnan (C(:))), "%s: unwritten elements", what);
+%!       check_rows (A, B, C, what);
+%!       elems = numel (C);
+%!       clear C;
+%!       X = NaN (elems, 1, cls);
+%!       clear X;
+%!     endfor
+%!     s = gpu_tiled_info ();
+%!     assert (s.results_direct >= 2, "%s: %d products written straight",
+%!             what, s.results_direct);
+%!     rows = sum ([s.devices.rows_products]) - rows0;
+%!     assert ((rows >= 2) == want && (want || rows == 0),
+%!             "%s: %d in blocks of rows", what, rows);
+%!   endfor
+%! unwind_protect_cleanup
+%!   restore_defaults ("GPU_TILED_RESULT_HEAP");
+%! end_unwind_protect
+%!testif ; heap
 %! ## Under GPU_TILED_LOCK_OPERANDS=1, operands of 4 MiB or more that come
 %! ## back (a loop's) are locked from their second call on, and the uploads
 %! ## read them straight

@@ -181,6 +181,19 @@ out_bound (const gt_call *c)
   return 4 * (c->m * c->n * c->es) >= 5 * in;
 }
 
+/* A real double product whose C goes out straight and outweighs its
+   operands (out_bound), not tall: panel 0 in quarters of A's rows, not
+   in pieces of k, so that C's first rows go out while A still comes in.
+   Doubles took 0.81-0.97 of the time (3001x1000x2816, 3000x700x5000,
+   10000x1000x10000); singles 0.94-1.16 (bench/RESULTS.md, "Real doubles'
+   first panel in blocks of rows").  */
+static int
+rows_for_real (const gt_call *c)
+{
+  return c->type == GT_DOUBLE && c->straight && out_bound (c)
+         && !tall_straight (c);
+}
+
 /* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
    on kernel 9 where pieces pay, and kernel 11's where C is not
    out_bound; tall real products whose C goes out straight), it is
@@ -197,9 +210,10 @@ first_panel_rows (const gt_context *ctx, const gt_call *c)
   /* not kernel 11's tall ones (one panel of blocks, each slicing all of
      B again: not measured) */
   const int tall = tall_straight (c), out = out_bound (c) && !tall;
-  const size_t e = gt_panel_rows (&c->plan_full, c->m, tall,
+  const int real = rows_for_real (c);
+  const size_t e = gt_panel_rows (&c->plan_full, c->m, tall || real,
                                   GT_ROW_BLOCKS_TALL, out);
-  const size_t q = tall ? 0 : gt_panel_rows (&c->plan_full, c->m, 0,
+  const size_t q = tall ? 0 : gt_panel_rows (&c->plan_full, c->m, real,
                                              GT_ROW_BLOCKS, out);
   return rows_fitting (c, q, e);
 }
@@ -364,8 +378,8 @@ piece_b_first (const gt_context *ctx, const gt_call *c)
 
 /* Panel 0's way: a head of several panels in blocks of rows
    (head_panels) where its blocks' plans allow, else its pieces of k
-   (first_panel_piece) or its own blocks of rows (first_panel_rows), or
-   one pass.  */
+   (first_panel_piece) or its own blocks of rows (first_panel_rows; tried
+   before pieces for real doubles: rows_for_real), or one pass.  */
 static void
 first_panel_layout (const gt_context *ctx, gt_call *c)
 {
@@ -384,13 +398,21 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
     return;
   c->head = 1;
   int k11 = 0;
+  c->a_cols_straight = columns_straight (c->a_straight, c->hs_a, c->es_a,
+                                        c->m, c->k, c->hla, c->lda);
+  if (rows_for_real (c))
+    {
+      c->rows = first_panel_rows (ctx, c);
+      if (c->rows)
+        rows_layout (c);
+      if (c->rows)
+        return;
+    }
   c->kc = first_panel_piece (ctx, c, &k11);
   if (c->kc && !k11)
     c->head = pieces_head (ctx, c);
   c->b_first = c->kc && piece_b_first (ctx, c);
   c->b_cols_straight = c->b_first && b_columns_straight (c);
-  c->a_cols_straight = columns_straight (c->a_straight, c->hs_a, c->es_a,
-                                        c->m, c->k, c->hla, c->lda);
   if (c->kc && c->panels == 1)   /* A's planes only ever a piece's */
     c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->kc);
   if (c->kc)

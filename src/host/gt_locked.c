@@ -43,6 +43,16 @@
 #define SEEN_OPERANDS 8        /* and the last operands' */
 #define SHUN_MAX 4             /* operands found not the lock's */
 #define SHUN_CALLS 16          /* not locked again for so many calls */
+/* The default budget of locks: an eighth of the host's memory, at most
+   32 GiB, and never less than the result heap's.  The heap's own (a
+   sixteenth, at most 4 GiB) left a split complex single 16384^3 with B
+   staged (A and B 4 GiB together) and a complex double one with both:
+   two GPUs' host copies at 25-30 GB/s each, and kernel 11's launches
+   late behind them; with 32 GiB, 0.80 and 0.89 of the time
+   (bench/RESULTS.md, "Operands locked beyond the result heap's budget").
+   Where GPU_TILED_RESULT_HEAP sets a budget, locks keep to it.  */
+#define LOCK_SHARE 8
+#define LOCK_DEFAULT_MAX ((size_t) 32 << 30)
 
 typedef struct
 {
@@ -82,13 +92,26 @@ page_size (void)
   return p > 0 ? (uintptr_t) p : 4096;
 }
 
+static size_t
+lock_budget (void)
+{
+  const size_t heap = gt_result_heap_budget ();
+  const char *v = getenv ("GPU_TILED_RESULT_HEAP");
+  const long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  if (!heap || (v && *v) || pages <= 0 || page <= 0)
+    return heap;
+  size_t b = (size_t) pages / LOCK_SHARE * (size_t) page;
+  b = b < LOCK_DEFAULT_MAX ? b : LOCK_DEFAULT_MAX;
+  return b > heap ? b : heap;
+}
+
 static void
 settle (void)
 {
   if (state)
     return;
   const char *v = getenv ("GPU_TILED_LOCK_RESULTS");
-  budget = gt_result_heap_budget ();
+  budget = lock_budget ();
   state = budget && !(v && v[0] == '0' && !v[1]) ? 1 : -1;
   operands_on = gt_operands_lock_mode () != 0;
   const char *t = getenv ("GPU_TILED_TEST_STALE");
@@ -623,6 +646,13 @@ size_t
 gt_results_locked_bytes (void)
 {
   return locked_bytes;
+}
+
+size_t
+gt_lock_budget (void)
+{
+  settle ();
+  return state > 0 ? budget : 0;
 }
 
 unsigned long
