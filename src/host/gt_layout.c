@@ -185,8 +185,9 @@ out_bound (const gt_call *c)
    operands (out_bound), not tall: panel 0 in quarters of A's rows, not
    in pieces of k, so that C's first rows go out while A still comes in.
    Doubles took 0.81-0.97 of the time (3001x1000x2816, 3000x700x5000,
-   10000x1000x10000); singles 0.94-1.16 (bench/RESULTS.md, "Real doubles'
-   first panel in blocks of rows").  */
+   10000x1000x10000); singles 0.94-1.16 (bench/RESULTS.md, "Operands
+   locked beyond the result heap's budget; real doubles' first panel in
+   blocks of rows").  */
 static int
 rows_for_real (const gt_call *c)
 {
