@@ -862,6 +862,43 @@ test_operand_refused (void)
   munmap (m, 200 * MIB);
 }
 
+/* The locks' budget (gt_lock_budget): by default an eighth of the host's
+   memory, at most 32 GiB, no less than the heap's budget; the heap's
+   where GPU_TILED_RESULT_HEAP sets one; 0 under GPU_TILED_LOCK_RESULTS=0
+   or with the heap off.  Before the first product, what the options say
+   then, nothing fixed; a refused result lock keeps the budget.  */
+static void
+test_lock_budget (void)
+{
+  const long phys = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  size_t eighth = (size_t) phys / 8 * (size_t) page;
+  eighth = eighth < ((size_t) 32 << 30) ? eighth : (size_t) 32 << 30;
+  options ("", NULL, NULL);
+  const size_t heap = gt_result_heap_budget ();
+  check (heap == 0 || gt_lock_budget () == (eighth > heap ? eighth : heap),
+         "the default: an eighth of the memory, at most 32 GiB");
+  options ("104857600", NULL, NULL);
+  check (gt_lock_budget () == 100 * MIB, "the heap's budget set: kept to");
+  setenv ("GPU_TILED_LOCK_RESULTS", "0", 1);
+  check (gt_lock_budget () == 0, "before a product: the options as now");
+  unsetenv ("GPU_TILED_LOCK_RESULTS");
+  check (gt_lock_budget () == 100 * MIB, "and nothing fixed by asking");
+  options ("104857600", "0", NULL);
+  check (gt_lock_budget () == 0, "GPU_TILED_LOCK_RESULTS=0: 0");
+  options ("0", NULL, NULL);
+  check (gt_lock_budget () == 0, "the heap off: 0");
+  options ("104857600", NULL, NULL);
+  char *m = pages (48 * MIB);
+  refuse = 1;
+  result_call (m, 40 * MIB, -1);
+  result_call (m, 40 * MIB, -1);
+  check (registers == 0 && gt_lock_budget () == 100 * MIB,
+         "a refused lock: none, the budget kept");
+  refuse = 0;
+  gt_locked_settle (NULL, 0, 1);
+  munmap (m, 48 * MIB);
+}
+
 /* Operands and a result over the budget: none of a call's own ranges is
    unlocked for another of it, so nothing is locked and unlocked call
    after call.  */
@@ -1305,6 +1342,7 @@ main (void)
     }
   map_refused = 0;
   test_operands_budget ();
+  test_lock_budget ();
   test_operand_refused ();
   test_seen ();
   test_operand_replace ();

@@ -197,7 +197,8 @@ rows_for_real (const gt_call *c)
 
 /* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
    on kernel 9 where pieces pay, and kernel 11's where C is not
-   out_bound; tall real products whose C goes out straight), it is
+   out_bound; tall real products whose C goes out straight; real doubles,
+   rows_for_real, asked before pieces), it is
    computed in blocks of rows of A instead, each as soon
    as its rows are there (gt_first_panel_in_rows): returns their height, or 0
    where they would not pay (as first_panel_piece: a product too small,

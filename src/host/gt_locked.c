@@ -105,14 +105,21 @@ lock_budget (void)
   return b > heap ? b : heap;
 }
 
+/* The budget as the options say it now: 0 under GPU_TILED_LOCK_RESULTS=0.  */
+static size_t
+budget_now (void)
+{
+  const char *v = getenv ("GPU_TILED_LOCK_RESULTS");
+  return v && v[0] == '0' && !v[1] ? 0 : lock_budget ();
+}
+
 static void
 settle (void)
 {
   if (state)
     return;
-  const char *v = getenv ("GPU_TILED_LOCK_RESULTS");
-  budget = lock_budget ();
-  state = budget && !(v && v[0] == '0' && !v[1]) ? 1 : -1;
+  budget = budget_now ();
+  state = budget ? 1 : -1;
   operands_on = gt_operands_lock_mode () != 0;
   const char *t = getenv ("GPU_TILED_TEST_STALE");
   test_drops = t ? atoi (t) : 0;
@@ -648,11 +655,13 @@ gt_results_locked_bytes (void)
   return locked_bytes;
 }
 
+/* Read at the first product since a reset; before it, as the options
+   say now, nothing stored (the product reads them then).  A refused lock
+   stops new ones but keeps the budget the locks held keep to.  */
 size_t
 gt_lock_budget (void)
 {
-  settle ();
-  return state > 0 ? budget : 0;
+  return state ? budget : budget_now ();
 }
 
 unsigned long
