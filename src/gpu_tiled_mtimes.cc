@@ -1818,6 +1818,28 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!  assert (err <= bound, "%s: error %g above %g", what, err, bound);
 %!endfunction
 
+## A loop's four calls of A * B, each result freed and its memory filled
+## with NaN before the next call, which the heap gives it (an element
+## left unwritten shows); the sampled rows against a double product; then
+## what gpu_tiled_info says and C's bytes.  From the second call on the
+## result's memory is locked, and at least two products go straight.
+%!function [s, bytes] = loop_straight (A, B, what)
+%!  for round = 1:4
+%!    C = gpu_tiled_mtimes (A, B);
+%!    assert (! any (isnan (C(:))), "%s: unwritten elements", what);
+%!    check_rows (A, B, C, what);
+%!    elems = numel (C) * (1 + iscomplex (C));
+%!    cl = class (C);
+%!    clear C;
+%!    X = NaN (elems, 1, cl);
+%!    clear X;
+%!  endfor
+%!  s = gpu_tiled_info ();
+%!  assert (s.results_direct >= 2, "%s: %d products written straight",
+%!          what, s.results_direct);
+%!  bytes = elems * (4 + 4 * strcmp (cl, "double"));
+%!endfunction
+
 ## Rows i of C against the sums of real products of the parts, as * forms
 ## them: NaN and Inf where they put them, finite elements each within its
 ## own bound.
@@ -2416,20 +2438,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!         gpu_tiled_reset ();
 %!         what = sprintf ("%s %dx%dx%d, split '%s', stale %d", cls, m, k, n,
 %!                         split{1}, stale);
-%!         for round = 1:4
-%!           C = gpu_tiled_mtimes (A, B);
-%!           assert (! any (isnan (C(:))), "%s: unwritten elements", what);
-%!           check_rows (A, B, C, what);
-%!           elems = numel (C) * (1 + iscomplex (C));
-%!           cl = class (C);
-%!           clear C;
-%!           X = NaN (elems, 1, cl);
-%!           clear X;
-%!         endfor
-%!         s = gpu_tiled_info ();
-%!         assert (s.results_direct >= 2, "%s: %d products written straight",
-%!                 what, s.results_direct);
-%!         bytes = elems * (4 + 4 * strcmp (cl, "double"));
+%!         [s, bytes] = loop_straight (A, B, what);
 %!         assert (s.results_locked >= bytes, "%s: its memory not locked",
 %!                 what);
 %!         sp = s.results_stale_pages;
@@ -2464,18 +2473,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     A = make_operand (cls, m, k);  B = make_operand (cls, k, n);
 %!     gpu_tiled_reset ();
 %!     rows0 = sum ([gpu_tiled_info().devices.rows_products]);
-%!     for round = 1:4
-%!       C = gpu_tiled_mtimes (A, B);
-%!       assert (! any (isnan (C(:))), "%s: unwritten elements", what);
-%!       check_rows (A, B, C, what);
-%!       elems = numel (C);
-%!       clear C;
-%!       X = NaN (elems, 1, cls);
-%!       clear X;
-%!     endfor
-%!     s = gpu_tiled_info ();
-%!     assert (s.results_direct >= 2, "%s: %d products written straight",
-%!             what, s.results_direct);
+%!     s = loop_straight (A, B, what);
 %!     rows = sum ([s.devices.rows_products]) - rows0;
 %!     assert (rows, want * s.results_direct, "%s: %d in blocks of rows", what,
 %!             rows);
