@@ -49,6 +49,7 @@ static int state;        /* 0 not read since gt_reset, 1 on, -1 off */
 static int applied;      /* the settings: 0 glibc's own, 1 made for this
                             reading, 2 made for one before gt_reset */
 static size_t budget;    /* bytes; 0 where off */
+static int given;        /* GPU_TILED_RESULT_HEAP set it */
 static unsigned long reused;   /* results found in memory already */
 
 /* The user tuned malloc already (environment or tunables): leave it.  */
@@ -62,13 +63,13 @@ malloc_tuned (void)
                    || strstr (t, "malloc.top_pad")));
 }
 
-static size_t
-default_budget (void)
+size_t
+gt_host_memory_share (size_t share, size_t most)
 {
   const long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
   const size_t b = pages > 0 && page > 0
-                   ? (size_t) pages / BUDGET_SHARE * (size_t) page : 0;
-  return b < BUDGET_DEFAULT_MAX ? b : BUDGET_DEFAULT_MAX;
+                   ? (size_t) pages / share * (size_t) page : 0;
+  return b < most ? b : most;
 }
 
 /* GPU_TILED_RESULT_HEAP: bytes in digits; anything else turns it off.  */
@@ -91,7 +92,9 @@ settle (void)
   if (state)
     return;
   const char *v = getenv ("GPU_TILED_RESULT_HEAP");
-  budget = v && *v ? option_budget (v) : default_budget ();
+  given = v && *v;
+  budget = given ? option_budget (v)
+                 : gt_host_memory_share (BUDGET_SHARE, BUDGET_DEFAULT_MAX);
   if (!HAVE_MALLOPT || malloc_tuned () || budget <= GLIBC_THRESHOLD_MAX)
     budget = 0;
   state = budget ? 1 : -1;
@@ -169,6 +172,13 @@ gt_result_heap_budget (void)
 {
   settle ();
   return budget;
+}
+
+int
+gt_result_heap_given (void)
+{
+  settle ();
+  return given;
 }
 
 unsigned long

@@ -12,6 +12,14 @@
    copies out); such results are counted (gt_result_heap_reused).  */
 int gt_result_resident (const void *p, size_t bytes);
 
+/* A share of the host's memory: its pages / share, in bytes, at most
+   `most` (0 where the system does not say).  */
+size_t gt_host_memory_share (size_t share, size_t most);
+
+/* Nonzero where GPU_TILED_RESULT_HEAP set the budget (a value, not
+   empty), as read with it.  */
+int gt_result_heap_given (void);
+
 /* gt_reset: GPU_TILED_RESULT_HEAP is read again at the next result.  */
 void gt_heap_forget (void);
 

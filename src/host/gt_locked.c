@@ -31,6 +31,7 @@
 #include <cuda_runtime_api.h>
 #include "gpu_tiled.h"
 #include "gt_options.h"
+#include "gt_heap.h"
 #include "gt_locked.h"
 #include "gt_lock_choice.h"
 
@@ -96,12 +97,9 @@ static size_t
 lock_budget (void)
 {
   const size_t heap = gt_result_heap_budget ();
-  const char *v = getenv ("GPU_TILED_RESULT_HEAP");
-  const long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
-  if (!heap || (v && *v) || pages <= 0 || page <= 0)
+  if (!heap || gt_result_heap_given ())
     return heap;
-  size_t b = (size_t) pages / LOCK_SHARE * (size_t) page;
-  b = b < LOCK_DEFAULT_MAX ? b : LOCK_DEFAULT_MAX;
+  const size_t b = gt_host_memory_share (LOCK_SHARE, LOCK_DEFAULT_MAX);
   return b > heap ? b : heap;
 }
 
