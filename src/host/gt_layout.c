@@ -319,6 +319,18 @@ rows_layout (gt_call *c)
                                                      c->k)));
 }
 
+/* c's blocks of A's rows `rows` high (0: none) with their plans
+   (rows_layout, which gives them up where a block has no plan): whether
+   c takes them.  */
+static int
+take_rows (gt_call *c, size_t rows)
+{
+  c->rows = rows;
+  if (c->rows)
+    rows_layout (c);
+  return c->rows != 0;
+}
+
 /* A streamed product under GT_MID_MAX_BYTES that would go in one panel
    goes in panels side by side (gt_panel_side), each on its own stream:
    comp and ctx->side.  From GT_PIECES_ONE_PANEL_MIN on, that is instead
@@ -393,23 +405,14 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
   c->a_cols_straight = 0;
   const size_t rows = head_rows (c);
   c->head = rows ? head_panels (ctx, c) : 0;
-  c->rows = c->head ? rows : 0;
-  if (c->rows)
-    rows_layout (c);
-  if (c->rows)
+  if (take_rows (c, c->head ? rows : 0))
     return;
   c->head = 1;
   int k11 = 0;
   c->a_cols_straight = columns_straight (c->a_straight, c->hs_a, c->es_a,
                                         c->m, c->k, c->hla, c->lda);
-  if (rows_for_real (c))
-    {
-      c->rows = first_panel_rows (ctx, c);
-      if (c->rows)
-        rows_layout (c);
-      if (c->rows)
-        return;
-    }
+  if (rows_for_real (c) && take_rows (c, first_panel_rows (ctx, c)))
+    return;
   c->kc = first_panel_piece (ctx, c, &k11);
   if (c->kc && !k11)
     c->head = pieces_head (ctx, c);
@@ -442,9 +445,7 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
       c->a_after = !k11 && !c->shared_a && ahead && c->full_panels >= 2
                    && ahead <= c->plan_full.work_bytes;
     }
-  c->rows = first_panel_rows (ctx, c);
-  if (c->rows)
-    rows_layout (c);
+  take_rows (c, first_panel_rows (ctx, c));
 }
 
 /* Layout: leading dimensions, panels, plans and the device bytes.  */
