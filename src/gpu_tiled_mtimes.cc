@@ -2475,8 +2475,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     rows0 = sum ([gpu_tiled_info().devices.rows_products]);
 %!     s = loop_straight (A, B, what);
 %!     rows = sum ([s.devices.rows_products]) - rows0;
-%!     assert (rows, want * s.results_direct, "%s: %d in blocks of rows", what,
-%!             rows);
+%!     assert (rows == want * s.results_direct,
+%!             "%s: %d in blocks of rows, %d written straight", what, rows,
+%!             s.results_direct);
 %!   endfor
 %! unwind_protect_cleanup
 %!   restore_defaults ("GPU_TILED_RESULT_HEAP");

@@ -219,7 +219,7 @@ gt_status gt_first_panel_in_pieces (gt_context *ctx, gt_call *c,
                                     gt_interrupt_fn interrupted);
 gt_status gt_first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
                                   gt_interrupt_fn interrupted);
-gt_status gt_planes_of_a (gt_context *ctx, gt_call *c);
+gt_status gt_planes_of_a (gt_context *ctx, gt_call *c, gt_stager *sg);
 
 /* gt_panels.c: B's columns [j0, j1) read, for the locked operands' probe,
    once `after` has happened; the panels from p_first on (A sent), and

@@ -65,9 +65,11 @@ a_part_in (gt_context *ctx, gt_call *c, gt_stager *sg, int i, size_t e,
   if (!((c->a_host >> i) & 1u))
     {
       int fetched = 0;
+      const int mk = gt_mark_begin (sg, 'P', need - c->a_got[i], ctx->peer);
       cudaError_t err = gt_shared_a_fetch (c->shared_a, i, ctx->device,
                                            c->dA, need, &c->a_got[i],
                                            ctx->peer, &fetched);
+      gt_mark_end (sg, mk, ctx->peer);
       if (err == cudaSuccess && fetched)
         err = cudaEventRecord (ctx->peer_in, ctx->peer);
       if (err == cudaSuccess && fetched)
@@ -657,16 +659,19 @@ gt_first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
 
 /* A's planes for the panels run whole, once all of A is there
    (panel_in[0] is free: the first panel's own event is recorded later,
-   and panel 0 in pieces or blocks of rows has used it already).  */
+   and panel 0 in pieces or blocks of rows has used it already); an 'A'
+   mark on the timeline.  */
 gt_status
-gt_planes_of_a (gt_context *ctx, gt_call *c)
+gt_planes_of_a (gt_context *ctx, gt_call *c, gt_stager *sg)
 {
   if (!c->planes_bytes)
     return GT_OK;
   gt_gemm_args g;
   cudaError_t err = comp_after_up (ctx, ctx->panel_in[0]);
+  const int mk = gt_mark_begin (sg, 'A', c->planes_bytes, ctx->comp);
   if (err == cudaSuccess)
     err = gt_prepare_planes (ctx, c, c->dA, &g);
+  gt_mark_end (sg, mk, ctx->comp);
   return err == cudaSuccess ? GT_OK
                             : gt_fail_cuda (err, "making the planes of A");
 }

@@ -334,7 +334,7 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   /* A's planes for the panels the first panel's pieces or blocks did not
      compute (those made planes of their own columns or rows) */
   if (st == GT_OK && p_first < c->panels)
-    st = gt_planes_of_a (ctx, c);
+    st = gt_planes_of_a (ctx, c, sg);
   if (st == GT_OK)
     st = test_failure (ctx);
   if (st == GT_OK)

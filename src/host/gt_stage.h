@@ -19,7 +19,9 @@ typedef struct
 {
   char what;           /* h: copy in, o: copy out, w: wait, p: the
                           locked operands' probe (or a wait for another
-                          band's), U, D, K */
+                          band's), U, D, K, P (another band's part of A,
+                          from its device: from the peer stream's wait
+                          for it), A (A's planes) */
   size_t bytes;
   double t0, t1;       /* host: when it began and ended, or was queued */
   cudaEvent_t a, b;    /* device marks: around it on its stream */
