@@ -3,8 +3,10 @@
 ## a block only when it runs it, and a machine without a GPU skips every
 ## %!testif block that needs one: a syntax error there would show only on
 ## a GPU.  Each block is defined as a function (never called), as the
-## runner defines it.  Prints each block that does not parse and, last,
-## "N passed, N failed".
+## runner defines it.  A block must also not call assert with a message
+## where it takes a tolerance (assert (X, Y, "...")): an invalid call that
+## only fails where the block runs.  Prints each block that fails and,
+## last, "N passed, N failed".
 function parse_test_blocks (varargin)
   passed = 0;  failed = 0;
   for f = 1:numel (varargin)
@@ -12,11 +14,14 @@ function parse_test_blocks (varargin)
     for b = 1:numel (blocks)
       [ok, msg] = parses (blocks{b}.code);
       if (ok)
+        [ok, msg] = asserts_valid (blocks{b}.code);
+      endif
+      if (ok)
         passed += 1;
       else
         failed += 1;
-        printf ("  %s:%d: %s block does not parse: %s\n", varargin{f},
-                blocks{b}.line, blocks{b}.kind, msg);
+        printf ("  %s:%d: %s block: %s\n", varargin{f}, blocks{b}.line,
+                blocks{b}.kind, msg);
       endif
     endfor
   endfor
@@ -78,6 +83,76 @@ function [ok, msg] = parses (code)
     eval (code);
   catch err
     ok = false;
-    msg = strtrim (strrep (strtok (err.message, ">"), "\n", " "));
+    msg = ["does not parse: " ...
+           strtrim(strrep (strtok (err.message, ">"), "\n", " "))];
   end_try_catch
+endfunction
+
+## Whether every assert call of CODE with three or more arguments whose
+## third is a string literal has a string literal second too (the message
+## form, assert (COND, ERRMSG, ...)); otherwise Octave takes the third for
+## a tolerance and the call is invalid.
+function [ok, msg] = asserts_valid (code)
+  ok = true;  msg = "";
+  for at = regexp (code, '(?<![A-Za-z0-9_.])assert\s*\(', "end")
+    args = call_args (code, at + 1);
+    if (numel (args) >= 3 && ! is_string (args{2}) && is_string (args{3}))
+      ok = false;
+      msg = sprintf (["assert (%s, %s, %s...) takes a tolerance third, " ...
+                      "not a message"], args{1}, args{2}, args{3});
+      return;
+    endif
+  endfor
+endfunction
+
+## The arguments (trimmed text) of the call whose "(" ends before CODE(I).
+function args = call_args (code, i)
+  args = {};  depth = 0;  from = i;  n = numel (code);
+  after = ["A":"Z" "a":"z" "0":"9" "_.)]}'"];   # a quote there transposes
+  while (i <= n)
+    c = code(i);
+    if (c == '"' || (c == "'" && (i == 1 || ! any (code(i-1) == after))))
+      i = string_end (code, i);
+    elseif (any (c == "#%"))
+      while (i <= n && code(i) != "\n")
+        i += 1;
+      endwhile
+    elseif (any (c == "([{"))
+      depth += 1;
+    elseif (any (c == ")]}"))
+      if (depth == 0)
+        args{end+1} = strtrim (code(from:i-1));
+        return;
+      endif
+      depth -= 1;
+    elseif (c == "," && depth == 0)
+      args{end+1} = strtrim (code(from:i-1));
+      from = i + 1;
+    endif
+    i += 1;
+  endwhile
+endfunction
+
+## The index of the quote that closes the string opened at CODE(I)
+## (doubled quotes inside; backslash escapes in double-quoted strings).
+function i = string_end (code, i)
+  q = code(i);  n = numel (code);
+  i += 1;
+  while (i <= n)
+    if (q == '"' && code(i) == "\\")
+      i += 2;
+      continue;
+    elseif (code(i) == q)
+      if (i < n && code(i+1) == q)
+        i += 2;
+        continue;
+      endif
+      return;
+    endif
+    i += 1;
+  endwhile
+endfunction
+
+function t = is_string (a)
+  t = ! isempty (a) && any (a(1) == "\"'");
 endfunction
