@@ -12,8 +12,8 @@
 
 /* Whether C's [C, C + bytes) is locked now, for a result whose pages are
    there already (gt_result_resident).  Locks it where the same range was
-   one of the last four results' or eight operands' and the lock budget allows (the
-   result heap's budget; GPU_TILED_LOCK_RESULTS=0: never), as one range
+   one of the last four results' or eight operands' and the lock budget
+   allows (gt_lock_budget; GPU_TILED_LOCK_RESULTS=0: never), as one range
    with the locked ranges it overlaps (a copy may not cross from one lock
    into another; a loop's result and the last, both alive while the new
    one is made, may share a page), after ranges whose memory is gone and,
