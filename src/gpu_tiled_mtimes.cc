@@ -1975,6 +1975,56 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! unwind_protect_cleanup
 %!   restore_defaults ();
 %! end_unwind_protect
+%!testif ; emu
+%! ## Complex singles on kernel 11 (Gauss's three) whose panels are large
+%! ## take their first panel in pieces of k as A arrives, each of the
+%! ## three scanned and sliced on its piece alone and carrying its sums
+%! ## (here 8192 x 12288 x 4096: 6 pieces of 2048 beside 4 panels of
+%! ## 1024; the rule's panel 0 whole ends 1.1 times later); C poisoned,
+%! ## against double on sampled rows.  Then an Inf in A's fifth piece and
+%! ## a NaN in B's second: the product runs again on the flags the pieces
+%! ## left.  One device (the split's bands: the next test).
+%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
+%! devs = gpu_tiled_devices ();
+%! unwind_protect
+%!   gpu_tiled_devices (devs(1));
+%!   gpu_tiled_reset ();
+%!   A = make_operand ("csingle", 8192, 12288);
+%!   B = make_operand ("csingle", 12288, 4096);
+%!   check_default (A, B, "complex single 8192x12288x4096");
+%!   assert (pieces (), 1);
+%!   A(10, 9000) = complex (Inf, 1);  B(3000, 7) = complex (NaN, 2);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   check_parts (A, B, C, [10, randi(8192, 1, 8)], "Inf and NaN in pieces");
+%!   assert (pieces (), 2);
+%! unwind_protect_cleanup
+%!   restore_defaults ();
+%! end_unwind_protect
+%!testif ; emu && numel (gpu_tiled_devices ()) > 1
+%! ## Split over two devices by columns, A shared (8192 x 16384 x 8192:
+%! ## each band's panels of 1024 on kernel 11): each band takes its panel
+%! ## 0 in kernel 11's pieces, its own part's and the other band's in
+%! ## turn, and leaves its operands' checks in a device word.  A NaN in
+%! ## B's columns of the second band only, then an Inf in A (both
+%! ## bands): such a band's C is written again, A not shared, once both
+%! ## bands have ended.  C poisoned; against double.
+%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
+%! setenv ("GPU_TILED_SPLIT", "always");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   A = make_operand ("csingle", 8192, 16384);
+%!   B = make_operand ("csingle", 16384, 8192);
+%!   check_default (A, B, "split complex single 8192x16384x8192");
+%!   assert (pieces (), 2);
+%!   B(3000, 6000) = complex (NaN, 2);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   check_parts (A, B, C, [10, randi(8192, 1, 4)], "NaN in one band's B");
+%!   B(3000, 6000) = 1;  A(10, 9000) = complex (Inf, 1);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   check_parts (A, B, C, [10, randi(8192, 1, 4)], "Inf in the shared A");
+%! unwind_protect_cleanup
+%!   restore_defaults ("GPU_TILED_SPLIT");
+%! end_unwind_protect
 %!testif ; gpu
 %! ## complex products whose k is too short for pieces take their first
 %! ## panel in blocks of A's rows as they arrive (quarters of m in whole

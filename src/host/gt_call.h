@@ -99,12 +99,15 @@ typedef struct
 } gt_call;
 
 /* Whether the call's three products leave their operands' checks in a
-   device word (gt_call.dK) rather than waiting in each panel.  */
+   device word (gt_call.dK) rather than waiting in each panel: a band of
+   a split sharing A only on kernel 11 (whose panel 0 may go in pieces,
+   which cannot wait), its C written again by gt_multi.c where they are
+   set (gt_product.again).  */
 static inline int
 defers_checks (const gt_call *c)
 {
   return (c->plan_full.three || c->plan_tail.three || c->plan_last.three)
-         && !c->shared_a
+         && (!c->shared_a || c->plan_full.kernel == GT_K11_OZAKI)
          && !c->wait;
 }
 

@@ -533,7 +533,9 @@ gt_product_run (gt_context *ctx, const gt_product *p,
      written again, each panel choosing three or four products by its
      operands' flags (rare; the common case never waits on the device in
      the middle of its pipeline) */
-  if (st == GT_OK && again)
+  if (st == GT_OK && again && p->shared_a && p->again)
+    *p->again = 1;   /* other bands may still copy A from this device */
+  else if (st == GT_OK && again)
     st = product_run (ctx, p, interrupted, 1, &again);
   /* A band whose part of a shared A was not all handed on (another
      path, a failure): the other devices take the rest of it from the

@@ -109,8 +109,13 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
                           ? piece_of (c, GT_K11_PIECE_MIN_K,
                                       GT_K11_PIECE_MIN_K)
                           : 0;
+      const double a_first = (double) c->m * kc * c->hs_a
+                             / PIECES_HOST_RATE;
+      const double b_panel = (double) c->k * c->w * c->hs_b
+                             / PIECES_HOST_RATE;
       const int head = gt_plan_head_pieces (&c->plan_full, c->m, c->w, c->k,
-                                            kc, kc11, a_in_seconds (c));
+                                            kc, kc11, a_in_seconds (c),
+                                            a_first, b_panel);
       if (head == GT_HEAD_WHOLE)
         return 0;
       if (head == GT_HEAD_K11_PIECES)

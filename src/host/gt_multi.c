@@ -339,6 +339,8 @@ typedef struct
   double seconds;
   char text[512];   /* the band's error text (its thread's own) */
   int threaded;     /* on a kept thread (gt_band_threads.c) */
+  int again;        /* its C to be written again, A not shared
+                       (gt_product.again) */
 } band;
 
 static void
@@ -417,7 +419,15 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
   gt_status st = GT_OK;
   for (int i = 0; st == GT_OK && i < used; i++)
     {
-      if (b[i].st == GT_ERR_NO_MEMORY && ok >= 0)
+      if (b[i].st == GT_OK && b[i].again)
+        {
+          /* every band has ended: none copies A from this device now */
+          b[i].part.shared_a = NULL;
+          b[i].part.again = NULL;
+          b[i].st = gt_device_product (b[i].device, &b[i].part,
+                                       interrupted);
+        }
+      else if (b[i].st == GT_ERR_NO_MEMORY && ok >= 0)
         {
           b[i].part.shared_a = NULL;
           b[i].st = gt_device_product (b[ok].device, &b[i].part,
@@ -491,6 +501,7 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
     {
       b[i].part.shared_a = &shared;
       b[i].part.a_part = i;
+      b[i].part.again = &b[i].again;
     }
   /* the first band on this thread, the others each on a thread of its
      own, kept from call to call (or after it, where a thread cannot be

@@ -49,6 +49,11 @@ typedef struct
   gt_shared_a *shared_a;     /* NULL: A comes through the host staging */
   int a_part;                /* the part of A this band's device takes
                                 through the host and hands on */
+  int *again;                /* a band sharing A: set where its operands'
+                                checks (Inf, NaN) call for its C again,
+                                which its caller writes once no band
+                                copies from its device any more
+                                (gt_product_run) */
 } gt_product;
 
 /* Real flops of an m x n x k product of type c (a complex one counts

@@ -259,6 +259,12 @@ cudaError_t gt_k11_launch_many (const gt_gemm_args *g, int count,
 size_t gt_k11_piece_work (size_t m, size_t n, size_t kc);
 cudaError_t gt_k11_piece (int first, int last, const gt_gemm_args *a,
                           cudaStream_t s);
+/* the same with the sums apart from kernel 11's scratch for the piece
+   (gt_k11_piece_scratch bytes): Gauss's three pieces, each product
+   carrying its own sums */
+size_t gt_k11_piece_scratch (size_t m, size_t n, size_t kc);
+cudaError_t gt_k11_piece_sums (int first, int last, const gt_gemm_args *a,
+                               double *sums, void *scratch, cudaStream_t s);
 /* A of a product whose first panel runs in kernel 11's pieces, made
    ahead for its other panels as each piece's columns [k0, k1) arrive
    (the pieces in any order; first, last: in the order run), in the place

@@ -625,15 +625,33 @@ gt_k11_a_whole (const gt_gemm_args *panel, cudaStream_t s)
 extern "C" cudaError_t
 gt_k11_piece (int first, int last, const gt_gemm_args *a, cudaStream_t s)
 {
-  if (a->a_kept || a->a_slots > 1 || a->a_slot != 0 || !a->work)
+  if (!a->work)
+    return cudaErrorInvalidValue;
+  return gt_k11_piece_sums (first, last, a, (double *) a->work,
+                            (char *) a->work + piece_sums_bytes (a->m, a->n),
+                            s);
+}
+
+/* A piece with its sums and kernel 11's scratch apart (each of Gauss's
+   three carries sums of its own).  */
+extern "C" size_t
+gt_k11_piece_scratch (size_t m, size_t n, size_t kc)
+{
+  return gt_k11_piece_work (m, n, kc) - piece_sums_bytes (m, n);
+}
+
+extern "C" cudaError_t
+gt_k11_piece_sums (int first, int last, const gt_gemm_args *a, double *sums,
+                   void *scratch, cudaStream_t s)
+{
+  if (a->a_kept || a->a_slots > 1 || a->a_slot != 0 || !sums || !scratch)
     return cudaErrorInvalidValue;
   if (a->m == 0 || a->n == 0)
     return cudaSuccess;
-  double *sums = (double *) a->work;
   const double *in = first ? NULL : sums;
   double *out = last ? NULL : sums;
   gt_gemm_args g = *a;
-  g.work = (char *) a->work + piece_sums_bytes (a->m, a->n);
+  g.work = scratch;
   k11_product o;   /* a->a_kept is 0: the records cannot skip its scan */
   launch_layout (&o.w, &g);
   cudaError_t err = scan_all (&g, &o, 1, s);
@@ -645,7 +663,7 @@ gt_k11_piece (int first, int last, const gt_gemm_args *a, cudaStream_t s)
     {
       __atomic_fetch_add (&declined, 1, __ATOMIC_RELAXED);
       const gt_plan p9 = gt_plan_make (GT_SINGLE, GT_K9_DMMA);
-      err = gt_k9_row_piece (&p9, a, in, out, s);
+      err = gt_k9_row_piece (&p9, &g, in, out, s);
     }
   if (err == cudaSuccess)
     __atomic_fetch_add (&pieces, 1, __ATOMIC_RELAXED);

@@ -289,9 +289,15 @@ size_t gt_plan_piece_min_k (const gt_plan *whole, size_t k);
 int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                         size_t k, double copy_seconds);
 /* How panel 0 of a product streamed in panels (m x w, depth k), whose A
-   takes a_seconds to come in, goes: GT_HEAD_PIECES (gt_plan_piece's
-   pieces of kc9) always where the plan is complex (gt_plan_pieces_pay
-   judges those) or on any kernel but kernels 9 and 11.  A real product
+   takes a_seconds to come in (its first piece's columns a_first_seconds,
+   a panel's B b_panel_seconds), goes: GT_HEAD_PIECES (gt_plan_piece's
+   pieces of kc9) always where the plan is complex but for Gauss's three
+   on kernel 11 (gt_plan_pieces_pay judges those) or on any kernel but
+   kernels 9 and 11.  Gauss's three on kernel 11 take pieces of kc9 where
+   they are predicted to end panel 0 clearly sooner, a piece after the
+   later of A and their GPU time from the first piece's arrival, with
+   all of A scanned and sliced again in the next panel, and where the
+   later panels are not bound by B's copies.  A real product
    on kernel 9 takes them unless the panel whole is predicted to end
    clearly sooner after all of A (small k: each piece has a fixed cost
    beside its flops).  A real product on kernel 11 takes, of the panel
@@ -304,7 +310,8 @@ int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
    kc11: not that kind.  */
 enum { GT_HEAD_WHOLE = 0, GT_HEAD_PIECES = 1, GT_HEAD_K11_PIECES = 2 };
 int gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
-                         size_t kc9, size_t kc11, double a_seconds);
+                         size_t kc9, size_t kc11, double a_seconds,
+                         double a_first_seconds, double b_panel_seconds);
 /* The kernel time of a product (m x n x k) that a head of several
    panels in blocks of A's rows may take (the host layer's rule,
    gt_head_rule.c, weighs it against the copies), or 0 where its plan

@@ -181,11 +181,24 @@ three_sums_bytes (size_t m, size_t n)
   return 3 * gt_bytes_256 (GT_DOUBLE, m * n);
 }
 
-/* A piece of k of Gauss's three products on kernel 9 (gt_plan_piece):
-   a->A holds the planes of A's piece (gt_plan_prepare_a of its columns),
-   a->B the piece's rows of B.  Each of the three carries its sums in its
-   own part of the scratch; the last piece's products give [T1 T2 T3] and
-   C.  What run_three waits for or takes four products for goes to
+/* Gauss's three of complex singles on kernel 11 take pieces of k too,
+   each of the three scanned and sliced on its piece alone
+   (gt_k11_piece_sums), where gt_plan_head_pieces predicts them to end
+   panel 0 sooner than the panel whole after A.  */
+static int
+three_k11_pieces (const gt_plan *p)
+{
+  return p->three && p->kernel == GT_K11_OZAKI
+         && gt_type_real (p->type) == GT_SINGLE;
+}
+
+/* A piece of k of Gauss's three products on kernel 9 or kernel 11
+   (gt_plan_piece): a->A holds the planes of A's piece (gt_plan_prepare_a
+   of its columns), a->B the piece's rows of B.  Each of the three carries
+   its sums in its own part of the scratch (kernel 11's scratch for the
+   piece after the three's layout); the last piece's products give [T1 T2
+   T3] and C.  On kernel 11 the first product's wait for its scan's choice
+   takes the caller's host work (a->idle: the next piece's copies in).  What run_three waits for or takes four products for goes to
    a->checks instead (required), and the caller runs the product again,
    whole: operands with Inf, NaN or parts whose sum overflows, and any
    element whose T is not finite (join3 would need all of k there).  */
@@ -213,12 +226,27 @@ run_three_piece (const gt_plan *p, int first, int last,
     err = gt_planes_flag_or (a->checks,
                              gt_three_a_flag (r, a->A, a->lda, a->k), s);
   const gt_plan p9 = gt_plan_make (r, GT_K9_DMMA);
+  const int k11 = three_k11_pieces (p);
+  char *scratch = base + gt_three_layout (r, a->m, a->n, a->k, &b_off,
+                                          &p_off);
   for (int j = 0; j < 3 && err == cudaSuccess; j++)
     {
       double *part = (double *) (sums + j * gt_bytes_256 (GT_DOUBLE,
                                                           a->m * a->n));
-      err = gt_k9_row_piece (&p9, &g[j], first ? NULL : part,
-                             last ? NULL : part, s);
+      if (k11)
+        {
+          if (j == 0)
+            {
+              g[j].idle = a->idle;
+              g[j].idle_arg = a->idle_arg;
+            }
+          g[j].a_slot = 0;
+          g[j].a_slots = 1;
+          err = gt_k11_piece_sums (first, last, &g[j], part, scratch, s);
+        }
+      else
+        err = gt_k9_row_piece (&p9, &g[j], first ? NULL : part,
+                               last ? NULL : part, s);
     }
   if (err == cudaSuccess && last)
     err = gt_planes_join3 (r, pp, ldp, a->A, a->lda, bp, ldb, a->k, a->C,
@@ -283,14 +311,16 @@ gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 
 /* Gauss's three products on kernel 9, whose pieces run plain kernel 9
    (no splits of k, clusters or small tiles, as gt_plan_piece makes real
-   kernel 9 pieces).  Not on kernel 11: each of its runs has a fixed cost
-   (its scans, the wait for their choice, some twenty launches for the
-   three) that made complex singles in pieces 4-11% slower than whole
-   (bench/RESULTS.md, "Complex products in pieces of k").  */
+   kernel 9 pieces), and on kernel 11 (three_k11_pieces), each of whose
+   runs has a fixed cost (its scans, the wait for their choice, some
+   twenty launches for the three): in pieces only where panel 0's work
+   is large (gt_plan_head_pieces; bench/RESULTS.md, "Complex products in
+   pieces of k" and "Complex single's first panel in kernel 11's
+   pieces").  */
 static int
 three_pieces (const gt_plan *p)
 {
-  return p->three && p->kernel == GT_K9_DMMA;
+  return p->three && (p->kernel == GT_K9_DMMA || three_k11_pieces (p));
 }
 
 extern "C" int
@@ -327,6 +357,8 @@ gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                    : whole->kernel != GT_K9_DMMA
                      && whole->kernel != GT_K11_OZAKI)
     return 0;
+  if (three_k11_pieces (whole))
+    return w < n;   /* gt_plan_head_pieces judged panel 0's pieces */
   const double busy = pieces_busy (m, w);
   const double seconds = complex_plan
                          ? 8.0 * m * n * k / (THREE_PIECES_RATE * busy)
@@ -397,10 +429,54 @@ k9_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
          ? GT_HEAD_WHOLE : GT_HEAD_PIECES;
 }
 
+/* Complex singles' pieces on kernel 11's three (gt_k11_piece_sums):
+   each cost this many times its share of k of the panel whole, A's
+   scan and slices included (16384 x 1024 x 2048: 2.75 ms a piece where
+   the panel whole took 14.6; 8192 x 1024 x 2048: 1.4 against 3.8), and
+   the first whole panel after them scans and slices all of A again,
+   about this share of a panel (bench/RESULTS.md, "Complex single's
+   first panel in kernel 11's pieces").  */
+#define K11_THREE_PIECE_COST 1.5
+#define K11_THREE_A_AGAIN 0.25
+/* The pieces must be predicted to end this much sooner than the panel
+   whole: complex single 8192^3 split over two H200s, predicted level
+   with the panel whole, took 1.6% longer in pieces.  */
+#define K11_THREE_MARGIN 1.05
+/* Where a panel's B takes half the panel's kernel time to come in or
+   more, the panels after the first are bound by B's copies, which
+   pieces do not shorten (2000x20000x2000 took 1.4% longer in them).  */
+#define K11_THREE_B_SHARE 0.5
+
+/* Panel 0 of Gauss's three on kernel 11 in pieces of kc as A arrives
+   (the first piece's columns in at a_first_seconds, all of A at
+   a_seconds), or whole after A.  */
+static int
+k11_three_head (size_t m, size_t w, size_t k, size_t kc, double a_seconds,
+                double a_first_seconds, double b_panel_seconds)
+{
+  if (!kc)
+    return GT_HEAD_WHOLE;
+  const double panel = 3.0 * gt_k11_seconds (m, w, k);
+  if (b_panel_seconds >= K11_THREE_B_SHARE * panel)
+    return GT_HEAD_WHOLE;
+  const double count = ceil ((double) k / kc);
+  const double each = K11_THREE_PIECE_COST * panel * kc / k;
+  const double by_gpu = a_first_seconds + count * each;
+  const double pieces_end = (by_gpu > a_seconds + each ? by_gpu
+                                                       : a_seconds + each)
+                            + K11_THREE_A_AGAIN * panel;
+  return K11_THREE_MARGIN * pieces_end < a_seconds + panel ? GT_HEAD_PIECES
+                                                          : GT_HEAD_WHOLE;
+}
+
 extern "C" int
 gt_plan_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
-                     size_t kc9, size_t kc11, double a_seconds)
+                     size_t kc9, size_t kc11, double a_seconds,
+                     double a_first_seconds, double b_panel_seconds)
 {
+  if (three_k11_pieces (whole))
+    return k11_three_head (m, w, k, kc9, a_seconds, a_first_seconds,
+                           b_panel_seconds);
   if (whole->complex_a || whole->complex_b)
     return GT_HEAD_PIECES;
   if (whole->kernel == GT_K9_DMMA)
@@ -443,6 +519,8 @@ gt_plan_piece_min_k (const gt_plan *whole, size_t k)
 {
   if (!three_pieces (whole))
     return 0;
+  if (three_k11_pieces (whole))
+    return k / 8 > GT_K11_PIECE_MIN_K ? k / 8 : GT_K11_PIECE_MIN_K;
   const size_t part = k / GT_THREE_PIECES;
   return part > GT_THREE_PIECE_MIN_K ? part : GT_THREE_PIECE_MIN_K;
 }
@@ -486,6 +564,8 @@ gt_plan_piece (const gt_plan *whole, size_t m, size_t n, size_t kc)
       p.work_bytes = three_sums_bytes (m, n)
                      + gt_three_layout (gt_type_real (whole->type), m, n, kc,
                                         &b_off, &p_off);
+      if (three_k11_pieces (whole))
+        p.work_bytes += gt_k11_piece_scratch (m, n, kc);
       return p;
     }
   if (whole->kernel == GT_K9_DMMA || whole->kernel == GT_K11_OZAKI)
