@@ -102,7 +102,9 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
                               plan_least);
   /* Kernel 11's real products: the panel whole, plain kernel 9's pieces
      or kernel 11's own, whichever is predicted to end first, A coming in
-     as a_in_seconds says.  */
+     as a_in_seconds says; its complex ones (Gauss's three): their own
+     pieces or the panel whole, the first piece's columns of A and a
+     panel's B at the host's rate too.  */
   if (c->panels >= 2)
     {
       const size_t kc11 = c->plan_full.kernel == GT_K11_OZAKI
@@ -201,8 +203,7 @@ rows_for_real (const gt_call *c)
 }
 
 /* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
-   on kernel 9 where pieces pay, and kernel 11's where C is not
-   out_bound; tall real products whose C goes out straight; real doubles,
+   where pieces pay, and kernel 11's where C is not out_bound; tall real products whose C goes out straight; real doubles,
    rows_for_real, asked before pieces), it is
    computed in blocks of rows of A instead, each as soon
    as its rows are there (gt_first_panel_in_rows): returns their height, or 0

@@ -271,7 +271,9 @@ int gt_plan_has_pieces (const gt_plan *whole);
    under about 1024 of k no longer amortize, and each piece costs some
    launches (the three, B's planes, A's), so they go in at most
    GT_THREE_PIECES pieces (256x100000x256 complex double in 49 pieces was
-   1.19x slower than whole: bench/RESULTS.md).  */
+   1.19x slower than whole: bench/RESULTS.md); on kernel 11, each of
+   whose runs has its fixed costs, pieces of an eighth of k, at least
+   GT_K11_PIECE_MIN_K.  */
 #define GT_THREE_PIECE_MIN_K 1024
 #define GT_THREE_PIECES 16
 size_t gt_plan_piece_min_k (const gt_plan *whole, size_t k);
@@ -285,7 +287,9 @@ size_t gt_plan_piece_min_k (const gt_plan *whole, size_t k);
    their tiles fill, is under half the copies' time (complex double
    256x100000x256, 4 tiles, 1.19x slower in pieces; 500x20000x800, 28
    tiles, 0.89-0.97x; single and double 2000x20000x2000 0.82-0.84x:
-   bench/RESULTS.md).  0 for other plans.  */
+   bench/RESULTS.md).  Gauss's three on kernel 11: 1 where the product
+   has several panels (gt_plan_head_pieces judges them), else 0.  0 for
+   other plans.  */
 int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                         size_t k, double copy_seconds);
 /* How panel 0 of a product streamed in panels (m x w, depth k), whose A
