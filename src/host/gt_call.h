@@ -71,7 +71,7 @@ typedef struct
   void *dW;
   /* Gauss's three products: a device word the panels set where an operand
      holds what they cannot take (gt_gemm_args.checks), read once at the
-     end (a band sharing A with other devices: NULL, each panel waits) */
+     end (NULL where defers_checks says not: each panel waits) */
   int *dK;
   int wait;                     /* no word: each panel waits (the rerun) */
   int again;                    /* the word was set: run it again */

@@ -528,7 +528,7 @@ gt_product_run (gt_context *ctx, const gt_product *p,
                 gt_interrupt_fn interrupted)
 {
   int again = 0;
-  gt_status st = product_run (ctx, p, interrupted, 0, &again);
+  gt_status st = product_run (ctx, p, interrupted, p->wait, &again);
   /* an operand held Inf or NaN, or parts whose sum overflows: C is
      written again, each panel choosing three or four products by its
      operands' flags (rare; the common case never waits on the device in

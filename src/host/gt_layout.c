@@ -31,8 +31,8 @@ last_part (size_t n, size_t step)
 
 /* A product of one panel (mid-sized: its kernel fills the GPU once) is
    computed in pieces too from this many bytes of A, B and C on, where its
-   pieces run its own kernel (gt_plan_pieces_alike; kernel 11's would run
-   on kernel 9): the kernel then overlaps the copies in instead of
+   pieces run its own kernel (gt_plan_pieces_alike; a real product on
+   kernel 11 would run kernel 9's): the kernel then overlaps the copies in instead of
    following them.  From 8 MiB on, 1024^3 single lost as much as it
    gained (its pieces ran on kernel 4 instead of the whole product's
    kernel 5); 2048^3 double gained 5-15% (bench/RESULTS.md).  Not for a
@@ -85,6 +85,8 @@ a_in_seconds (const gt_call *c)
   return (double) c->m * c->k * c->hs_a / (parts * PIECES_HOST_RATE);
 }
 
+static int out_bound (const gt_call *c);
+
 /* Panel 0's pieces (see piece_of), or 0 where pieces would not pay;
    *k11: kernel 11's own pieces (gt_plan_head_pieces).  In a split by
    columns the bands' pieces may differ (their plans' least pieces, their
@@ -105,6 +107,12 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
      as a_in_seconds says; its complex ones (Gauss's three): their own
      pieces or the panel whole, the first piece's columns of A and a
      panel's B at the host's rate too.  */
+  /* complex plans on kernel 11 whose C outweighs their operands keep
+     panel 0's blocks of rows (first_panel_rows), measured there; their
+     pieces were not */
+  if (c->plan_full.three && c->plan_full.kernel == GT_K11_OZAKI
+      && out_bound (c))
+    return 0;
   if (c->panels >= 2)
     {
       const size_t kc11 = c->plan_full.kernel == GT_K11_OZAKI

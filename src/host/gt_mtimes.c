@@ -40,6 +40,7 @@ gt_product_block (const gt_product *p, size_t i0, size_t j0, size_t m,
   q.fault_from = NULL;
   q.fault_bytes = 0;
   q.shared_a = NULL;   /* a block's A is its own rows: through the host */
+  q.again = NULL;
   q.a_part = 0;
   return q;
 }

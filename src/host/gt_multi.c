@@ -421,9 +421,12 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
     {
       if (b[i].st == GT_OK && b[i].again)
         {
-          /* every band has ended: none copies A from this device now */
+          /* every band has ended: none copies A from this device now;
+             its operands' checks are known to be set: each panel waits
+             for them */
           b[i].part.shared_a = NULL;
           b[i].part.again = NULL;
+          b[i].part.wait = 1;
           b[i].st = gt_device_product (b[i].device, &b[i].part,
                                        interrupted);
         }

@@ -54,6 +54,8 @@ typedef struct
                                 which its caller writes once no band
                                 copies from its device any more
                                 (gt_product_run) */
+  int wait;                  /* each panel of Gauss's three waits for its
+                                operands' checks (such a band's C again) */
 } gt_product;
 
 /* Real flops of an m x n x k product of type c (a complex one counts

@@ -260,8 +260,10 @@ cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
    its own and carrying double sums as kernel 9's do.  Gauss's three products on
    kernel 9 run their pieces on plain kernel 9, each of the three
    carrying its double sums (the whole plan's accuracy; its bits where it
-   is plain kernel 9 too).  Their runs need gt_gemm_args.checks, and A's
-   planes of the piece alone (gt_plan_prepare_a of its columns).  */
+   is plain kernel 9 too); complex singles on kernel 11, on kernel 11's
+   own pieces of the three, each scanned on its own (gt_plan_head_pieces
+   says where).  Their runs need gt_gemm_args.checks, and A's planes of
+   the piece alone (gt_plan_prepare_a of its columns).  */
 #define GT_PIECE_K 32
 /* Nonzero where a plan's product can run in pieces of k.  */
 int gt_plan_has_pieces (const gt_plan *whole);
