@@ -4,7 +4,8 @@
    not where an eighth is under a tile, where the eighth's plan splits k,
    below 32 MiB, for a given tile or for complex products; and the
    first panel's blocks of A's rows (gt_panel_rows); a complex product's
-   panels in eighths (gt_panel_eighths).  Needs no GPU:
+   panels in eighths (gt_panel_eighths); whether complex singles on
+   kernel 11 take panel 0 in pieces (gt_plan_head_pieces).  Needs no GPU:
    without one the plan layer takes the facts of a 132-SM Hopper; with one,
    its own, so every check holds for any device's facts.  Linked with the
    library's objects as test_device is.  Prints "N passed, N failed".  */
@@ -15,6 +16,24 @@
 #include "test_check.h"
 
 #define MAX_PANELS 64
+
+/* The host layer's rate for the copies the head rule weighs
+   (PIECES_HOST_RATE in gt_layout.c), complex single's 8 bytes.  */
+#define HOST_RATE 47e9
+#define CS_BYTES 8.0
+
+/* gt_plan_head_pieces for Gauss's three on kernel 11: panel 0 (m x w,
+   depth k) in pieces of kc, A's share `parts` (a band sharing A: 2) at
+   the host's rate.  */
+static int
+k11_three_head (const gt_plan *c11, size_t m, size_t w, size_t k, size_t kc,
+                int parts)
+{
+  const double a = CS_BYTES * m * k / parts / HOST_RATE;
+  const double first = CS_BYTES * m * kc / HOST_RATE;
+  const double b = CS_BYTES * k * w / HOST_RATE;
+  return gt_plan_head_pieces (c11, m, w, k, kc, 0, a, first, b);
+}
 
 static size_t
 width (gt_type t, size_t m, size_t k, size_t n, int narrow)
@@ -123,6 +142,22 @@ main (void)
   check (gt_panel_rows (&s11, 4096, 1, 8, 1) == 0
          && gt_panel_rows (&s11, 4096, 1, 8, 0) == 0,
          "single on kernel 11: no blocks of rows");
+  /* kernel 11's pieces of Gauss's three where the panel is large (the
+     shapes measured on two H200s, bench/RESULTS.md, "Complex single's
+     first panel in kernel 11's pieces") */
+  check (k11_three_head (&c11, 16384, 2048, 16384, 2048, 1)
+         == GT_HEAD_PIECES
+         && k11_three_head (&c11, 16384, 1024, 16384, 2048, 2)
+            == GT_HEAD_PIECES,
+         "complex single 16384^3, one GPU and a split's band: pieces");
+  check (k11_three_head (&c11, 8192, 1024, 8192, 2048, 1) == GT_HEAD_PIECES
+         && k11_three_head (&c11, 8192, 1024, 8192, 2048, 2)
+            == GT_HEAD_WHOLE,
+         "complex single 8192^3: pieces on one GPU, whole in a band");
+  check (k11_three_head (&c11, 2000, 1024, 20000, 2496, 1) == GT_HEAD_WHOLE,
+         "complex single 2000x20000x2000: B's copies pace it, whole");
+  check (k11_three_head (&c11, 16384, 2048, 16384, 0, 1) == GT_HEAD_WHOLE,
+         "no piece size: whole");
   c11.complex_b = c11.three = 0;
   check (gt_panel_rows (&c11, 2048, 0, 4, 1) == 512,
          "complex A times real B on kernel 11, out-bound: quarters");
