@@ -32,9 +32,9 @@ last_part (size_t n, size_t step)
 /* A product of one panel (mid-sized: its kernel fills the GPU once) is
    computed in pieces too from this many bytes of A, B and C on, where its
    pieces run its own kernel (gt_plan_pieces_alike; a real product on
-   kernel 11 would run kernel 9's): the kernel then overlaps the copies in instead of
-   following them.  From 8 MiB on, 1024^3 single lost as much as it
-   gained (its pieces ran on kernel 4 instead of the whole product's
+   kernel 11 would run kernel 9's): the kernel then overlaps the copies in
+   instead of following them.  From 8 MiB on, 1024^3 single lost as much
+   as it gained (its pieces ran on kernel 4 instead of the whole product's
    kernel 5); 2048^3 double gained 5-15% (bench/RESULTS.md).  Not for a
    band of a split sharing A (so measured when one band handed all of A
    on; not measured since A is shared in parts).  Its pieces' sums take
@@ -211,7 +211,8 @@ rows_for_real (const gt_call *c)
 }
 
 /* Where panel 0 has no pieces of k (complex plans, but for Gauss's three
-   where pieces pay, and kernel 11's where C is not out_bound; tall real products whose C goes out straight; real doubles,
+   where pieces pay, and kernel 11's where C is not out_bound; tall real
+   products whose C goes out straight; real doubles,
    rows_for_real, asked before pieces), it is
    computed in blocks of rows of A instead, each as soon
    as its rows are there (gt_first_panel_in_rows): returns their height, or 0

@@ -198,7 +198,8 @@ three_k11_pieces (const gt_plan *p)
    its sums in its own part of the scratch (kernel 11's scratch for the
    piece after the three's layout); the last piece's products give [T1 T2
    T3] and C.  On kernel 11 the first product's wait for its scan's choice
-   takes the caller's host work (a->idle: the next piece's copies in).  What run_three waits for or takes four products for goes to
+   takes the caller's host work (a->idle: the next piece's copies in).
+   What run_three waits for or takes four products for goes to
    a->checks instead (required), and the caller runs the product again,
    whole: operands with Inf, NaN or parts whose sum overflows, and any
    element whose T is not finite (join3 would need all of k there).  */
@@ -214,7 +215,9 @@ run_three_piece (const gt_plan *p, int first, int last,
   char *sums = (char *) a->work;
   size_t b_off, p_off;
   char *base = sums + three_sums_bytes (a->m, a->n);
-  gt_three_layout (r, a->m, a->n, a->k, &b_off, &p_off);
+  /* kernel 11's scratch for the piece after the three's layout */
+  char *scratch = base + gt_three_layout (r, a->m, a->n, a->k, &b_off,
+                                          &p_off);
   char *bp = base + b_off, *pp = base + p_off;
   const size_t ldb = gt_ld_16 (es, a->k), ldp = gt_ld_16 (es, a->m);
   gt_gemm_args g[3];
@@ -227,8 +230,6 @@ run_three_piece (const gt_plan *p, int first, int last,
                              gt_three_a_flag (r, a->A, a->lda, a->k), s);
   const gt_plan p9 = gt_plan_make (r, GT_K9_DMMA);
   const int k11 = three_k11_pieces (p);
-  char *scratch = base + gt_three_layout (r, a->m, a->n, a->k, &b_off,
-                                          &p_off);
   for (int j = 0; j < 3 && err == cudaSuccess; j++)
     {
       double *part = (double *) (sums + j * gt_bytes_256 (GT_DOUBLE,
