@@ -66,6 +66,10 @@ typedef struct
   gt_plan rows_plan, rows_last;
   size_t a_bytes, b_bytes, c_bytes, work;
   size_t planes_bytes, planes_ld;   /* A's planes (complex products) */
+  int planes_by_pieces;         /* panel 0's pieces make A's planes in the
+                                   layout of all of k, each its own
+                                   columns: the panels after them find them
+                                   made (gt_plan_prepare_a_piece) */
   size_t total;                 /* A, B and C on the host */
   char *dA, *dB, *dC, *dP;      /* dP: A's planes, or dA */
   void *dW;

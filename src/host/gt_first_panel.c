@@ -509,7 +509,16 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
       cudaError_t err = pre ? cudaStreamWaitEvent (ctx->comp, in, 0)
                             : comp_after_up (ctx, in);
-      if (err == cudaSuccess && c->planes_bytes)
+      if (err == cudaSuccess && c->planes_by_pieces)
+        {
+          err = gt_plan_prepare_a_piece (&c->plan_full,
+                                         c->dA + k0 * c->lda * c->es_a,
+                                         c->lda, c->dP, c->m, c->k, k0,
+                                         k1 - k0, i == 0, &g.A, ctx->comp);
+          g.a_planes_k = c->k;
+          g.a_planes_k0 = k0;
+        }
+      else if (err == cudaSuccess && c->planes_bytes)
         err = gt_plan_prepare_a (&c->plan_full,
                                  c->dA + k0 * c->lda * c->es_a, c->lda,
                                  c->dP, c->m, k1 - k0, ctx->comp);

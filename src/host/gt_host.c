@@ -332,8 +332,9 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
         }
     }
   /* A's planes for the panels the first panel's pieces or blocks did not
-     compute (those made planes of their own columns or rows) */
-  if (st == GT_OK && p_first < c->panels)
+     compute (those made planes of their own columns or rows), but where
+     the pieces made them in the layout of all of k */
+  if (st == GT_OK && p_first < c->panels && !c->planes_by_pieces)
     st = gt_planes_of_a (ctx, c, sg);
   if (st == GT_OK)
     st = test_failure (ctx);

@@ -511,6 +511,8 @@ layout_panels (const gt_context *ctx, gt_call *c)
   c->planes_bytes = gt_plan_a_bytes (&c->plan_full, c->m, c->k);
   c->planes_ld = gt_plan_a_ld (&c->plan_full, c->m);
   first_panel_layout (ctx, c);
+  c->planes_by_pieces = c->kc && c->panels > 1 && c->planes_bytes
+                        && gt_plan_pieces_fill_planes (&c->plan_full);
   if (defers_checks (c))
     c->work = round_up (c->work, 256) + 256;   /* the checks word last */
   c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);

@@ -197,6 +197,13 @@ int gt_k4_occupancy (int cfg);
 cudaError_t gt_planes_split (gt_type real, int mode, const void *src,
                              size_t lds, void *dst, size_t ldd, size_t rows,
                              size_t cols, int *flag, cudaStream_t s);
+/* The same for a piece of a matrix's columns into planes laid out for
+   `apart` columns (COLS: dst is the piece's first column in the first
+   plane; the others lie apart * ldd further each).  */
+cudaError_t gt_planes_split_apart (gt_type real, int mode, const void *src,
+                                   size_t lds, void *dst, size_t ldd,
+                                   size_t rows, size_t cols, size_t apart,
+                                   int *flag, cudaStream_t s);
 cudaError_t gt_planes_join (gt_type real, int mode, const void *P,
                             size_t ldp, void *C, size_t ldc, size_t rows,
                             size_t cols, cudaStream_t s);

@@ -22,12 +22,13 @@ template <> struct k_pair<double> { typedef double2 t; };
    with GT_PLANES_SUM also dst(i, 2 cols + c) = re + im, with
    GT_PLANES_EXPAND also dst(rows + i, c) = -im, dst(rows + i, cols + c) =
    re.  With SUM, *flag (where not NULL) is set where a part or their sum
-   is not finite.  */
+   is not finite.  The planes side by side (COLS) lie `apart` columns
+   apart: cols, or the whole k where these are a piece of its columns.  */
 template <typename T>
 __global__ void
 planes_split (const typename k_pair<T>::t *__restrict__ src, size_t lds,
               T *__restrict__ dst, size_t ldd, long long rows,
-              long long cols, int mode, int *flag)
+              long long cols, long long apart, int mode, int *flag)
 {
   const long long total = rows * cols;
   for (long long e = (long long) blockIdx.x * blockDim.x + threadIdx.x;
@@ -39,11 +40,11 @@ planes_split (const typename k_pair<T>::t *__restrict__ src, size_t lds,
       d[0] = v.x;
       if (mode & GT_PLANES_COLS)
         {
-          d[(size_t) cols * ldd] = v.y;
+          d[(size_t) apart * ldd] = v.y;
           if (mode & GT_PLANES_SUM)
             {
               const T sum = v.x + v.y;
-              d[(size_t) 2 * cols * ldd] = sum;
+              d[(size_t) 2 * apart * ldd] = sum;
               if (flag && !(isfinite (v.x) && isfinite (v.y)
                             && isfinite (sum)))
                 *flag = 1;
@@ -51,7 +52,7 @@ planes_split (const typename k_pair<T>::t *__restrict__ src, size_t lds,
           else if (mode & GT_PLANES_EXPAND)
             {
               d[rows] = -v.y;
-              d[(size_t) cols * ldd + rows] = v.x;
+              d[(size_t) apart * ldd + rows] = v.x;
             }
         }
       else
@@ -143,22 +144,33 @@ planes_blocks (size_t rows, size_t cols)
 }
 
 extern "C" cudaError_t
+gt_planes_split_apart (gt_type real, int mode, const void *src, size_t lds,
+                       void *dst, size_t ldd, size_t rows, size_t cols,
+                       size_t apart, int *flag, cudaStream_t s)
+{
+  if (rows == 0 || cols == 0)
+    return cudaSuccess;
+  if (apart < cols)
+    return cudaErrorInvalidValue;
+  const unsigned blocks = planes_blocks (rows, cols);
+  if (real == GT_DOUBLE)
+    planes_split<double><<<blocks, 256, 0, s>>> (
+      (const double2 *) src, lds, (double *) dst, ldd, rows, cols, apart,
+      mode, flag);
+  else
+    planes_split<float><<<blocks, 256, 0, s>>> (
+      (const float2 *) src, lds, (float *) dst, ldd, rows, cols, apart,
+      mode, flag);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
 gt_planes_split (gt_type real, int mode, const void *src, size_t lds,
                  void *dst, size_t ldd, size_t rows, size_t cols, int *flag,
                  cudaStream_t s)
 {
-  if (rows == 0 || cols == 0)
-    return cudaSuccess;
-  const unsigned blocks = planes_blocks (rows, cols);
-  if (real == GT_DOUBLE)
-    planes_split<double><<<blocks, 256, 0, s>>> (
-      (const double2 *) src, lds, (double *) dst, ldd, rows, cols, mode,
-      flag);
-  else
-    planes_split<float><<<blocks, 256, 0, s>>> (
-      (const float2 *) src, lds, (float *) dst, ldd, rows, cols, mode,
-      flag);
-  return cudaGetLastError ();
+  return gt_planes_split_apart (real, mode, src, lds, dst, ldd, rows, cols,
+                                cols, flag, s);
 }
 
 __global__ void

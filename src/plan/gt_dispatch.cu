@@ -354,6 +354,33 @@ gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
                           gt_plan_a_ld (p, m), m, k, flag, s);
 }
 
+extern "C" int
+gt_plan_pieces_fill_planes (const gt_plan *p)
+{
+  return p->complex_a && p->three;
+}
+
+extern "C" cudaError_t
+gt_plan_prepare_a_piece (const gt_plan *p, const void *A, size_t lda,
+                         void *planes, size_t m, size_t k, size_t k0,
+                         size_t kc, int first, const void **piece,
+                         cudaStream_t s)
+{
+  if (!gt_plan_pieces_fill_planes (p) || k0 + kc > k)
+    return cudaErrorInvalidValue;
+  const gt_type r = gt_type_real (p->type);
+  const size_t ld = gt_plan_a_ld (p, m);
+  int *flag = gt_three_a_flag (r, planes, ld, k);
+  char *at = (char *) planes + k0 * ld * gt_type_size (r);
+  *piece = at;
+  const cudaError_t err = first ? cudaMemsetAsync (flag, 0, sizeof (int), s)
+                                : cudaSuccess;
+  return err != cudaSuccess
+         ? err
+         : gt_planes_split_apart (r, GT_PLANES_COLS | GT_PLANES_SUM, A, lda,
+                                  at, ld, m, kc, k, flag, s);
+}
+
 extern "C" gt_plan
 gt_plan_for (gt_type type, size_t m, size_t n, size_t k, int tile,
              int repack)

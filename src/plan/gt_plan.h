@@ -139,6 +139,10 @@ typedef struct
      does the work itself where it was not called.  */
   void (*idle) (void *arg);
   void *idle_arg;
+  /* A piece of k whose A is planes laid out for all of k (Gauss's three:
+     gt_plan_prepare_a_piece): A points at the piece's first column, k0
+     of them before it, a_planes_k in all; 0: planes of this k alone.  */
+  size_t a_planes_k, a_planes_k0;
 } gt_gemm_args;
 #define GT_A_SLOTS 3
 
@@ -175,6 +179,19 @@ size_t gt_plan_a_ld (const gt_plan *p, size_t m);
 cudaError_t gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
                                void *planes, size_t m, size_t k,
                                cudaStream_t s);
+/* Where a plan's pieces of k can take their planes of A in the layout
+   of all of k (Gauss's three: its planes lie side by side), so that the
+   panels after them find A's planes made: the piece's columns [k0, k0 +
+   kc) of A (A: its first column) into planes laid out for k, the
+   non-finite flag cleared first where `first`; *piece: the piece's A for
+   gt_gemm_args (with a_planes_k = k, a_planes_k0 = k0).  0 where the
+   plan's planes are not so laid out.  */
+int gt_plan_pieces_fill_planes (const gt_plan *p);
+cudaError_t gt_plan_prepare_a_piece (const gt_plan *p, const void *A,
+                                     size_t lda, void *planes, size_t m,
+                                     size_t k, size_t k0, size_t kc,
+                                     int first, const void **piece,
+                                     cudaStream_t s);
 
 /* The plan `want` names (its kernel and the fields not GT_CHOOSE; splits 0
    means choose, but for kernels 9 and 10: one piece) completed for the

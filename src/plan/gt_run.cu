@@ -106,10 +106,11 @@ static void
 three_operands (const gt_gemm_args *a, size_t es, char *bp, size_t ldb,
                 char *pp, size_t ldp, void *work, gt_gemm_args g[3])
 {
+  const size_t apart = a->a_planes_k ? a->a_planes_k : a->k;
   for (int j = 0; j < 3; j++)
     {
       const gt_gemm_args gj = {
-        (const char *) a->A + (size_t) j * a->k * a->lda * es, a->lda,
+        (const char *) a->A + (size_t) j * apart * a->lda * es, a->lda,
         bp + (size_t) j * a->n * ldb * es, ldb,
         pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
         work, NULL, a->a_kept, j, 3, NULL, NULL };
@@ -225,9 +226,14 @@ run_three_piece (const gt_plan *p, int first, int last,
   cudaError_t err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_SUM,
                                      a->B, a->ldb, bp, ldb, a->k, a->n,
                                      a->checks, s);
+  /* A's flag: its planes' own, or (laid out for all of k) the one the
+     pieces so far have set */
+  const char *planes0 = (const char *) a->A - a->a_planes_k0 * a->lda * es;
   if (err == cudaSuccess)
     err = gt_planes_flag_or (a->checks,
-                             gt_three_a_flag (r, a->A, a->lda, a->k), s);
+                             gt_three_a_flag (r, planes0, a->lda,
+                                              a->a_planes_k ? a->a_planes_k
+                                                            : a->k), s);
   const gt_plan p9 = gt_plan_make (r, GT_K9_DMMA);
   const int k11 = three_k11_pieces (p);
   for (int j = 0; j < 3 && err == cudaSuccess; j++)
