@@ -452,9 +452,10 @@ a_after_pieces (gt_context *ctx, const gt_call *c, gt_stager *sg)
 }
 
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
-   where A is complex, each piece on the planes of its own columns of A
-   (made in A's planes' place; A's planes for the other panels are made
-   after the last piece).  The pieces carry their sums in whatever order
+   where A is complex, each piece on the planes of its own columns of A,
+   made where the planes of all of k put them where the panels are more
+   than one (c->planes_by_pieces: the other panels find A's planes made),
+   else in A's planes' place.  The pieces carry their sums in whatever order
    they run: the first run starts them, the last writes C.  Events are
    reused: a wait takes the event as it is when queued.  */
 gt_status

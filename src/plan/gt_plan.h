@@ -280,7 +280,8 @@ cudaError_t gt_gemm_run (const gt_plan *plan, const gt_gemm_args *a,
    is plain kernel 9 too); complex singles on kernel 11, on kernel 11's
    own pieces of the three, each scanned on its own (gt_plan_head_pieces
    says where).  Their runs need gt_gemm_args.checks, and A's planes of
-   the piece alone (gt_plan_prepare_a of its columns).  */
+   the piece (gt_plan_prepare_a of its columns, or its columns of the
+   planes of all of k: gt_plan_prepare_a_piece).  */
 #define GT_PIECE_K 32
 /* Nonzero where a plan's product can run in pieces of k.  */
 int gt_plan_has_pieces (const gt_plan *whole);

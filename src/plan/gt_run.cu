@@ -195,10 +195,11 @@ three_k11_pieces (const gt_plan *p)
 
 /* A piece of k of Gauss's three products on kernel 9 or kernel 11
    (gt_plan_piece): a->A holds the planes of A's piece (gt_plan_prepare_a
-   of its columns), a->B the piece's rows of B.  Each of the three carries
-   its sums in its own part of the scratch (kernel 11's scratch for the
-   piece after the three's layout); the last piece's products give [T1 T2
-   T3] and C.  On kernel 11 the first product's wait for its scan's choice
+   of its columns, or its columns of the planes of all of k,
+   a->a_planes_k: gt_plan_prepare_a_piece), a->B the piece's rows of B.
+   Each of the three carries its sums in its own part of the scratch
+   (kernel 11's scratch for the piece after the three's layout); the last
+   piece's products give [T1 T2 T3] and C.  On kernel 11 the first product's wait for its scan's choice
    takes the caller's host work (a->idle: the next piece's copies in).
    What run_three waits for or takes four products for goes to
    a->checks instead (required), and the caller runs the product again,
@@ -255,6 +256,8 @@ run_three_piece (const gt_plan *p, int first, int last,
         err = gt_k9_row_piece (&p9, &g[j], first ? NULL : part,
                                last ? NULL : part, s);
     }
+  /* join3 reads A's planes only where its word is NULL (never here: the
+     checks are required), so a->A and a->k stand in for the piece's */
   if (err == cudaSuccess && last)
     err = gt_planes_join3 (r, pp, ldp, a->A, a->lda, bp, ldb, a->k, a->C,
                            a->ldc, a->m, a->n, a->checks, s);
