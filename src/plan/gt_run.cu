@@ -199,8 +199,9 @@ three_k11_pieces (const gt_plan *p)
    a->a_planes_k: gt_plan_prepare_a_piece), a->B the piece's rows of B.
    Each of the three carries its sums in its own part of the scratch
    (kernel 11's scratch for the piece after the three's layout); the last
-   piece's products give [T1 T2 T3] and C.  On kernel 11 the first product's wait for its scan's choice
-   takes the caller's host work (a->idle: the next piece's copies in).
+   piece's products give [T1 T2 T3] and C.  On kernel 11 the first
+   product's wait for its scan's choice takes the caller's host work
+   (a->idle: the next piece's copies in).
    What run_three waits for or takes four products for goes to
    a->checks instead (required), and the caller runs the product again,
    whole: operands with Inf, NaN or parts whose sum overflows, and any
