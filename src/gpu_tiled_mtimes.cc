@@ -1982,9 +1982,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## (here 8192 x 12288 x 4096: 6 pieces of 2048 beside 4 panels of
 %! ## 1024; the rule's panel 0 whole ends 1.1 times later), each piece's
 %! ## planes of A in the layout of all of k, where the panels after them
-%! ## find them; C poisoned, against double on sampled rows.  Then an Inf in A's fifth piece and
-%! ## a NaN in B's second: the product runs again on the flags the pieces
-%! ## left.  One device (the split's bands: the next test).
+%! ## find them; C poisoned, against double on sampled rows.  Then an
+%! ## Inf in A's fifth piece and a NaN in B's second: the product runs
+%! ## again on the flags the pieces left.  One device (the split's bands:
+%! ## the next test).
 %! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
 %! devs = gpu_tiled_devices ();
 %! unwind_protect
