@@ -1982,10 +1982,11 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## (here 8192 x 12288 x 4096: 6 pieces of 2048 beside 4 panels of
 %! ## 1024; the rule's panel 0 whole ends 1.1 times later), each piece's
 %! ## planes of A in the layout of all of k, where the panels after them
-%! ## find them; C poisoned, against double on sampled rows.  Then an
-%! ## Inf in A's fifth piece and a NaN in B's second: the product runs
-%! ## again on the flags the pieces left.  One device (the split's bands:
-%! ## the next test).
+%! ## find them, and each product's A made ahead there for the panels
+%! ## (one device: a band sharing A makes none); C poisoned, against
+%! ## double on sampled rows.  Then an Inf in A's fifth piece and a NaN
+%! ## in B's second: the product runs again on the flags the pieces left.
+%! ## One device (the split's bands: the next test).
 %! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
 %! devs = gpu_tiled_devices ();
 %! unwind_protect
@@ -1993,8 +1994,11 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   gpu_tiled_reset ();
 %!   A = make_operand ("csingle", 8192, 12288);
 %!   B = make_operand ("csingle", 12288, 4096);
+%!   ahead = gpu_tiled_info ().emulation.a_ahead;
 %!   check_default (A, B, "complex single 8192x12288x4096");
 %!   assert (pieces (), 1);
+%!   ## each of the three found its A made ahead by the pieces in panel 1
+%!   assert (gpu_tiled_info ().emulation.a_ahead - ahead, 3);
 %!   A(10, 9000) = complex (Inf, 1);  B(3000, 7) = complex (NaN, 2);
 %!   C = gpu_tiled_mtimes (A, B);
 %!   check_parts (A, B, C, [10, randi(8192, 1, 8)], "Inf and NaN in pieces");

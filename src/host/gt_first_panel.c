@@ -529,8 +529,8 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       if (err == cudaSuccess && c->a_ahead)
         {
           const gt_gemm_args whole = device_block (c, 0, c->w, 0, c->k);
-          err = gt_plan_a_ahead (&whole, k0, k1, i == 0, i + 1 == count,
-                                 ctx->comp);
+          err = gt_plan_a_ahead (&c->plan_full, &whole, k0, k1, i == 0,
+                                 i + 1 == count, ctx->comp);
         }
       gt_mark_end (sg, mk, ctx->comp);
       st = err == cudaSuccess ? ahead.st

@@ -446,7 +446,7 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
       const size_t pieces = larger (c->piece_plan.work_bytes,
                                     c->piece_last.work_bytes);
       const size_t ahead = !c->side && !c->planes_bytes && c->panels > 1
-                           ? gt_plan_a_ahead_bytes (&c->plan_full, c->m,
+                           ? gt_plan_a_ahead_bytes (&c->plan_full, c->m, c->w,
                                                     c->k, c->kc)
                            : 0;
       if (k11)
@@ -461,6 +461,30 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
                    && ahead <= c->plan_full.work_bytes;
     }
   take_rows (c, first_panel_rows (ctx, c));
+}
+
+/* Gauss's three on kernel 11 make each product's A ahead during panel 0's
+   pieces, on the planes those pieces make (c->planes_by_pieces), in its
+   place of the panels' scratch, so that the first whole panel neither
+   scans nor slices A again (gt_plan_a_ahead); the pieces' scratch goes
+   after those places.  Not in a band sharing A: its pieces keep its GPU
+   busy already, where one GPU's wait for A's link (bench/RESULTS.md, "A's
+   planes made by the three's pieces").  GPU_TILED_X_THREE_AHEAD=0: not
+   (a trial's switch).  */
+static void
+three_a_ahead_layout (gt_call *c)
+{
+  const char *x = getenv ("GPU_TILED_X_THREE_AHEAD");
+  if (!c->planes_by_pieces || c->shared_a || c->side || (x && x[0] == '0'))
+    return;
+  const size_t ahead = gt_plan_a_ahead_bytes (&c->plan_full, c->m, c->w,
+                                              c->k, c->kc);
+  if (!ahead)
+    return;
+  c->a_ahead = round_up (ahead, 256);
+  c->work = larger (c->work, c->a_ahead
+                             + larger (c->piece_plan.work_bytes,
+                                       c->piece_last.work_bytes));
 }
 
 /* Layout: leading dimensions, panels, plans and the device bytes.  */
@@ -513,6 +537,7 @@ layout_panels (const gt_context *ctx, gt_call *c)
   first_panel_layout (ctx, c);
   c->planes_by_pieces = c->kc && c->panels > 1 && c->planes_bytes
                         && gt_plan_pieces_fill_planes (&c->plan_full);
+  three_a_ahead_layout (c);
   if (defers_checks (c))
     c->work = round_up (c->work, 256) + 256;   /* the checks word last */
   c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);

@@ -268,10 +268,12 @@ cudaError_t gt_k11_piece (int first, int last, const gt_gemm_args *a,
                           cudaStream_t s);
 /* the same with the sums apart from kernel 11's scratch for the piece
    (gt_k11_piece_scratch bytes): Gauss's three pieces, each product
-   carrying its own sums */
+   carrying its own sums; which: the product's place of A in the panels
+   (its scan foretells the moduli A made ahead there is sliced for) */
 size_t gt_k11_piece_scratch (size_t m, size_t n, size_t kc);
 cudaError_t gt_k11_piece_sums (int first, int last, const gt_gemm_args *a,
-                               double *sums, void *scratch, cudaStream_t s);
+                               double *sums, void *scratch, int which,
+                               cudaStream_t s);
 /* A of a product whose first panel runs in kernel 11's pieces, made
    ahead for its other panels as each piece's columns [k0, k1) arrive
    (the pieces in any order; first, last: in the order run), in the place
@@ -280,7 +282,10 @@ cudaError_t gt_k11_piece_sums (int first, int last, const gt_gemm_args *a,
    the first piece (gt_oz_a_guess), the rows guessed wrong sliced again by
    the first panel that keeps it.  That place is the scratch's first
    gt_k11_a_ahead_bytes (0: pieces of kc that do not start on whole parts
-   of GT_OZ_A_PART): the pieces' own scratch goes after it.  */
+   of GT_OZ_A_PART), or, for a product with its place of A among several
+   (panel->a_slot of a_slots: Gauss's three), that place, whose moduli
+   the pieces' scans of the same place foretold (gt_k11_piece_sums'
+   which): the pieces' own scratch goes after them.  */
 size_t gt_k11_a_ahead_bytes (size_t m, size_t k, size_t kc);
 cudaError_t gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1,
                             int first, int last, cudaStream_t s);

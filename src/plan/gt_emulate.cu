@@ -530,18 +530,23 @@ gt_k11_piece_work (size_t m, size_t n, size_t kc)
 
 /* The last piece's scan on this thread (its estimate over SGEMM's floor,
    oz_choose's ratio, and its k), and the moduli this thread's pieces make
-   A ahead for: a band's pieces and A made ahead run on its own thread
-   (another thread's call on the same device would otherwise change them
-   between one call's pieces).  */
-static __thread double piece_ratio;
-static __thread size_t piece_k;
-static __thread int ahead_moduli;
+   A ahead for, each for a place of A in the panels' scratch (Gauss's
+   three: one a product): a band's pieces and A made ahead run on its own
+   thread (another thread's call on the same device would otherwise change
+   them between one call's pieces).  */
+static __thread double piece_ratio[GT_A_SLOTS];
+static __thread size_t piece_k[GT_A_SLOTS];
+static __thread int ahead_moduli[GT_A_SLOTS];
 
+/* which: the product's place of A in the panels (Gauss's three: each
+   product's own scan foretells its own moduli) */
 static void
-note_piece (double ratio, size_t k)
+note_piece (double ratio, size_t k, int which)
 {
-  piece_ratio = ratio;
-  piece_k = k;
+  if (which < 0 || which >= GT_A_SLOTS)
+    return;
+  piece_ratio[which] = ratio;
+  piece_k[which] = k;
 }
 
 extern "C" size_t
@@ -560,8 +565,9 @@ static cudaError_t
 a_ahead_part (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
               int last, int moduli, cudaStream_t s)
 {
-  if (panel->a_slots > 1 || panel->a_slot != 0 || !panel->work
-      || k1 <= k0 || k1 > panel->k)
+  if (slots_of (panel) > GT_A_SLOTS || panel->a_slot < 0
+      || panel->a_slot >= slots_of (panel) || !panel->work || k1 <= k0
+      || k1 > panel->k)
     return cudaErrorInvalidValue;
   gt_oz_work w;
   launch_layout (&w, panel);
@@ -581,7 +587,7 @@ a_ahead_part (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
     {
       const kept_a made = { panel->A, panel->work, panel->lda, panel->m,
                             panel->k, err == cudaSuccess ? moduli : 0, 1 };
-      box->a[0] = made;
+      box->a[panel->a_slot] = made;
       mailbox_done (dev);
     }
   return err == cudaSuccess ? got : err;
@@ -595,15 +601,19 @@ extern "C" cudaError_t
 gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
                 int last, cudaStream_t s)
 {
+  const int q = panel->a_slot;
+  if (q < 0 || q >= GT_A_SLOTS)
+    return cudaErrorInvalidValue;
   if (first)
     {
-      const int n = piece_ratio > 0 && piece_k > 0
-                    ? gt_oz_moduli_for (piece_ratio
-                                        * sqrt ((double) panel->k / piece_k))
+      const int n = piece_ratio[q] > 0 && piece_k[q] > 0
+                    ? gt_oz_moduli_for (piece_ratio[q]
+                                        * sqrt ((double) panel->k
+                                                / piece_k[q]))
                     : 0;
-      ahead_moduli = n ? n : 8;
+      ahead_moduli[q] = n ? n : 8;
     }
-  return a_ahead_part (panel, k0, k1, first, last, ahead_moduli, s);
+  return a_ahead_part (panel, k0, k1, first, last, ahead_moduli[q], s);
 }
 
 /* One part, all of k: the guess is the rows' own scales, so the first
@@ -629,7 +639,7 @@ gt_k11_piece (int first, int last, const gt_gemm_args *a, cudaStream_t s)
     return cudaErrorInvalidValue;
   return gt_k11_piece_sums (first, last, a, (double *) a->work,
                             (char *) a->work + piece_sums_bytes (a->m, a->n),
-                            s);
+                            0, s);
 }
 
 /* A piece with its sums and kernel 11's scratch apart (each of Gauss's
@@ -642,7 +652,7 @@ gt_k11_piece_scratch (size_t m, size_t n, size_t kc)
 
 extern "C" cudaError_t
 gt_k11_piece_sums (int first, int last, const gt_gemm_args *a, double *sums,
-                   void *scratch, cudaStream_t s)
+                   void *scratch, int which, cudaStream_t s)
 {
   if (a->a_kept || a->a_slots > 1 || a->a_slot != 0 || !sums || !scratch)
     return cudaErrorInvalidValue;
@@ -655,7 +665,7 @@ gt_k11_piece_sums (int first, int last, const gt_gemm_args *a, double *sums,
   k11_product o;   /* a->a_kept is 0: the records cannot skip its scan */
   launch_layout (&o.w, &g);
   cudaError_t err = scan_all (&g, &o, 1, s);
-  note_piece (err == cudaSuccess ? o.ratio : 0, a->k);
+  note_piece (err == cudaSuccess ? o.ratio : 0, a->k, which);
   if (err == cudaSuccess && o.moduli)
     err = finish_emulated (&g, &o, 0, in, out, s);
   gt_k11_drop_kept ();

@@ -360,15 +360,19 @@ double gt_plan_pieces_head_gpu_seconds (const gt_plan *whole, size_t m,
 #define GT_K11_PIECE_MIN_K 2048
 gt_plan gt_plan_piece_k11 (size_t m, size_t n, size_t kc);
 /* A made ahead during such pieces for the panels after them (whole, the
-   panels' plan: kernel 11 keeping A), as gt_k11_a_ahead: the bytes at the
-   start of the scratch it takes (the pieces' scratch then goes after
-   them), 0 where the plan does not keep A or the pieces (kc of k) do not
-   fall on whole parts (GT_OZ_A_PART); and its run for piece [k0, k1),
-   after that piece's own.  */
-size_t gt_plan_a_ahead_bytes (const gt_plan *whole, size_t m, size_t k,
-                              size_t kc);
-cudaError_t gt_plan_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1,
-                             int first, int last, cudaStream_t s);
+   panels' plan: kernel 11 keeping A; panels n wide), as gt_k11_a_ahead:
+   the bytes at the start of the scratch it takes (the pieces' scratch
+   then goes after them), 0 where the plan does not keep A or the pieces
+   (kc of k) do not fall on whole parts (GT_OZ_A_PART); and its run for
+   piece [k0, k1), after that piece's own, on the first panel's operands
+   (`panel`: a complex plan's on A's planes of all of k, which the pieces
+   made, gt_plan_prepare_a_piece).  Gauss's three on kernel 11 make each
+   product's A in its own place of the panels' scratch.  */
+size_t gt_plan_a_ahead_bytes (const gt_plan *whole, size_t m, size_t n,
+                              size_t k, size_t kc);
+cudaError_t gt_plan_a_ahead (const gt_plan *whole, const gt_gemm_args *panel,
+                             size_t k0, size_t k1, int first, int last,
+                             cudaStream_t s);
 /* All of A made ahead in that same place once it is all there, where the
    first panel ran pieces of another kernel (kernel 9's) and the panels
    after it keep A (gt_plan_a_ahead_bytes nonzero for the pieces' kc):

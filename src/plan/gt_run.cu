@@ -251,7 +251,7 @@ run_three_piece (const gt_plan *p, int first, int last,
             }
           g[j].a_slot = 0;
           g[j].a_slots = 1;
-          err = gt_k11_piece_sums (first, last, &g[j], part, scratch, s);
+          err = gt_k11_piece_sums (first, last, &g[j], part, scratch, j, s);
         }
       else
         err = gt_k9_row_piece (&p9, &g[j], first ? NULL : part,
@@ -597,8 +597,19 @@ gt_plan_piece_k11 (size_t m, size_t n, size_t kc)
 }
 
 extern "C" size_t
-gt_plan_a_ahead_bytes (const gt_plan *whole, size_t m, size_t k, size_t kc)
+gt_plan_a_ahead_bytes (const gt_plan *whole, size_t m, size_t n, size_t k,
+                       size_t kc)
 {
+  /* the three's places of A in the panels' kernel 11 scratch, which lies
+     after the three's own layout (run_three) */
+  if (three_k11_pieces (whole) && k11_alone (whole))
+    {
+      const size_t part = gt_k11_a_ahead_bytes (m, k, kc);
+      size_t b_off, p_off;
+      return part ? gt_three_layout (GT_SINGLE, m, n, k, &b_off, &p_off)
+                    + 3 * part
+                  : 0;
+    }
   if (!k11_alone (whole) || whole->complex_a || whole->complex_b
       || whole->type != GT_SINGLE)
     return 0;
@@ -606,10 +617,24 @@ gt_plan_a_ahead_bytes (const gt_plan *whole, size_t m, size_t k, size_t kc)
 }
 
 extern "C" cudaError_t
-gt_plan_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
-                 int last, cudaStream_t s)
+gt_plan_a_ahead (const gt_plan *whole, const gt_gemm_args *panel, size_t k0,
+                 size_t k1, int first, int last, cudaStream_t s)
 {
-  return gt_k11_a_ahead (panel, k0, k1, first, last, s);
+  if (!three_k11_pieces (whole))
+    return gt_k11_a_ahead (panel, k0, k1, first, last, s);
+  /* each of the three's A where run_three's products will look for it */
+  const size_t es = gt_type_size (GT_SINGLE);
+  size_t b_off, p_off;
+  const size_t w_off = gt_three_layout (GT_SINGLE, panel->m, panel->n,
+                                        panel->k, &b_off, &p_off);
+  char *base = (char *) panel->work;
+  gt_gemm_args g[3];
+  three_operands (panel, es, base + b_off, gt_ld_16 (es, panel->k),
+                  base + p_off, gt_ld_16 (es, panel->m), base + w_off, g);
+  cudaError_t err = cudaSuccess;
+  for (int j = 0; j < 3 && err == cudaSuccess; j++)
+    err = gt_k11_a_ahead (&g[j], k0, k1, first, last, s);
+  return err;
 }
 
 extern "C" cudaError_t
