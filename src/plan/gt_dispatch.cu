@@ -339,19 +339,15 @@ gt_plan_prepare_a (const gt_plan *p, const void *A, size_t lda,
 {
   if (!p->complex_a)
     return cudaSuccess;
-  const int mode = p->three ? GT_PLANES_COLS | GT_PLANES_SUM
-                   : p->complex_b ? GT_PLANES_EXPAND : GT_PLANES_ROWS;
-  int *flag = NULL;
-  if (p->three)
+  if (p->three)   /* all of k as one piece: its flag cleared first */
     {
-      flag = gt_three_a_flag (gt_type_real (p->type), planes,
-                              gt_plan_a_ld (p, m), k);
-      const cudaError_t err = cudaMemsetAsync (flag, 0, sizeof (int), s);
-      if (err != cudaSuccess)
-        return err;
+      const void *all;
+      return gt_plan_prepare_a_piece (p, A, lda, planes, m, k, 0, k, 1, &all,
+                                      s);
     }
+  const int mode = p->complex_b ? GT_PLANES_EXPAND : GT_PLANES_ROWS;
   return gt_planes_split (gt_type_real (p->type), mode, A, lda, planes,
-                          gt_plan_a_ld (p, m), m, k, flag, s);
+                          gt_plan_a_ld (p, m), m, k, NULL, s);
 }
 
 extern "C" int

@@ -99,6 +99,15 @@ run_four_in_one (gt_type r, const gt_gemm_args *a, char *bp, char *pp,
   return err;
 }
 
+/* How many columns apart A's planes lie: those of all of k
+   (a->a_planes_k) where a piece's planes lie in that layout, else its own
+   k.  */
+static size_t
+planes_apart (const gt_gemm_args *a)
+{
+  return a->a_planes_k ? a->a_planes_k : a->k;
+}
+
 /* The operands of Gauss's three products: A's plane j (of a->A, ld
    a->lda), B's plane j in bp (ld ldb) and product j's plane in pp (ld
    ldp), each product with its own place of A in the scratch work.  */
@@ -106,7 +115,7 @@ static void
 three_operands (const gt_gemm_args *a, size_t es, char *bp, size_t ldb,
                 char *pp, size_t ldp, void *work, gt_gemm_args g[3])
 {
-  const size_t apart = a->a_planes_k ? a->a_planes_k : a->k;
+  const size_t apart = planes_apart (a);
   for (int j = 0; j < 3; j++)
     {
       const gt_gemm_args gj = {
@@ -234,8 +243,7 @@ run_three_piece (const gt_plan *p, int first, int last,
   if (err == cudaSuccess)
     err = gt_planes_flag_or (a->checks,
                              gt_three_a_flag (r, planes0, a->lda,
-                                              a->a_planes_k ? a->a_planes_k
-                                                            : a->k), s);
+                                              planes_apart (a)), s);
   const gt_plan p9 = gt_plan_make (r, GT_K9_DMMA);
   const int k11 = three_k11_pieces (p);
   for (int j = 0; j < 3 && err == cudaSuccess; j++)
