@@ -468,14 +468,12 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
    place of the panels' scratch, so that the first whole panel neither
    scans nor slices A again (gt_plan_a_ahead); the pieces' scratch goes
    after those places.  Not in a band sharing A: its pieces keep its GPU
-   busy already, where one GPU's wait for A's link (bench/RESULTS.md, "A's
-   planes made by the three's pieces").  GPU_TILED_X_THREE_AHEAD=0: not
-   (a trial's switch).  */
+   busy already, where one GPU's pieces wait for A's link (bench/RESULTS.md,
+   "A's planes made by the three's pieces").  */
 static void
 three_a_ahead_layout (gt_call *c)
 {
-  const char *x = getenv ("GPU_TILED_X_THREE_AHEAD");
-  if (!c->planes_by_pieces || c->shared_a || c->side || (x && x[0] == '0'))
+  if (!c->planes_by_pieces || c->shared_a || c->side)
     return;
   const size_t ahead = gt_plan_a_ahead_bytes (&c->plan_full, c->m, c->w,
                                               c->k, c->kc);
