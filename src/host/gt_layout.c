@@ -55,9 +55,11 @@ last_part (size_t n, size_t step)
    needs only columns of A and rows of B in that piece, and the pieces
    carry their sums from one to the next (gt_gemm_piece: the same bits as
    one pass over k, or its accuracy: gt_plan.h).  The piece of kc columns
-   (a multiple of GT_PIECE_K, at least 4 pieces, each piece of A a slot
-   or `least` columns, whichever is more; a quarter of k where that is
-   less, down to `floor`), or 0.  */
+   (a multiple of GT_PIECE_K, each piece of A a slot or `least` columns,
+   whichever is more; at most a quarter of k, down to `floor`, or, where
+   a quarter falls under `floor` and A is not cut into bands' parts, the
+   plan's own most, gt_plan_piece_max_k: Gauss's three on kernel 11 in
+   thirds), or 0.  */
 static size_t
 piece_of (const gt_call *c, size_t least, size_t floor)
 {
@@ -65,8 +67,14 @@ piece_of (const gt_call *c, size_t least, size_t floor)
   size_t kc = GT_SLOT_BYTES / c->es_a / c->lda;
   if (kc < least)
     kc = least;
-  if (kc > c->k / 4)
-    kc = c->k / 4;
+  size_t most = c->k / 4;
+  if (most < floor && !c->shared_a)
+    {
+      const size_t own = gt_plan_piece_max_k (&c->plan_full, c->k);
+      most = own > most ? own : most;
+    }
+  if (kc > most)
+    kc = most;
   if (kc < floor)
     return 0;
   kc = kc / GT_PIECE_K * GT_PIECE_K;

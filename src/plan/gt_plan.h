@@ -297,6 +297,14 @@ int gt_plan_has_pieces (const gt_plan *whole);
 #define GT_THREE_PIECE_MIN_K 1024
 #define GT_THREE_PIECES 16
 size_t gt_plan_piece_min_k (const gt_plan *whole, size_t k);
+/* The most k of a piece of a plan's product of depth k where a quarter
+   of k falls under the plan's least and the caller does not cut A's
+   columns into parts of its own (0: none beyond the quarter): Gauss's
+   three on kernel 11 then take three pieces, each a third of k rounded
+   up to whole parts of A made ahead, GT_OZ_A_PART (complex single
+   6144^3 and 7168^3 on one H200 then 0.95-0.97 of the time with panel 0
+   whole: bench/RESULTS.md, "Gauss's three's A made ahead, merged").  */
+size_t gt_plan_piece_max_k (const gt_plan *whole, size_t k);
 /* Whether a product (m x n x k, streamed in panels of w columns) whose
    copies take copy_seconds gains by its first panel in pieces of plain
    kernel 9 (not split over k) where they are not its own kernel's:

@@ -5,6 +5,7 @@
    of k of the host path's first panel.  */
 
 #include "gt_costs.h"
+#include "gt_k11_ozaki.h"
 #include "gt_launch.cuh"
 
 /* The same operands, shifted to the block of C at (r0, c0) of size m x n:
@@ -542,6 +543,16 @@ gt_plan_piece_min_k (const gt_plan *whole, size_t k)
     return k / 8 > GT_K11_PIECE_MIN_K ? k / 8 : GT_K11_PIECE_MIN_K;
   const size_t part = k / GT_THREE_PIECES;
   return part > GT_THREE_PIECE_MIN_K ? part : GT_THREE_PIECE_MIN_K;
+}
+
+extern "C" size_t
+gt_plan_piece_max_k (const gt_plan *whole, size_t k)
+{
+  if (!three_k11_pieces (whole))
+    return 0;
+  static_assert (GT_OZ_A_PART % GT_PIECE_K == 0, "parts of whole pieces");
+  const size_t third = (k + 2) / 3;
+  return (third + GT_OZ_A_PART - 1) / GT_OZ_A_PART * GT_OZ_A_PART;
 }
 
 extern "C" int
