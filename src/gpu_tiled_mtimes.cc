@@ -1989,50 +1989,44 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## (one device: a band sharing A makes none); C poisoned, against
 %! ## double on sampled rows.  Then an Inf in A's fifth piece and a NaN
 %! ## in B's second: the product runs again on the flags the pieces left.
-%! ## One device (the split's bands: the next test).
-%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
-%! devs = gpu_tiled_devices ();
-%! unwind_protect
-%!   gpu_tiled_devices (devs(1));
-%!   gpu_tiled_reset ();
-%!   A = make_operand ("csingle", 8192, 12288);
-%!   B = make_operand ("csingle", 12288, 4096);
-%!   ahead = gpu_tiled_info ().emulation.a_ahead;
-%!   check_default (A, B, "complex single 8192x12288x4096");
-%!   assert (pieces (), 1);
-%!   ## each of the three found its A made ahead by the pieces in panel 1
-%!   assert (gpu_tiled_info ().emulation.a_ahead - ahead, 3);
-%!   A(10, 9000) = complex (Inf, 1);  B(3000, 7) = complex (NaN, 2);
-%!   C = gpu_tiled_mtimes (A, B);
-%!   check_parts (A, B, C, [10, randi(8192, 1, 8)], "Inf and NaN in pieces");
-%!   assert (pieces (), 2);
-%! unwind_protect_cleanup
-%!   restore_defaults ();
-%! end_unwind_protect
+%! ## One device (the split's bands: the test after the next).
+%! three_k11_pieces_case (8192, 12288, 4096, [10, 9000], [3000, 7]);
 %!testif ; emu
 %! ## Where a quarter of k falls under kernel 11's least piece (2048),
 %! ## Gauss's three take panel 0 in thirds of k instead (here 6001 x 6144
 %! ## x 6007: three pieces of 2048), each product's A made ahead by them
-%! ## as above; C poisoned, against double on sampled rows.  Then an Inf
-%! ## in A's last piece: the product runs again.  One device.
-%! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
-%! devs = gpu_tiled_devices ();
-%! unwind_protect
-%!   gpu_tiled_devices (devs(1));
-%!   gpu_tiled_reset ();
-%!   A = make_operand ("csingle", 6001, 6144);
-%!   B = make_operand ("csingle", 6144, 6007);
-%!   ahead = gpu_tiled_info ().emulation.a_ahead;
-%!   check_default (A, B, "complex single 6001x6144x6007");
-%!   assert (pieces (), 1);
-%!   assert (gpu_tiled_info ().emulation.a_ahead - ahead, 3);
-%!   A(6001, 6000) = complex (1, -Inf);
-%!   C = gpu_tiled_mtimes (A, B);
-%!   check_parts (A, B, C, [6001, randi(6000, 1, 8)], "an Inf in thirds");
-%!   assert (pieces (), 2);
-%! unwind_protect_cleanup
-%!   restore_defaults ();
-%! end_unwind_protect
+%! ## as above.  Then an Inf in A's last piece: the product runs again.
+%! three_k11_pieces_case (6001, 6144, 6007, [6001, 6000], []);
+## complex single m x k x n on the first device alone, in kernel 11's
+## pieces with each of the three products' A made ahead for the panels
+## after them; then an Inf in A at ia (and a NaN in B at ib, unless
+## empty): the product in pieces again, run again on their flags.
+%!function three_k11_pieces_case (m, k, n, ia, ib)
+%!  what = sprintf ("complex single %dx%dx%d", m, k, n);
+%!  pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
+%!  devs = gpu_tiled_devices ();
+%!  unwind_protect
+%!    gpu_tiled_devices (devs(1));
+%!    gpu_tiled_reset ();
+%!    A = make_operand ("csingle", m, k);
+%!    B = make_operand ("csingle", k, n);
+%!    ahead = gpu_tiled_info ().emulation.a_ahead;
+%!    check_default (A, B, what);
+%!    assert (pieces (), 1);
+%!    ## each of the three found its A made ahead by the pieces in panel 1
+%!    assert (gpu_tiled_info ().emulation.a_ahead - ahead, 3);
+%!    A(ia(1), ia(2)) = complex (Inf, 1);
+%!    if (! isempty (ib))
+%!      B(ib(1), ib(2)) = complex (NaN, 2);
+%!    endif
+%!    C = gpu_tiled_mtimes (A, B);
+%!    check_parts (A, B, C, [ia(1), randi(m, 1, 8)],
+%!                 [what ": Inf and NaN in pieces"]);
+%!    assert (pieces (), 2);
+%!  unwind_protect_cleanup
+%!    restore_defaults ();
+%!  end_unwind_protect
+%!endfunction
 %!testif ; emu && numel (gpu_tiled_devices ()) > 1
 %! ## Split over two devices by columns, A shared (8192 x 16384 x 8192:
 %! ## each band's panels of 1024 on kernel 11): each band takes its panel
