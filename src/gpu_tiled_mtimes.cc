@@ -1407,7 +1407,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## Gauss's three products on kernel 11 (chosen by cost at 6144^3 on a
 %! ## 132-SM Hopper: 4 panels of 1536 columns), each keeping its own planes
 %! ## of A from panel to panel (every panel but the first keeps all three;
-%! ## where panel 0 goes in kernel 11's pieces, thirds of k here, which
+%! ## where panel 0 goes in kernel 11's pieces, three of 2048 here, which
 %! ## keep nothing, the panel after them keeps what they made of A ahead),
 %! ## against the same product on kernel 9 (GPU_TILED_EMULATE=off; this
 %! ## size is too large for a double reference here); then a NaN in the
@@ -1993,7 +1993,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! three_k11_pieces_case (8192, 12288, 4096, [10, 9000], [3000, 7]);
 %!testif ; emu
 %! ## Where a quarter of k falls under kernel 11's least piece (2048),
-%! ## Gauss's three take panel 0 in thirds of k instead (here 6001 x 6144
+%! ## Gauss's three take panel 0 in three pieces or more (here 6001 x 6144
 %! ## x 6007: three pieces of 2048), each product's A made ahead by them
 %! ## as above.  Then an Inf in A's last piece: the product runs again.
 %! three_k11_pieces_case (6001, 6144, 6007, [6001, 6000], []);

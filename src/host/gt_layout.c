@@ -58,8 +58,8 @@ last_part (size_t n, size_t step)
    (a multiple of GT_PIECE_K, each piece of A a slot or `least` columns,
    whichever is more; at most a quarter of k, down to `floor`, or, where
    a quarter falls under `floor` and A is not cut into bands' parts, the
-   plan's own most, gt_plan_piece_max_k: Gauss's three on kernel 11 in
-   thirds), or 0.  */
+   plan's own most, gt_plan_piece_max_k: a third of k for Gauss's three
+   on kernel 11), or 0.  */
 static size_t
 piece_of (const gt_call *c, size_t least, size_t floor)
 {

@@ -299,10 +299,11 @@ int gt_plan_has_pieces (const gt_plan *whole);
 size_t gt_plan_piece_min_k (const gt_plan *whole, size_t k);
 /* The most k of a piece of a plan's product of depth k where a quarter
    of k falls under the plan's least and the caller does not cut A's
-   columns into parts of its own (0: none beyond the quarter): Gauss's
-   three on kernel 11 then take three pieces, each a third of k rounded
-   up to whole parts of A made ahead, GT_OZ_A_PART (complex single
-   6144^3 and 7168^3 on one H200 then 0.95-0.97 of the time with panel 0
+   columns into parts of its own (0: none beyond the quarter): for
+   Gauss's three on kernel 11 a third of k, rounded up to whole parts of
+   A made ahead (GT_OZ_A_PART), so that their pieces of
+   GT_K11_PIECE_MIN_K go from k = 6144 on, three or more (complex single
+   6144^3 and 7168^3 on one H200 then 0.96-0.97 of the time with panel 0
    whole: bench/RESULTS.md, "Gauss's three's A made ahead, merged").  */
 size_t gt_plan_piece_max_k (const gt_plan *whole, size_t k);
 /* Whether a product (m x n x k, streamed in panels of w columns) whose
