@@ -1421,6 +1421,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! [R, C, e1, E] = on_k9_and_default (A, B, B2);
 %! B = B2;
 %! if (e1.products > 0 && mod (e1.products, 3) == 0)   # the three
+%!   assert (e1.a_ahead, 3 * (e1.pieces > 0));
 %!   kept = e1.products - e1.pieces - 3 + e1.a_ahead;
 %!   assert ([e1.kept_scans, e1.kept_slices], kept * [1 1]);
 %! endif
@@ -1978,25 +1979,6 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! unwind_protect_cleanup
 %!   restore_defaults ();
 %! end_unwind_protect
-%!testif ; emu
-%! ## Complex singles on kernel 11 (Gauss's three) whose panels are large
-%! ## take their first panel in pieces of k as A arrives, each of the
-%! ## three scanned and sliced on its piece alone and carrying its sums
-%! ## (here 8192 x 12288 x 4096: 6 pieces of 2048 beside 4 panels of
-%! ## 1024; the rule's panel 0 whole ends 1.1 times later), each piece's
-%! ## planes of A in the layout of all of k, where the panels after them
-%! ## find them, and each product's A made ahead there for the panels
-%! ## (one device: a band sharing A makes none); C poisoned, against
-%! ## double on sampled rows.  Then an Inf in A's fifth piece and a NaN
-%! ## in B's second: the product runs again on the flags the pieces left.
-%! ## One device (the split's bands: the test after the next).
-%! three_k11_pieces_case (8192, 12288, 4096, [10, 9000], [3000, 7]);
-%!testif ; emu
-%! ## Where a quarter of k falls under kernel 11's least piece (2048),
-%! ## Gauss's three take panel 0 in three pieces or more (here 6001 x 6144
-%! ## x 6007: three pieces of 2048), each product's A made ahead by them
-%! ## as above.  Then an Inf in A's last piece: the product runs again.
-%! three_k11_pieces_case (6001, 6144, 6007, [6001, 6000], []);
 ## complex single m x k x n on the first device alone, in kernel 11's
 ## pieces with each of the three products' A made ahead for the panels
 ## after them; then an Inf in A at ia (and a NaN in B at ib, unless
@@ -2027,6 +2009,26 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!    restore_defaults ();
 %!  end_unwind_protect
 %!endfunction
+
+%!testif ; emu
+%! ## Complex singles on kernel 11 (Gauss's three) whose panels are large
+%! ## take their first panel in pieces of k as A arrives, each of the
+%! ## three scanned and sliced on its piece alone and carrying its sums
+%! ## (here 8192 x 12288 x 4096: 6 pieces of 2048 beside 4 panels of
+%! ## 1024; the rule's panel 0 whole ends 1.1 times later), each piece's
+%! ## planes of A in the layout of all of k, where the panels after them
+%! ## find them, and each product's A made ahead there for the panels
+%! ## (one device: a band sharing A makes none); C poisoned, against
+%! ## double on sampled rows.  Then an Inf in A's fifth piece and a NaN
+%! ## in B's second: the product runs again on the flags the pieces left.
+%! ## One device (the split's bands: the test after the next).
+%! three_k11_pieces_case (8192, 12288, 4096, [10, 9000], [3000, 7]);
+%!testif ; emu
+%! ## Where a quarter of k falls under kernel 11's least piece (2048),
+%! ## Gauss's three take panel 0 in three pieces or more (here 6001 x 6144
+%! ## x 6007: three pieces of 2048), each product's A made ahead by them
+%! ## as above.  Then an Inf in A's last piece: the product runs again.
+%! three_k11_pieces_case (6001, 6144, 6007, [6001, 6000], []);
 %!testif ; emu && numel (gpu_tiled_devices ()) > 1
 %! ## Split over two devices by columns, A shared (8192 x 16384 x 8192:
 %! ## each band's panels of 1024 on kernel 11): each band takes its panel

@@ -300,8 +300,8 @@ size_t gt_plan_piece_min_k (const gt_plan *whole, size_t k);
 /* The most k of a piece of a plan's product of depth k where a quarter
    of k falls under the plan's least and the caller does not cut A's
    columns into parts of its own (0: none beyond the quarter): for
-   Gauss's three on kernel 11 a third of k, rounded up to whole parts of
-   A made ahead (GT_OZ_A_PART), so that their pieces of
+   Gauss's three on kernel 11 a third of k, rounded down to whole parts
+   of A made ahead (GT_OZ_A_PART), so that their pieces of
    GT_K11_PIECE_MIN_K go from k = 6144 on, three or more (complex single
    6144^3 and 7168^3 on one H200 then 0.96-0.97 of the time with panel 0
    whole: bench/RESULTS.md, "Gauss's three's A made ahead, merged").  */
@@ -329,7 +329,8 @@ int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
    kernels 9 and 11.  Gauss's three on kernel 11 take pieces of kc9 where
    they are predicted to end panel 0 clearly sooner, a piece after the
    later of A and their GPU time from the first piece's arrival, with
-   all of A scanned and sliced again in the next panel, and where the
+   all of A's scan and slices for the panels after them (in the next
+   panel, or made ahead beside the pieces), and where the
    later panels are not bound by B's copies.  A real product
    on kernel 9 takes them unless the panel whole is predicted to end
    clearly sooner after all of A (small k: each piece has a fixed cost

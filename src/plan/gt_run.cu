@@ -453,8 +453,10 @@ k9_head_pieces (const gt_plan *whole, size_t m, size_t w, size_t k,
    each cost this many times its share of k of the panel whole, A's
    scan and slices included (16384 x 1024 x 2048: 2.75 ms a piece where
    the panel whole took 14.6; 8192 x 1024 x 2048: 1.4 against 3.8), and
-   the first whole panel after them scans and slices all of A again,
-   about this share of a panel (bench/RESULTS.md, "Complex single's
+   all of A's scan and slices for the panels, about this share of a
+   panel: in the first whole panel after them in a band sharing A, else
+   made ahead beside the pieces (three_a_ahead_layout), counted here
+   after the pieces either way (bench/RESULTS.md, "Complex single's
    first panel in kernel 11's pieces").  */
 #define K11_THREE_PIECE_COST 1.5
 #define K11_THREE_A_AGAIN 0.25
@@ -551,8 +553,7 @@ gt_plan_piece_max_k (const gt_plan *whole, size_t k)
   if (!three_k11_pieces (whole))
     return 0;
   static_assert (GT_OZ_A_PART % GT_PIECE_K == 0, "parts of whole pieces");
-  const size_t third = (k + 2) / 3;
-  return (third + GT_OZ_A_PART - 1) / GT_OZ_A_PART * GT_OZ_A_PART;
+  return k / 3 / GT_OZ_A_PART * GT_OZ_A_PART;
 }
 
 extern "C" int
