@@ -109,20 +109,41 @@ planes_apart (const gt_gemm_args *a)
   return a->a_planes_k ? a->a_planes_k : a->k;
 }
 
+/* Gauss's three's parts of a scratch from base, laid out for an m x n
+   product of depth k (gt_three_layout): B's planes bp (ld ldb), the
+   products' planes pp (ld ldp), and after them the rest (the real plan's
+   scratch: kernel 11's places of A among it).  */
+typedef struct
+{
+  char *bp, *pp, *rest;
+  size_t ldb, ldp;
+} three_parts;
+
+static three_parts
+three_parts_at (gt_type r, char *base, size_t m, size_t n, size_t k)
+{
+  const size_t es = gt_type_size (r);
+  size_t b_off, p_off;
+  const size_t rest = gt_three_layout (r, m, n, k, &b_off, &p_off);
+  const three_parts t = { base + b_off, base + p_off, base + rest,
+                          gt_ld_16 (es, k), gt_ld_16 (es, m) };
+  return t;
+}
+
 /* The operands of Gauss's three products: A's plane j (of a->A, ld
-   a->lda), B's plane j in bp (ld ldb) and product j's plane in pp (ld
-   ldp), each product with its own place of A in the scratch work.  */
+   a->lda), B's plane j and product j's plane in t's parts, each product
+   with its own place of A in the scratch work.  */
 static void
-three_operands (const gt_gemm_args *a, size_t es, char *bp, size_t ldb,
-                char *pp, size_t ldp, void *work, gt_gemm_args g[3])
+three_operands (const gt_gemm_args *a, size_t es, const three_parts *t,
+                void *work, gt_gemm_args g[3])
 {
   const size_t apart = planes_apart (a);
   for (int j = 0; j < 3; j++)
     {
       const gt_gemm_args gj = {
         (const char *) a->A + (size_t) j * apart * a->lda * es, a->lda,
-        bp + (size_t) j * a->n * ldb * es, ldb,
-        pp + (size_t) j * a->n * ldp * es, ldp, a->m, a->n, a->k,
+        t->bp + (size_t) j * a->n * t->ldb * es, t->ldb,
+        t->pp + (size_t) j * a->n * t->ldp * es, t->ldp, a->m, a->n, a->k,
         work, NULL, a->a_kept, j, 3, NULL, NULL };
       g[j] = gj;
     }
@@ -145,18 +166,16 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   gt_plan rp = *p;
   rp.type = r;
   rp.complex_a = rp.complex_b = rp.three = 0;
-  size_t b_off, p_off;
-  const size_t w_off = gt_three_layout (r, a->m, a->n, a->k, &b_off, &p_off);
-  char *base = (char *) a->work, *bp = base + b_off, *pp = base + p_off;
-  const size_t ldb = gt_ld_16 (es, a->k), ldp = gt_ld_16 (es, a->m);
-  int *flag_b = a->checks ? a->checks : (int *) base;
+  const three_parts t = three_parts_at (r, (char *) a->work, a->m, a->n,
+                                        a->k);
+  int *flag_b = a->checks ? a->checks : (int *) a->work;
   const int *flags[2] = { gt_three_a_flag (r, a->A, a->lda, a->k), flag_b };
   int seen[2] = { 0, 0 };
   cudaError_t err = a->checks ? cudaSuccess
                               : cudaMemsetAsync (flag_b, 0, sizeof (int), s);
   if (err == cudaSuccess)
     err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_SUM, a->B, a->ldb,
-                           bp, ldb, a->k, a->n, flag_b, s);
+                           t.bp, t.ldb, a->k, a->n, flag_b, s);
   /* the caller's word carries A's flag too; else wait for both here */
   if (err == cudaSuccess)
     err = a->checks ? gt_planes_flag_or (a->checks, flags[0], s)
@@ -164,10 +183,10 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   if (err != cudaSuccess)
     return err;
   if (seen[0] || seen[1])
-    return run_four_in_one (r, a, bp, pp, ldp, base + w_off, s);
+    return run_four_in_one (r, a, t.bp, t.pp, t.ldp, t.rest, s);
   static_assert (GT_A_SLOTS >= 3, "a place of A for each product");
   gt_gemm_args g[3];
-  three_operands (a, es, bp, ldb, pp, ldp, base + w_off, g);
+  three_operands (a, es, &t, t.rest, g);
   g[0].idle = a->idle;
   g[0].idle_arg = a->idle_arg;
   /* kernel 11's three wait once for their scans, not once each */
@@ -177,8 +196,8 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   for (int j = 0; j < 3 && err == cudaSuccess && !together; j++)
     err = gt_gemm_run (&rp, &g[j], s);
   if (err == cudaSuccess)
-    err = gt_planes_join3 (r, pp, ldp, a->A, a->lda, bp, ldb, a->k, a->C,
-                           a->ldc, a->m, a->n, NULL, s);
+    err = gt_planes_join3 (r, t.pp, t.ldp, a->A, a->lda, t.bp, t.ldb, a->k,
+                           a->C, a->ldc, a->m, a->n, NULL, s);
   return err;
 }
 
@@ -224,19 +243,16 @@ run_three_piece (const gt_plan *p, int first, int last,
     return cudaErrorInvalidValue;
   const gt_type r = gt_type_real (p->type);
   const size_t es = gt_type_size (r);
-  /* the sums first: the rest of the layout moves with the piece's k */
+  /* the sums first: the rest of the layout moves with the piece's k
+     (kernel 11's scratch for the piece after the three's parts) */
   char *sums = (char *) a->work;
-  size_t b_off, p_off;
-  char *base = sums + three_sums_bytes (a->m, a->n);
-  /* kernel 11's scratch for the piece after the three's layout */
-  char *scratch = base + gt_three_layout (r, a->m, a->n, a->k, &b_off,
-                                          &p_off);
-  char *bp = base + b_off, *pp = base + p_off;
-  const size_t ldb = gt_ld_16 (es, a->k), ldp = gt_ld_16 (es, a->m);
+  const three_parts t = three_parts_at (r, sums + three_sums_bytes (a->m,
+                                                                    a->n),
+                                        a->m, a->n, a->k);
   gt_gemm_args g[3];
-  three_operands (a, es, bp, ldb, pp, ldp, NULL, g);
+  three_operands (a, es, &t, NULL, g);
   cudaError_t err = gt_planes_split (r, GT_PLANES_COLS | GT_PLANES_SUM,
-                                     a->B, a->ldb, bp, ldb, a->k, a->n,
+                                     a->B, a->ldb, t.bp, t.ldb, a->k, a->n,
                                      a->checks, s);
   /* A's flag: its planes' own, or (laid out for all of k) the one the
      pieces so far have set */
@@ -260,7 +276,7 @@ run_three_piece (const gt_plan *p, int first, int last,
             }
           g[j].a_slot = 0;
           g[j].a_slots = 1;
-          err = gt_k11_piece_sums (first, last, &g[j], part, scratch, j, s);
+          err = gt_k11_piece_sums (first, last, &g[j], part, t.rest, j, s);
         }
       else
         err = gt_k9_row_piece (&p9, &g[j], first ? NULL : part,
@@ -269,8 +285,8 @@ run_three_piece (const gt_plan *p, int first, int last,
   /* join3 reads A's planes only where its word is NULL (never here: the
      checks are required), so a->A and a->k stand in for the piece's */
   if (err == cudaSuccess && last)
-    err = gt_planes_join3 (r, pp, ldp, a->A, a->lda, bp, ldb, a->k, a->C,
-                           a->ldc, a->m, a->n, a->checks, s);
+    err = gt_planes_join3 (r, t.pp, t.ldp, a->A, a->lda, t.bp, t.ldb, a->k,
+                           a->C, a->ldc, a->m, a->n, a->checks, s);
   return err;
 }
 
@@ -643,14 +659,10 @@ gt_plan_a_ahead (const gt_plan *whole, const gt_gemm_args *panel, size_t k0,
   if (!three_k11_pieces (whole))
     return gt_k11_a_ahead (panel, k0, k1, first, last, s);
   /* each of the three's A where run_three's products will look for it */
-  const size_t es = gt_type_size (GT_SINGLE);
-  size_t b_off, p_off;
-  const size_t w_off = gt_three_layout (GT_SINGLE, panel->m, panel->n,
-                                        panel->k, &b_off, &p_off);
-  char *base = (char *) panel->work;
+  const three_parts t = three_parts_at (GT_SINGLE, (char *) panel->work,
+                                        panel->m, panel->n, panel->k);
   gt_gemm_args g[3];
-  three_operands (panel, es, base + b_off, gt_ld_16 (es, panel->k),
-                  base + p_off, gt_ld_16 (es, panel->m), base + w_off, g);
+  three_operands (panel, gt_type_size (GT_SINGLE), &t, t.rest, g);
   cudaError_t err = cudaSuccess;
   for (int j = 0; j < 3 && err == cudaSuccess; j++)
     err = gt_k11_a_ahead (&g[j], k0, k1, first, last, s);
