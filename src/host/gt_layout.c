@@ -413,6 +413,17 @@ piece_b_first (const gt_context *ctx, const gt_call *c)
   return say >= 0 ? say : b_columns_straight (c);
 }
 
+/* The first `ahead` bytes of the scratch (0: none) for A made ahead
+   during panel 0's pieces, whose own scratch goes after them.  */
+static void
+take_a_ahead (gt_call *c, size_t ahead)
+{
+  c->a_ahead = round_up (ahead, 256);
+  c->work = larger (c->work, c->a_ahead
+                             + larger (c->piece_plan.work_bytes,
+                                       c->piece_last.work_bytes));
+}
+
 /* Panel 0's way: a head of several panels in blocks of rows
    (head_panels) where its blocks' plans allow, else its pieces of k
    (first_panel_piece) or its own blocks of rows (first_panel_rows; tried
@@ -451,15 +462,11 @@ first_panel_layout (const gt_context *ctx, gt_call *c)
                           : gt_plan_piece (&c->plan_full, c->m, hw, c->kc);
       c->piece_last = k11 ? gt_plan_piece_k11 (c->m, hw, last)
                           : gt_plan_piece (&c->plan_full, c->m, hw, last);
-      const size_t pieces = larger (c->piece_plan.work_bytes,
-                                    c->piece_last.work_bytes);
       const size_t ahead = !c->side && !c->planes_bytes && c->panels > 1
                            ? gt_plan_a_ahead_bytes (&c->plan_full, c->m, c->w,
                                                     c->k, c->kc)
                            : 0;
-      if (k11)
-        c->a_ahead = round_up (ahead, 256);
-      c->work = larger (c->work, c->a_ahead + pieces);
+      take_a_ahead (c, k11 ? ahead : 0);
       /* kernel 9's pieces: all of A made ahead after them, in the first
          bytes of the scratch, which then holds the panels' own work, for
          panel 1 on the full panels' plan (a narrower last one's may not
@@ -485,12 +492,8 @@ three_a_ahead_layout (gt_call *c)
     return;
   const size_t ahead = gt_plan_a_ahead_bytes (&c->plan_full, c->m, c->w,
                                               c->k, c->kc);
-  if (!ahead)
-    return;
-  c->a_ahead = round_up (ahead, 256);
-  c->work = larger (c->work, c->a_ahead
-                             + larger (c->piece_plan.work_bytes,
-                                       c->piece_last.work_bytes));
+  if (ahead)
+    take_a_ahead (c, ahead);
 }
 
 /* Layout: leading dimensions, panels, plans and the device bytes.  */
