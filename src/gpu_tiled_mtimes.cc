@@ -2036,8 +2036,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!testif ; emu
 %! ## Panel 0 run whole on kernel 11 (no pieces nor blocks of rows:
 %! ## GPU_TILED_NO_KSPLIT) finds A made ahead as A's columns arrived, in
-%! ## parts of a quarter of k (here three of 1024 and a last of 928), a
-%! ## complex A's planes made with them: every panel keeps A's scan, each of
+%! ## parts of a quarter of k or 32 MiB (here complex: three of 1024 and a
+%! ## last of 928; real: two of 1536 and a last of 928), a complex A's
+%! ## planes made with them: every panel keeps A's scan, each of
 %! ## Gauss's three its own (complex single), a real single's its one.
 %! ## C poisoned, against double on sampled rows; then an Inf in A's last
 %! ## part and a NaN in B: placed as * places them.  One device; a split's
@@ -2048,7 +2049,7 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! unwind_protect
 %!   gpu_tiled_devices (devs(1));
 %!   gpu_tiled_reset ();
-%!   m = 3001;  k = 4000;  n = 5003;
+%!   m = 6001;  k = 4000;  n = 4003;
 %!   for cls = {"csingle", "single"}
 %!     what = sprintf ("%s %dx%dx%d", cls{1}, m, k, n);
 %!     A = make_operand (cls{1}, m, k);  B = make_operand (cls{1}, k, n);

@@ -241,7 +241,7 @@ gt_a_as_in (gt_context *ctx, gt_call *c, gt_stager *sg,
                            made + k1 - k0 == c->k);
       made += k1 - k0;
     }
-  for (int i = 0; st == GT_OK && i < parts; i++)
+  for (int i = 0; st == GT_OK && c->shared_a && i < parts; i++)
     if (i != c->a_part)
       {
         gt_shared_a_columns (c->shared_a, i, &p0, &p1);

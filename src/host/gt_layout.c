@@ -511,10 +511,16 @@ ahead_starts (const gt_call *c, size_t k0)
    A's columns arrive (gt_a_as_in), in parts of a quarter of k (in a band
    sharing A, of its own part; the other parts whole after it), so that
    the GPU scans and slices A, and makes a complex A's planes, while the
-   rest of A is on its way, instead of in panel 0 after all of it.  Not
-   where a shared A's parts do not start on whole parts of A made ahead.
-   GPU_TILED_X_A_AS_IN=0: not (a trial's switch).  */
+   rest of A is on its way, instead of in panel 0 after all of it.  Each
+   part A_AS_IN_PART_MIN bytes or more, and two parts at least: where A
+   comes in faster than that, the parts' launches cost more than they hide
+   (complex single 2048^3 took 4.6% longer in quarters of 8 MiB, 4096^3 in
+   quarters of 32 MiB 0.5% less, a band of 8192^3 over two in its own
+   quarters of 64 MiB 3.6% less: bench/RESULTS.md, "A made ahead as it
+   arrives").  Not where a shared A's parts do not start on whole parts of
+   A made ahead.  GPU_TILED_X_A_AS_IN=0: not (a trial's switch).  */
 #define A_AS_IN_PARTS 4
+#define A_AS_IN_PART_MIN ((size_t) 32 << 20)
 static void
 a_as_in_layout (gt_call *c)
 {
@@ -533,8 +539,12 @@ a_as_in_layout (gt_call *c)
         }
       gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
     }
-  const size_t step = round_up ((p1 - p0 + A_AS_IN_PARTS - 1)
-                                / A_AS_IN_PARTS, 256);
+  const size_t least = (A_AS_IN_PART_MIN + c->m * c->hs_a - 1)
+                       / (c->m * c->hs_a);
+  const size_t step = round_up (larger ((p1 - p0 + A_AS_IN_PARTS - 1)
+                                        / A_AS_IN_PARTS, least), 256);
+  if (step >= p1 - p0)
+    return;
   const size_t ahead = gt_plan_a_ahead_bytes (&c->plan_full, c->m, c->w,
                                               c->k, step);
   if (!ahead)
