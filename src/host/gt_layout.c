@@ -5,7 +5,6 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -516,17 +515,16 @@ ahead_starts (const gt_call *c, size_t k0)
    comes in faster than that, the parts' launches cost more than they hide
    (complex single 2048^3 took 4.6% longer in quarters of 8 MiB, 4096^3 in
    quarters of 32 MiB 0.5% less, a band of 8192^3 over two in its own
-   quarters of 64 MiB 3.6% less: bench/RESULTS.md, "A made ahead as it
+   quarters of 64 MiB 2.6-3.6% less: bench/RESULTS.md, "A made ahead as it
    arrives").  Not where a shared A's parts do not start on whole parts of
-   A made ahead.  GPU_TILED_X_A_AS_IN=0: not (a trial's switch).  */
+   A made ahead.  */
 #define A_AS_IN_PARTS 4
 #define A_AS_IN_PART_MIN ((size_t) 32 << 20)
 static void
 a_as_in_layout (gt_call *c)
 {
-  const char *x = getenv ("GPU_TILED_X_A_AS_IN");
   c->a_as_in = 0;
-  if (c->kc || c->rows || c->side || c->panels < 2 || (x && !strcmp (x, "0")))
+  if (c->kc || c->rows || c->side || c->panels < 2)
     return;
   size_t p0 = 0, p1 = c->k;
   if (c->shared_a)
