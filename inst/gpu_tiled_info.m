@@ -123,8 +123,9 @@
 ## product, as A arrives, each piece scanned on its own; counted also in
 ## @code{products} or @code{declined}); @code{a_ahead}: emulated panels
 ## (each of Gauss's three products of a complex panel apart) that found
-## A's planes made as those pieces arrived (on scales guessed from the
-## first piece; the rows guessed wrong are made again);
+## A's planes made as those pieces arrived, or, where the first panel ran
+## whole, as A's columns arrived in parts (on scales guessed from the
+## first piece or part; the rows guessed wrong are made again);
 ## @code{last_moduli}: of the last emulated product.
 ## @item result_heap
 ## bytes: from Octave 7 and glibc 2.33, results of more than 32 MiB and up

@@ -174,6 +174,17 @@ main (void)
          && k11_three_head (&c11, 7168, 896, 7168, 2048, 1)
             == GT_HEAD_PIECES,
          "complex single 6144^3 and 7168^3 in pieces of 2048: one GPU");
+  /* A made ahead as it arrives for panel 0 whole (gt_layout.c,
+     a_as_in_layout): in parts that start on whole parts of 64 columns,
+     a band's own part of a shared A among them (the other band's at
+     4096 of complex single 8192^3), for Gauss's three and real singles
+     on kernel 11 */
+  check (gt_plan_a_ahead_bytes (&c11, 8192, 1024, 8192, 1024) > 0
+         && gt_plan_a_ahead_bytes (&c11, 8192, 1024, 8192, 4096) > 0
+         && gt_plan_a_ahead_bytes (&c11, 6001, 1024, 4000, 1024) > 0
+         && gt_plan_a_ahead_bytes (&c11, 8192, 1024, 6001, 3000) == 0
+         && gt_plan_a_ahead_bytes (&s11, 4096, 1024, 4096, 2048) > 0,
+         "A made ahead: parts on whole parts of 64 columns");
   c11.complex_b = c11.three = 0;
   check (gt_panel_rows (&c11, 2048, 0, 4, 1) == 512,
          "complex A times real B on kernel 11, out-bound: quarters");

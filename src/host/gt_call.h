@@ -61,6 +61,9 @@ typedef struct
   int a_after;                  /* other pieces (kernel 9's): all of A made
                                    ahead there after the last
                                    (gt_plan_a_whole) */
+  size_t a_as_in;               /* or panel 0 whole, A made ahead for it
+                                   as A's columns arrive, in parts of this
+                                   many (0: not; gt_a_as_in) */
   size_t rows;                  /* or its blocks of rows of A (0: none) */
   size_t head;                  /* panels those blocks compute (>= 1) */
   gt_plan rows_plan, rows_last;
@@ -227,6 +230,8 @@ gt_status gt_first_panel_in_pieces (gt_context *ctx, gt_call *c,
 gt_status gt_first_panel_in_rows (gt_context *ctx, gt_call *c, gt_stager *sg,
                                   gt_interrupt_fn interrupted);
 gt_status gt_planes_of_a (gt_context *ctx, gt_call *c, gt_stager *sg);
+gt_status gt_a_as_in (gt_context *ctx, gt_call *c, gt_stager *sg,
+                      gt_interrupt_fn interrupted);
 
 /* gt_panels.c: B's columns [j0, j1) read, for the locked operands' probe,
    once `after` has happened; the panels from p_first on (A sent), and

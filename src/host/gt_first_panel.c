@@ -188,6 +188,71 @@ comp_after_up (gt_context *ctx, cudaEvent_t ev)
   return err == cudaSuccess ? cudaStreamWaitEvent (ctx->comp, ev, 0) : err;
 }
 
+/* A's columns [k0, k1), there on the device, made ahead for panel 0 run
+   whole (c->a_as_in): a complex A's planes of them in the layout of all of
+   k, then kernel 11's scan and slices of them in panel 0's places of A.
+   ctx->comp waits for ctx->up's copies (a shared A's peer copies it waits
+   for already: a_part_in); panel_in[0] is free until panel 0's B.  */
+static gt_status
+a_part_ahead (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0,
+              size_t k1, int first, int last)
+{
+  size_t j0, j1;
+  panel_cols (c, 0, &j0, &j1);
+  const gt_gemm_args panel = device_block (c, j0, j1 - j0, 0, c->k);
+  cudaError_t err = comp_after_up (ctx, ctx->panel_in[0]);
+  const int mk = gt_mark_begin (sg, 'A', (k1 - k0) * c->lda * c->es_a,
+                                ctx->comp);
+  const void *planes;
+  if (err == cudaSuccess && c->planes_bytes)
+    err = gt_plan_prepare_a_piece (&c->plan_full,
+                                   c->dA + k0 * c->lda * c->es_a, c->lda,
+                                   c->dP, c->m, c->k, k0, k1 - k0, first,
+                                   &planes, ctx->comp);
+  if (err == cudaSuccess)
+    err = gt_plan_a_as_in (&c->plan_full, &panel, k0, k1, first, last,
+                           ctx->comp);
+  gt_mark_end (sg, mk, ctx->comp);
+  return err == cudaSuccess ? GT_OK
+                            : gt_fail_cuda (err, "making A ahead");
+}
+
+/* All of A queued, made ahead for panel 0 part by part as it comes
+   (c->a_as_in, a_part_ahead): the band's own part of a shared A first, in
+   parts of c->a_as_in through the host, the others told after each; then
+   the other parts, each whole, from their devices.  */
+gt_status
+gt_a_as_in (gt_context *ctx, gt_call *c, gt_stager *sg,
+            gt_interrupt_fn interrupted)
+{
+  size_t p0 = 0, p1 = c->k;
+  const int parts = c->shared_a ? gt_shared_a_parts (c->shared_a) : 1;
+  if (c->shared_a)
+    gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
+  gt_status st = GT_OK;
+  size_t made = 0;
+  for (size_t k0 = p0; st == GT_OK && k0 < p1; k0 += c->a_as_in)
+    {
+      const size_t k1 = k0 + c->a_as_in < p1 ? k0 + c->a_as_in : p1;
+      st = c->shared_a ? own_a_upto (ctx, c, sg, k1, interrupted)
+                       : a_columns_in (ctx, c, sg, k0, k1, interrupted);
+      if (st == GT_OK)
+        st = a_part_ahead (ctx, c, sg, k0, k1, made == 0,
+                           made + k1 - k0 == c->k);
+      made += k1 - k0;
+    }
+  for (int i = 0; st == GT_OK && c->shared_a && i < parts; i++)
+    if (i != c->a_part)
+      {
+        gt_shared_a_columns (c->shared_a, i, &p0, &p1);
+        st = a_columns_in (ctx, c, sg, p0, p1, interrupted);
+        if (st == GT_OK)
+          st = a_part_ahead (ctx, c, sg, p0, p1, 0, made + p1 - p0 == c->k);
+        made += p1 - p0;
+      }
+  return st;
+}
+
 /* B's rows of panel 0's piece [k0, k1) in.  */
 static gt_status
 piece_rows_in (gt_call *c, gt_stager *sg, size_t k0, size_t k1,

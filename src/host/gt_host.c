@@ -304,10 +304,12 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
     gt_own_a_begin (c);
   /* a band's own part of a shared A first, but where panel 0 goes in
      pieces of k, which stage it piece by piece */
-  gt_status st = c->shared_a && !c->kc ? gt_own_a_in (ctx, c, sg, interrupted)
-                                       : GT_OK;
+  gt_status st = c->shared_a && !c->kc && !c->a_as_in
+                 ? gt_own_a_in (ctx, c, sg, interrupted) : GT_OK;
   size_t p_first = 0;
-  if (st == GT_OK && c->kc)
+  if (st == GT_OK && c->a_as_in)
+    st = gt_a_as_in (ctx, c, sg, interrupted);
+  else if (st == GT_OK && c->kc)
     {
       st = gt_first_panel_in_pieces (ctx, c, sg, interrupted);
       p_first = c->head;
@@ -334,7 +336,8 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   /* A's planes for the panels the first panel's pieces or blocks did not
      compute (those made planes of their own columns or rows), but where
      the pieces made them in the layout of all of k */
-  if (st == GT_OK && p_first < c->panels && !c->planes_by_pieces)
+  if (st == GT_OK && p_first < c->panels && !c->planes_by_pieces
+      && !c->a_as_in)
     st = gt_planes_of_a (ctx, c, sg);
   if (st == GT_OK)
     st = test_failure (ctx);

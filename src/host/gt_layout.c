@@ -496,6 +496,61 @@ three_a_ahead_layout (gt_call *c)
     take_a_ahead (c, ahead);
 }
 
+/* Whether A made ahead may start a part at column k0 (whole parts of
+   GT_OZ_A_PART).  */
+static int
+ahead_starts (const gt_call *c, size_t k0)
+{
+  return k0 == 0 || gt_plan_a_ahead_bytes (&c->plan_full, c->m, c->w, c->k,
+                                           k0) > 0;
+}
+
+/* Panel 0 run whole (no pieces, no blocks of rows) on a plan that keeps
+   A (kernel 11: real singles and Gauss's three): A made ahead for it as
+   A's columns arrive (gt_a_as_in), in parts of a quarter of k (in a band
+   sharing A, of its own part; the other parts whole after it), so that
+   the GPU scans and slices A, and makes a complex A's planes, while the
+   rest of A is on its way, instead of in panel 0 after all of it.  Each
+   part A_AS_IN_PART_MIN bytes or more, and two parts at least: where A
+   comes in faster than that, the parts' launches cost more than they hide
+   (complex single 2048^3 took 4.6% longer in quarters of 8 MiB, 4096^3 in
+   quarters of 32 MiB 0.5% less, a band of 8192^3 over two in its own
+   quarters of 64 MiB 2.6-3.6% less: bench/RESULTS.md, "A made ahead as it
+   arrives").  Not where a shared A's parts do not start on whole parts of
+   A made ahead.  */
+#define A_AS_IN_PARTS 4
+#define A_AS_IN_PART_MIN ((size_t) 32 << 20)
+static void
+a_as_in_layout (gt_call *c)
+{
+  c->a_as_in = 0;
+  if (c->kc || c->rows || c->side || c->panels < 2)
+    return;
+  size_t p0 = 0, p1 = c->k;
+  if (c->shared_a)
+    {
+      for (int i = 0; i < gt_shared_a_parts (c->shared_a); i++)
+        {
+          gt_shared_a_columns (c->shared_a, i, &p0, &p1);
+          if (!ahead_starts (c, p0))
+            return;
+        }
+      gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
+    }
+  const size_t least = (A_AS_IN_PART_MIN + c->m * c->hs_a - 1)
+                       / (c->m * c->hs_a);
+  const size_t step = round_up (larger ((p1 - p0 + A_AS_IN_PARTS - 1)
+                                        / A_AS_IN_PARTS, least), 256);
+  if (step >= p1 - p0)
+    return;
+  const size_t ahead = gt_plan_a_ahead_bytes (&c->plan_full, c->m, c->w,
+                                              c->k, step);
+  if (!ahead)
+    return;
+  c->a_as_in = step;
+  take_a_ahead (c, ahead);
+}
+
 /* Layout: leading dimensions, panels, plans and the device bytes.  */
 static gt_status
 layout_panels (const gt_context *ctx, gt_call *c)
@@ -547,6 +602,7 @@ layout_panels (const gt_context *ctx, gt_call *c)
   c->planes_by_pieces = c->kc && c->panels > 1 && c->planes_bytes
                         && gt_plan_pieces_fill_planes (&c->plan_full);
   three_a_ahead_layout (c);
+  a_as_in_layout (c);
   if (defers_checks (c))
     c->work = round_up (c->work, 256) + 256;   /* the checks word last */
   c->a_bytes = round_up (c->lda * c->k * c->es_a, 256);

@@ -218,7 +218,7 @@ run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
       panel_cols (c, p - 1, &b0, &b1);
       g.a_kept = gt_plan_keeps_a (panel_plan (c, b1 - b0));
     }
-  else if (c->kc && (c->a_ahead || c->a_after))   /* A made ahead */
+  else if (c->a_ahead || c->a_after)   /* A made ahead */
     g.a_kept = gt_plan_keeps_a (plan);
   cudaStream_t s = panel_stream (ctx, c, p);
   cudaError_t err = cudaStreamWaitEvent (s, ctx->panel_in[p], 0);

@@ -289,9 +289,14 @@ cudaError_t gt_k11_piece_sums (int first, int last, const gt_gemm_args *a,
 size_t gt_k11_a_ahead_bytes (size_t m, size_t k, size_t kc);
 cudaError_t gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1,
                             int first, int last, cudaStream_t s);
-/* All of A made ahead in that place at once, on its rows' own scales, for
-   the moduli kernel 11's last run chose (8 before any): where the first
-   panel ran other pieces (kernel 9's) and all of A is there.  */
+/* The same, where no pieces of kernel 11 ran (their scans foretell the
+   moduli): for the moduli kernel 11's last run chose (8 before any).
+   gt_k11_a_as_in: A's columns [k0, k1) as they arrive, the first panel
+   run whole after the last; gt_k11_a_whole: all of A at once, on its
+   rows' own scales, where the first panel ran other pieces (kernel 9's)
+   and all of A is there.  */
+cudaError_t gt_k11_a_as_in (const gt_gemm_args *panel, size_t k0, size_t k1,
+                            int first, int last, cudaStream_t s);
 cudaError_t gt_k11_a_whole (const gt_gemm_args *panel, cudaStream_t s);
 void gt_k11_forget (void);
 /* kernel 10: any real type, any shape and alignment.  On a vector side

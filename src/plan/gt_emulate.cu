@@ -616,14 +616,23 @@ gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
   return a_ahead_part (panel, k0, k1, first, last, ahead_moduli[q], s);
 }
 
-/* One part, all of k: the guess is the rows' own scales, so the first
-   whole panel slices again only where its scan chooses other moduli than
-   the last run's.  */
+/* For the moduli the last run chose (8 before any): no pieces ran to
+   foretell them.  One part, all of k: the guess is the rows' own scales,
+   so the first whole panel slices again only where its scan chooses other
+   moduli.  */
+extern "C" cudaError_t
+gt_k11_a_as_in (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
+                int last, cudaStream_t s)
+{
+  const int moduli = __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
+  return a_ahead_part (panel, k0, k1, first, last, moduli > 0 ? moduli : 8,
+                       s);
+}
+
 extern "C" cudaError_t
 gt_k11_a_whole (const gt_gemm_args *panel, cudaStream_t s)
 {
-  const int last = __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
-  return a_ahead_part (panel, 0, panel->k, 1, 1, last > 0 ? last : 8, s);
+  return gt_k11_a_as_in (panel, 0, panel->k, 1, 1, s);
 }
 
 /* Scanned, sliced and multiplied on its own (its own scales over its

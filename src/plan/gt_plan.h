@@ -383,6 +383,13 @@ size_t gt_plan_a_ahead_bytes (const gt_plan *whole, size_t m, size_t n,
 cudaError_t gt_plan_a_ahead (const gt_plan *whole, const gt_gemm_args *panel,
                              size_t k0, size_t k1, int first, int last,
                              cudaStream_t s);
+/* The same for a first panel run whole (no pieces), A's columns [k0, k1)
+   made ahead as they arrive, in parts that start on whole parts of
+   GT_OZ_A_PART (gt_plan_a_ahead_bytes of such a part), in any order
+   (first, last: in the order run); the moduli the last product chose.  */
+cudaError_t gt_plan_a_as_in (const gt_plan *whole, const gt_gemm_args *panel,
+                             size_t k0, size_t k1, int first, int last,
+                             cudaStream_t s);
 /* All of A made ahead in that same place once it is all there, where the
    first panel ran pieces of another kernel (kernel 9's) and the panels
    after it keep A (gt_plan_a_ahead_bytes nonzero for the pieces' kc):

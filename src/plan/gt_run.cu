@@ -652,21 +652,41 @@ gt_plan_a_ahead_bytes (const gt_plan *whole, size_t m, size_t n, size_t k,
   return gt_k11_a_ahead_bytes (m, k, kc);
 }
 
-extern "C" cudaError_t
-gt_plan_a_ahead (const gt_plan *whole, const gt_gemm_args *panel, size_t k0,
-                 size_t k1, int first, int last, cudaStream_t s)
+typedef cudaError_t (*a_ahead_fn) (const gt_gemm_args *, size_t, size_t, int,
+                                   int, cudaStream_t);
+
+/* A's columns [k0, k1) made ahead by `make` for a panel of whole's plan:
+   Gauss's three each product's A where run_three's products will look for
+   it.  */
+static cudaError_t
+a_ahead_each (a_ahead_fn make, const gt_plan *whole,
+              const gt_gemm_args *panel, size_t k0, size_t k1, int first,
+              int last, cudaStream_t s)
 {
   if (!three_k11_pieces (whole))
-    return gt_k11_a_ahead (panel, k0, k1, first, last, s);
-  /* each of the three's A where run_three's products will look for it */
+    return make (panel, k0, k1, first, last, s);
   const three_parts t = three_parts_at (GT_SINGLE, (char *) panel->work,
                                         panel->m, panel->n, panel->k);
   gt_gemm_args g[3];
   three_operands (panel, gt_type_size (GT_SINGLE), &t, t.rest, g);
   cudaError_t err = cudaSuccess;
   for (int j = 0; j < 3 && err == cudaSuccess; j++)
-    err = gt_k11_a_ahead (&g[j], k0, k1, first, last, s);
+    err = make (&g[j], k0, k1, first, last, s);
   return err;
+}
+
+extern "C" cudaError_t
+gt_plan_a_ahead (const gt_plan *whole, const gt_gemm_args *panel, size_t k0,
+                 size_t k1, int first, int last, cudaStream_t s)
+{
+  return a_ahead_each (gt_k11_a_ahead, whole, panel, k0, k1, first, last, s);
+}
+
+extern "C" cudaError_t
+gt_plan_a_as_in (const gt_plan *whole, const gt_gemm_args *panel, size_t k0,
+                 size_t k1, int first, int last, cudaStream_t s)
+{
+  return a_ahead_each (gt_k11_a_as_in, whole, panel, k0, k1, first, last, s);
 }
 
 extern "C" cudaError_t
