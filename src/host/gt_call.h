@@ -55,9 +55,11 @@ typedef struct
   size_t kc;                    /* panel 0's pieces of k (0: one pass) */
   gt_plan piece_plan, piece_last;
   size_t a_ahead;               /* the pieces also make A ahead for the
-                                   other panels, in the scratch's first
-                                   bytes, this many (gt_plan_a_ahead);
-                                   their own scratch after (0: not) */
+                                   other panels, or A's parts for panel 0
+                                   whole as they arrive (a_as_in), in the
+                                   scratch's first bytes, this many
+                                   (gt_plan_a_ahead, gt_plan_a_as_in); the
+                                   pieces' own scratch after (0: not) */
   int a_after;                  /* other pieces (kernel 9's): all of A made
                                    ahead there after the last
                                    (gt_plan_a_whole) */

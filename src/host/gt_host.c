@@ -303,7 +303,8 @@ streamed_product (gt_context *ctx, gt_call *c, gt_stager *sg,
   if (c->shared_a)
     gt_own_a_begin (c);
   /* a band's own part of a shared A first, but where panel 0 goes in
-     pieces of k, which stage it piece by piece */
+     pieces of k, which stage it piece by piece, or A is made ahead as it
+     arrives (gt_a_as_in stages it part by part) */
   gt_status st = c->shared_a && !c->kc && !c->a_as_in
                  ? gt_own_a_in (ctx, c, sg, interrupted) : GT_OK;
   size_t p_first = 0;

@@ -511,7 +511,8 @@ ahead_starts (const gt_call *c, size_t k0)
    sharing A, of its own part; the other parts whole after it), so that
    the GPU scans and slices A, and makes a complex A's planes, while the
    rest of A is on its way, instead of in panel 0 after all of it.  Each
-   part A_AS_IN_PART_MIN bytes or more, and two parts at least: where A
+   part A_AS_IN_PART_MIN bytes or more but the last, which may be less,
+   and two parts at least: where A
    comes in faster than that, the parts' launches cost more than they hide
    (complex single 2048^3 took 4.6% longer in quarters of 8 MiB, 4096^3 in
    quarters of 32 MiB 0.5% less, a band of 8192^3 over two in its own

@@ -616,17 +616,26 @@ gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
   return a_ahead_part (panel, k0, k1, first, last, ahead_moduli[q], s);
 }
 
-/* For the moduli the last run chose (8 before any): no pieces ran to
-   foretell them.  One part, all of k: the guess is the rows' own scales,
-   so the first whole panel slices again only where its scan chooses other
-   moduli.  */
+/* For the moduli the last run chose (8 before any), read at the first
+   part and kept for the others (a split's other bands change the last
+   run's as they go: each part sliced for the same moduli as the record
+   the last part leaves says): no pieces ran to foretell them.  The
+   rows' scales guessed from the first part; with one part, all of k
+   (gt_k11_a_whole), they are the rows' own, so the first whole panel
+   slices again only where its scan chooses other moduli.  */
 extern "C" cudaError_t
 gt_k11_a_as_in (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
                 int last, cudaStream_t s)
 {
-  const int moduli = __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
-  return a_ahead_part (panel, k0, k1, first, last, moduli > 0 ? moduli : 8,
-                       s);
+  const int q = panel->a_slot;
+  if (q < 0 || q >= GT_A_SLOTS)
+    return cudaErrorInvalidValue;
+  if (first)
+    {
+      const int n = __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
+      ahead_moduli[q] = n > 0 ? n : 8;
+    }
+  return a_ahead_part (panel, k0, k1, first, last, ahead_moduli[q], s);
 }
 
 extern "C" cudaError_t
