@@ -593,49 +593,63 @@ a_ahead_part (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
   return err == cudaSuccess ? got : err;
 }
 
-/* The moduli A's planes are made ahead for: the panels' likely choice,
-   from the first piece's scan (its estimate over SGEMM's floor grows as
-   the square root of k: the error as k, the floor as its root), 8 where
-   it gave none.  */
-extern "C" cudaError_t
-gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
-                int last, cudaStream_t s)
+/* A's columns [k0, k1) made ahead (a_ahead_part) for the moduli chosen
+   at the first part of its place (`foretold`: 0 for 8) and kept for the
+   others, so that every part is sliced for the moduli the record the
+   last part leaves names, whatever other threads' products do between
+   them.  */
+static cudaError_t
+ahead_kept_moduli (const gt_gemm_args *panel, size_t k0, size_t k1,
+                   int first, int last, int (*foretold) (int q, size_t k),
+                   cudaStream_t s)
 {
   const int q = panel->a_slot;
   if (q < 0 || q >= GT_A_SLOTS)
     return cudaErrorInvalidValue;
   if (first)
     {
-      const int n = piece_ratio[q] > 0 && piece_k[q] > 0
-                    ? gt_oz_moduli_for (piece_ratio[q]
-                                        * sqrt ((double) panel->k
-                                                / piece_k[q]))
-                    : 0;
-      ahead_moduli[q] = n ? n : 8;
+      const int n = foretold (q, panel->k);
+      ahead_moduli[q] = n > 0 ? n : 8;
     }
   return a_ahead_part (panel, k0, k1, first, last, ahead_moduli[q], s);
 }
 
-/* For the moduli the last run chose (8 before any), read at the first
-   part and kept for the others (a split's other bands change the last
-   run's as they go: each part sliced for the same moduli as the record
-   the last part leaves says): no pieces ran to foretell them.  The
-   rows' scales guessed from the first part; with one part, all of k
+/* The panels' likely choice, from the first piece's scan of place q (its
+   estimate over SGEMM's floor grows as the square root of k: the error
+   as k, the floor as its root).  */
+static int
+pieces_foretell (int q, size_t k)
+{
+  return piece_ratio[q] > 0 && piece_k[q] > 0
+         ? gt_oz_moduli_for (piece_ratio[q] * sqrt ((double) k / piece_k[q]))
+         : 0;
+}
+
+/* The moduli the last run chose: no pieces ran to foretell them (a
+   split's other bands change them as they go: hence read once).  */
+static int
+last_run_moduli (int q, size_t k)
+{
+  (void) q;
+  (void) k;
+  return __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
+}
+
+extern "C" cudaError_t
+gt_k11_a_ahead (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
+                int last, cudaStream_t s)
+{
+  return ahead_kept_moduli (panel, k0, k1, first, last, pieces_foretell, s);
+}
+
+/* The rows' scales guessed from the first part; with one part, all of k
    (gt_k11_a_whole), they are the rows' own, so the first whole panel
    slices again only where its scan chooses other moduli.  */
 extern "C" cudaError_t
 gt_k11_a_as_in (const gt_gemm_args *panel, size_t k0, size_t k1, int first,
                 int last, cudaStream_t s)
 {
-  const int q = panel->a_slot;
-  if (q < 0 || q >= GT_A_SLOTS)
-    return cudaErrorInvalidValue;
-  if (first)
-    {
-      const int n = __atomic_load_n (&last_moduli, __ATOMIC_RELAXED);
-      ahead_moduli[q] = n > 0 ? n : 8;
-    }
-  return a_ahead_part (panel, k0, k1, first, last, ahead_moduli[q], s);
+  return ahead_kept_moduli (panel, k0, k1, first, last, last_run_moduli, s);
 }
 
 extern "C" cudaError_t
