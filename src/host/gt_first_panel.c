@@ -188,27 +188,36 @@ comp_after_up (gt_context *ctx, cudaEvent_t ev)
   return err == cudaSuccess ? cudaStreamWaitEvent (ctx->comp, ev, 0) : err;
 }
 
+/* A complex A's planes of its columns [k0, k1) in the layout of all of
+   k (gt_plan_prepare_a_piece; first: the non-finite flag cleared), on
+   ctx->comp; *piece: those columns' A for a product.  */
+static cudaError_t
+planes_of_columns (gt_context *ctx, const gt_call *c, size_t k0, size_t k1,
+                   int first, const void **piece)
+{
+  return gt_plan_prepare_a_piece (&c->plan_full,
+                                  c->dA + k0 * c->lda * c->es_a, c->lda,
+                                  c->dP, c->m, c->k, k0, k1 - k0, first,
+                                  piece, ctx->comp);
+}
+
 /* A's columns [k0, k1), there on the device, made ahead for panel 0 run
-   whole (c->a_as_in): a complex A's planes of them in the layout of all of
-   k, then kernel 11's scan and slices of them in panel 0's places of A.
-   ctx->comp waits for ctx->up's copies (a shared A's peer copies it waits
-   for already: a_part_in); panel_in[0] is free until panel 0's B.  */
+   whole (c->a_as_in; panels of c->w, as the layout took them): a complex
+   A's planes of them, then kernel 11's scan and slices of them in panel
+   0's places of A.  ctx->comp waits for ctx->up's copies (a shared A's
+   peer copies it waits for already: a_part_in); panel_in[0] is free
+   until panel 0's B.  */
 static gt_status
 a_part_ahead (gt_context *ctx, gt_call *c, gt_stager *sg, size_t k0,
               size_t k1, int first, int last)
 {
-  size_t j0, j1;
-  panel_cols (c, 0, &j0, &j1);
-  const gt_gemm_args panel = device_block (c, j0, j1 - j0, 0, c->k);
+  const gt_gemm_args panel = device_block (c, 0, c->w, 0, c->k);
   cudaError_t err = comp_after_up (ctx, ctx->panel_in[0]);
   const int mk = gt_mark_begin (sg, 'A', (k1 - k0) * c->lda * c->es_a,
                                 ctx->comp);
   const void *planes;
   if (err == cudaSuccess && c->planes_bytes)
-    err = gt_plan_prepare_a_piece (&c->plan_full,
-                                   c->dA + k0 * c->lda * c->es_a, c->lda,
-                                   c->dP, c->m, c->k, k0, k1 - k0, first,
-                                   &planes, ctx->comp);
+    err = planes_of_columns (ctx, c, k0, k1, first, &planes);
   if (err == cudaSuccess)
     err = gt_plan_a_as_in (&c->plan_full, &panel, k0, k1, first, last,
                            ctx->comp);
@@ -226,7 +235,7 @@ gt_a_as_in (gt_context *ctx, gt_call *c, gt_stager *sg,
             gt_interrupt_fn interrupted)
 {
   size_t p0 = 0, p1 = c->k;
-  const int parts = c->shared_a ? gt_shared_a_parts (c->shared_a) : 1;
+  const int parts = c->shared_a ? gt_shared_a_parts (c->shared_a) : 0;
   if (c->shared_a)
     gt_shared_a_columns (c->shared_a, c->a_part, &p0, &p1);
   gt_status st = GT_OK;
@@ -241,7 +250,7 @@ gt_a_as_in (gt_context *ctx, gt_call *c, gt_stager *sg,
                            made + k1 - k0 == c->k);
       made += k1 - k0;
     }
-  for (int i = 0; st == GT_OK && c->shared_a && i < parts; i++)
+  for (int i = 0; st == GT_OK && i < parts; i++)
     if (i != c->a_part)
       {
         gt_shared_a_columns (c->shared_a, i, &p0, &p1);
@@ -577,10 +586,7 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
                             : comp_after_up (ctx, in);
       if (err == cudaSuccess && c->planes_by_pieces)
         {
-          err = gt_plan_prepare_a_piece (&c->plan_full,
-                                         c->dA + k0 * c->lda * c->es_a,
-                                         c->lda, c->dP, c->m, c->k, k0,
-                                         k1 - k0, i == 0, &g.A, ctx->comp);
+          err = planes_of_columns (ctx, c, k0, k1, i == 0, &g.A);
           g.a_planes_k = c->k;
           g.a_planes_k0 = k0;
         }
