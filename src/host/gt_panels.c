@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "gt_plan.h"
@@ -196,26 +195,20 @@ panel_out_already (const gt_call *c, size_t p)
   return p < c->head && c->panel0_out;
 }
 
-/* The last panel's C out by blocks of rows as kernel 11 writes them, so
-   that the first blocks' copy out runs beside the panel's last products
-   (bench/RESULTS.md, "The last panel's C out by blocks of rows"): its
-   blocks, or 0 where it goes whole.  Not for panels side by side, nor
-   where the panel went out already, nor other kernels (their runs write
-   all of C at once), nor under GT_ROWS_OUT_MIN rows.  */
-#define GT_ROWS_OUT_BLOCKS 4
-#define GT_ROWS_OUT_MIN 1024
+/* The last panel's C out by blocks of rows as its run writes them
+   (gt_plan_rows_out), so that the first blocks' copy out runs beside the
+   panel's last products: its blocks, or 0 where it goes whole.  Not for
+   panels side by side, nor where the panel went out already.  */
 static int
 rows_out_blocks (const gt_call *c, size_t p)
 {
   size_t j0, j1;
   panel_cols (c, p, &j0, &j1);
-  const char *x = getenv ("GPU_TILED_X_ROWS_OUT");
-  const int blocks = x && *x ? atoi (x) : GT_ROWS_OUT_BLOCKS;
-  if (blocks < 2 || blocks > GT_ROWS_OUT_MAX || c->side || p + 1 != c->panels
-      || panel_out_already (c, p) || c->m < GT_ROWS_OUT_MIN
-      || !gt_plan_keeps_a (panel_plan (c, j1 - j0)))
+  if (c->side || p + 1 != c->panels || panel_out_already (c, p))
     return 0;
-  return blocks;
+  const int blocks = gt_plan_rows_out (panel_plan (c, j1 - j0), c->m,
+                                       j1 - j0);
+  return blocks >= 2 && blocks <= GT_ROWS_OUT_MAX ? blocks : 0;
 }
 
 static cudaError_t

@@ -896,10 +896,12 @@ static cudaError_t
 combine_rows (const gt_oz_work *w, const double *sums_in, double *sums_out,
               float *C, size_t ldc, size_t r0, size_t r1, cudaStream_t s)
 {
-  if (r0 % 4 || r0 > r1 || r1 > w->m)
+  if (r0 > r1 || r1 > w->m)
     return cudaErrorInvalidValue;
-  if (r0 == r1 || w->n == 0)
+  if (r0 == r1 || w->n == 0)   /* (an empty last block too) */
     return cudaSuccess;
+  if (r0 % 4)
+    return cudaErrorInvalidValue;
   typedef unsigned __int128 u128;
   oz_crt_consts c;
   c.moduli = w->moduli;
@@ -1511,11 +1513,11 @@ extern "C" cudaError_t
 gt_oz_products_rows (const gt_oz_work *w, size_t r0, size_t r1,
                      cudaStream_t s)
 {
+  if (r0 == r1 && r1 <= w->m)   /* an empty last block */
+    return cudaSuccess;
   oz_gemm_out o;
   if (!products_out (&o, w, r0, r1))
     return cudaErrorInvalidValue;
-  if (r0 == r1)
-    return cudaSuccess;
   o.r = w->c_planes;
   o.ldr = w->ldr;
   o.plane = w->ldr * w->n;

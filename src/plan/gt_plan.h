@@ -115,6 +115,16 @@ typedef struct
   int called;          /* blocks done so far (the run counts them) */
 } gt_rows_out;
 
+/* The blocks of rows a panel of C (m x w, plan p) goes out by: Gauss's
+   three on kernel 11 alone, where the panel is 48 MiB or more (the
+   copy out that the blocks overlap with the third product's last
+   blocks is then the longer; bench/RESULTS.md, "The last panel's C out
+   by blocks of rows"), else 0 (whole).  */
+#define GT_ROWS_OUT_BLOCKS 4
+#define GT_ROWS_OUT_MIN_ROWS 1024
+#define GT_ROWS_OUT_MIN_BYTES (48.0 * 1048576)
+int gt_plan_rows_out (const gt_plan *p, size_t m, size_t w);
+
 /* Rows [*r0, *r1) of block b of `blocks` of m rows: whole tiles of
    kernel 11's products (256 rows) but the last, which may be empty.  */
 void gt_rows_block (size_t m, int blocks, int b, size_t *r0, size_t *r1);

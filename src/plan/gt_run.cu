@@ -392,6 +392,14 @@ gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   return err;
 }
 
+extern "C" int
+gt_plan_rows_out (const gt_plan *p, size_t m, size_t w)
+{
+  const double bytes = (double) m * w * gt_type_size (p->type);
+  return k11_alone (p) && p->three && m >= GT_ROWS_OUT_MIN_ROWS
+         && bytes >= GT_ROWS_OUT_MIN_BYTES ? GT_ROWS_OUT_BLOCKS : 0;
+}
+
 extern "C" void
 gt_rows_block (size_t m, int blocks, int b, size_t *r0, size_t *r1)
 {
