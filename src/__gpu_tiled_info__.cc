@@ -34,6 +34,8 @@ assign_device (octave_scalar_map& s, const gt_info& info)
   s.assign ("head_products", static_cast<double> (info.head_products));
   s.assign ("eighths_products",
             static_cast<double> (info.eighths_products));
+  s.assign ("last_rows_products",
+            static_cast<double> (info.last_rows_products));
 }
 
 // Every device the driver shows, one element each.

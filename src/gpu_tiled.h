@@ -88,6 +88,9 @@ typedef struct
   unsigned long eighths_products; /* complex products in eighths of n
                                      where their panels would have been
                                      wider */
+  unsigned long last_rows_products; /* products whose last panel of C
+                                       went out by blocks of rows as
+                                       they were written */
   unsigned long memory_retries;  /* products that ran out of this device's
                                     memory midway and went on, in blocks
                                     or (a band of a split) on another

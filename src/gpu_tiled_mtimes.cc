@@ -2070,6 +2070,38 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! unwind_protect_cleanup
 %!   restore_defaults ("GPU_TILED_NO_KSPLIT", "GPU_TILED_EMULATE");
 %! end_unwind_protect
+%!testif ; emu
+%! ## The last panel of C of Gauss's three on kernel 11, 48 MiB or more
+%! ## (here 8192 x 1024 complex singles), goes out by blocks of rows as the
+%! ## third product and the join write them: four blocks of 2048 rows.
+%! ## C poisoned (an element left unwritten shows), against double on
+%! ## rows at each block's edges.  Then an Inf in A: the three take the
+%! ## four products in one, whose blocks are all done at its end; the Inf
+%! ## placed as * places it.
+%! devs = gpu_tiled_devices ();
+%! setenv ("GPU_TILED_EMULATE", "always");
+%! last_rows = @() sum ([gpu_tiled_info().devices.last_rows_products]);
+%! unwind_protect
+%!   gpu_tiled_devices (devs(1));
+%!   gpu_tiled_reset ();
+%!   m = 8192;  k = 2048;  n = 8192;
+%!   edges = [1, 2048, 2049, 4096, 4097, 6144, 6145, 8192];
+%!   what = sprintf ("complex single %dx%dx%d", m, k, n);
+%!   A = make_operand ("csingle", m, k);  B = make_operand ("csingle", k, n);
+%!   n0 = last_rows ();
+%!   C = gpu_tiled_mtimes (A, B);
+%!   got = last_rows () - n0;
+%!   assert (got == 1, "%s: %d products' last panel by rows", what, got);
+%!   assert (! any (isnan (C(:))), "%s: unwritten elements", what);
+%!   check_parts (A, B, C, [edges, randi(m, 1, 4)], what);
+%!   A(5000, 7) = Inf;
+%!   C = gpu_tiled_mtimes (A, B);
+%!   assert (! any (isnan (C([1:4999, 5001:end], :)(:))),
+%!           "%s: unwritten elements", what);
+%!   check_parts (A, B, C, [5000, edges], [what ": Inf"]);
+%! unwind_protect_cleanup
+%!   restore_defaults ("GPU_TILED_EMULATE");
+%! end_unwind_protect
 %!testif ; emu && numel (gpu_tiled_devices ()) > 1
 %! ## Split over two devices by columns, A shared (8192 x 16384 x 8192:
 %! ## each band's panels of 1024 on kernel 11): each band takes its panel

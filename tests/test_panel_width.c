@@ -185,6 +185,36 @@ main (void)
          && gt_plan_a_ahead_bytes (&c11, 8192, 1024, 6001, 3000) == 0
          && gt_plan_a_ahead_bytes (&s11, 4096, 1024, 4096, 2048) > 0,
          "A made ahead: parts on whole parts of 64 columns");
+  /* The last panel out by blocks of rows (gt_plan_rows_out): Gauss's
+     three on kernel 11 from 48 MiB of C, not real singles, not kernel 9;
+     the blocks (gt_rows_block) whole tiles of 256 rows that cover m in
+     order, the last ending at m, any after it empty */
+  gt_plan c9 = c11;
+  c9.kernel = GT_K9_DMMA;
+  check (gt_plan_rows_out (&c11, 8192, 1024) == GT_ROWS_OUT_BLOCKS
+         && gt_plan_rows_out (&c11, 6144, 1024) == GT_ROWS_OUT_BLOCKS
+         && gt_plan_rows_out (&c11, 4096, 1024) == 0
+         && gt_plan_rows_out (&c11, 8192, 512) == 0
+         && gt_plan_rows_out (&s11, 8192, 4096) == 0
+         && gt_plan_rows_out (&c9, 8192, 1024) == 0,
+         "the last panel by rows: the three on kernel 11 from 48 MiB");
+  const size_t ms[] = { 1, 255, 256, 1025, 3001, 8192, 16383 };
+  int tiled = 1;
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    for (int blocks = 2; blocks <= GT_ROWS_OUT_MAX; blocks++)
+      {
+        size_t at = 0, r0, r1;
+        for (int b = 0; b < blocks; b++)
+          {
+            gt_rows_block (ms[i], blocks, b, &r0, &r1);
+            tiled = tiled && r0 == at && r1 >= r0 && r1 <= ms[i]
+                    && (r0 % 256 == 0 || r0 == ms[i])
+                    && (r1 % 256 == 0 || r1 == ms[i]);
+            at = r1;
+          }
+        tiled = tiled && at == ms[i];
+      }
+  check (tiled, "blocks of rows: whole tiles, in order, all of m");
   c11.complex_b = c11.three = 0;
   check (gt_panel_rows (&c11, 2048, 0, 4, 1) == 512,
          "complex A times real B on kernel 11, out-bound: quarters");

@@ -225,7 +225,7 @@ gt_resolve_device (int *device)
 }
 
 /* The context's events of their own kind (not one of an array).  */
-#define ONE_EVENTS 5
+#define ONE_EVENTS (5 + GT_ROWS_OUT_MAX)
 static void
 one_events (gt_context *c, cudaEvent_t *e[ONE_EVENTS])
 {
@@ -234,6 +234,8 @@ one_events (gt_context *c, cudaEvent_t *e[ONE_EVENTS])
   e[2] = &c->a_up_done;
   e[3] = &c->up_done;
   e[4] = &c->peer_in;
+  for (int b = 0; b < GT_ROWS_OUT_MAX; b++)
+    e[5 + b] = &c->rows_out[b];
 }
 
 /* The context's arrays of events of GT_MAX_PANELS.  */
@@ -545,5 +547,6 @@ gt_device_info (int device, gt_info *info)
   info->rows_products = c->rows_products;
   info->head_products = c->head_products;
   info->eighths_products = c->eighths_products;
+  info->last_rows_products = c->last_rows_products;
   return GT_OK;
 }

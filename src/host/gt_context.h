@@ -9,6 +9,7 @@
 #include "gt_copy.h"
 #include "gt_marks.h"
 #include "gt_options.h"
+#include "gt_plan.h"   /* GT_ROWS_OUT_MAX */
 
 /* Pinned staging: GT_SLOTS slots of GT_SLOT_BYTES, reused round robin.  */
 #define GT_SLOTS 8
@@ -37,6 +38,8 @@ typedef struct
                                        queued up to each mark, for other
                                        devices' copies (gt_marks.h) */
   cudaEvent_t peer_in;              /* peer's copies queued so far, for comp */
+  cudaEvent_t rows_out[GT_ROWS_OUT_MAX];   /* the last panel's blocks of C's
+                                            rows written (gt_rows_out) */
   cudaEvent_t a_up_done, up_done;   /* a product's last upload of A, of
                                        anything, queued (the operands'
                                        probe waits for them) */
@@ -55,6 +58,8 @@ typedef struct
                                        of rows (gt_info) */
   unsigned long eighths_products;   /* complex, in eighths of n
                                        (gt_info) */
+  unsigned long last_rows_products; /* the last panel's C out by blocks
+                                       of rows (gt_info) */
   unsigned long memory_retries;     /* products that ran out of memory
                                        here midway and went on (gt_info) */
 } gt_context;

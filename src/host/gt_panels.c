@@ -187,6 +187,55 @@ upload_while_waiting (void *arg)
   u->seconds += gt_now () - t0;
 }
 
+/* Whether panel p went out already: one of panel 0's head, whose
+   blocks of rows went out one by one.  */
+static int
+panel_out_already (const gt_call *c, size_t p)
+{
+  return p < c->head && c->panel0_out;
+}
+
+/* The last panel's C out by blocks of rows as its run writes them
+   (gt_plan_rows_out), so that the first blocks' copy out runs beside the
+   panel's last products: its blocks, or 0 where it goes whole.  Not for
+   panels side by side, nor where the panel went out already.  */
+static int
+rows_out_blocks (const gt_call *c, size_t p)
+{
+  size_t j0, j1;
+  panel_cols (c, p, &j0, &j1);
+  if (c->side || p + 1 != c->panels || panel_out_already (c, p))
+    return 0;
+  const int blocks = gt_plan_rows_out (panel_plan (c, j1 - j0), c->m,
+                                       j1 - j0);
+  return blocks >= 2 && blocks <= GT_ROWS_OUT_MAX ? blocks : 0;
+}
+
+static cudaError_t
+row_block_written (void *arg, int b, cudaStream_t s)
+{
+  const gt_context *ctx = (const gt_context *) arg;
+  return cudaEventRecord (ctx->rows_out[b], s);
+}
+
+/* Panel p of C out by the blocks of rows its run wrote (rows_out_blocks).  */
+static gt_status
+download_rows (const gt_context *ctx, const gt_call *c, gt_stager *sg,
+               size_t p, int blocks)
+{
+  size_t j0, j1;
+  panel_cols (c, p, &j0, &j1);
+  gt_status st = GT_OK;
+  for (int b = 0; b < blocks && st == GT_OK; b++)
+    {
+      size_t r0, r1;
+      gt_rows_block (c->m, blocks, b, &r0, &r1);
+      const gt_block_out o = c_rows (c, r0, r1);
+      st = gt_stage_download (sg, &o, j0, j1, ctx->rows_out[b]);
+    }
+  return st;
+}
+
 /* Panel p's product queued on its stream once its panel of B is there,
    keeping what kernel 11 made of A where the panel before ran the same
    way (gt_gemm_args.a_kept); next: the next panel's copies in, before
@@ -194,7 +243,8 @@ upload_while_waiting (void *arg)
    11's scans: gt_plan_waits).  */
 static gt_status
 run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
-           size_t p_first, panel_timer *timer, next_upload *next)
+           size_t p_first, panel_timer *timer, next_upload *next,
+           gt_rows_out *rows)
 {
   size_t j0, j1, b0, b1;
   panel_cols (c, p, &j0, &j1);
@@ -220,6 +270,7 @@ run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
     }
   else if (c->a_ahead || c->a_after)   /* A made ahead */
     g.a_kept = gt_plan_keeps_a (plan);
+  g.rows_out = rows;
   cudaStream_t s = panel_stream (ctx, c, p);
   cudaError_t err = cudaStreamWaitEvent (s, ctx->panel_in[p], 0);
   const double t0 = gt_now ();
@@ -233,14 +284,6 @@ run_panel (gt_context *ctx, const gt_call *c, gt_stager *sg, size_t p,
   if (err == cudaSuccess)
     err = cudaEventRecord (ctx->panel_out[p], s);
   return err == cudaSuccess ? GT_OK : gt_fail_cuda (err, "running the kernel");
-}
-
-/* Whether panel p went out already: one of panel 0's head, whose
-   blocks of rows went out one by one.  */
-static int
-panel_out_already (const gt_call *c, size_t p)
-{
-  return p < c->head && c->panel0_out;
 }
 
 /* Panel p of C out, once its product is done (unless it went out
@@ -275,10 +318,14 @@ gt_other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
   panel_timer timer;
   timer_begin (&timer, ctx, p_first, c->panels);
   size_t out = 0;               /* the first panel not yet sent out */
+  const size_t last = c->panels - 1;
+  const int blocks = c->panels ? rows_out_blocks (c, last) : 0;
+  gt_rows_out rows = { blocks, row_block_written, ctx, 0 };
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
       next_upload next = { ctx, c, sg, p + 1, interrupted, 0, GT_OK, 0, 0 };
-      st = run_panel (ctx, c, sg, p, p_first, &timer, &next);
+      st = run_panel (ctx, c, sg, p, p_first, &timer, &next,
+                      p == last && blocks ? &rows : NULL);
       if (next.reset_after && (st != GT_OK || next.st != GT_OK))
         gt_ctx_reset_lost ();
       if (st == GT_OK)
@@ -299,7 +346,13 @@ gt_other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
         }
     }
   for (; st == GT_OK && out < c->panels; out++)
-    st = download_panel (ctx, c, sg, out);
+    if (out == last && blocks && rows.called == blocks)
+      {
+        st = download_rows (ctx, c, sg, out, blocks);
+        ctx->last_rows_products++;
+      }
+    else
+      st = download_panel (ctx, c, sg, out);
   if (st == GT_OK)
     st = side_join (ctx, c, 1);
   if (st == GT_OK && at_end)

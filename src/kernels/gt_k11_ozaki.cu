@@ -851,13 +851,13 @@ oz_byte (unsigned char b)
    leaves its sums there instead of writing C.  */
 __global__ void __launch_bounds__ (256)
 oz_combine (gt_oz_work w, oz_crt_consts c, float *C, size_t ldc,
-            const double *sums_in, double *sums_out)
+            const double *sums_in, double *sums_out, size_t r0, size_t r1)
 {
   const size_t plane = w.ldr * w.n;
-  const size_t i = 4 * (blockIdx.x * (size_t) blockDim.x + threadIdx.x);
-  if (i >= w.m)
+  const size_t i = r0 + 4 * (blockIdx.x * (size_t) blockDim.x + threadIdx.x);
+  if (i >= r1)
     return;
-  const int rows = (int) min ((size_t) 4, w.m - i);
+  const int rows = (int) min ((size_t) 4, r1 - i);
   double ea[4];
   for (int q = 0; q < 4; q++)
     ea[q] = oz_pow2 (q < rows ? -w.a_exp[i + q] : 0);
@@ -890,10 +890,18 @@ oz_combine (gt_oz_work w, oz_crt_consts c, float *C, size_t ldc,
     }
 }
 
-extern "C" cudaError_t
-gt_oz_combine_sums (const gt_oz_work *w, const double *sums_in,
-                    double *sums_out, float *C, size_t ldc, cudaStream_t s)
+/* Rows [r0, r1) of the combine (r0 a multiple of 4: a thread's four
+   rows are one word of each residue plane).  */
+static cudaError_t
+combine_rows (const gt_oz_work *w, const double *sums_in, double *sums_out,
+              float *C, size_t ldc, size_t r0, size_t r1, cudaStream_t s)
 {
+  if (r0 > r1 || r1 > w->m)
+    return cudaErrorInvalidValue;
+  if (r0 == r1 || w->n == 0)   /* (an empty last block too) */
+    return cudaSuccess;
+  if (r0 % 4)
+    return cudaErrorInvalidValue;
   typedef unsigned __int128 u128;
   oz_crt_consts c;
   c.moduli = w->moduli;
@@ -912,10 +920,24 @@ gt_oz_combine_sums (const gt_oz_work *w, const double *sums_in,
     }
   c.M = (double) M;
   c.inv_M = 1.0 / c.M;
-  const dim3 grid ((unsigned) ((w->m + 1023) / 1024),
+  const dim3 grid ((unsigned) ((r1 - r0 + 1023) / 1024),
                    (unsigned) (w->n < 8192 ? w->n : 8192));
-  oz_combine<<<grid, 256, 0, s>>> (*w, c, C, ldc, sums_in, sums_out);
+  oz_combine<<<grid, 256, 0, s>>> (*w, c, C, ldc, sums_in, sums_out, r0, r1);
   return cudaGetLastError ();
+}
+
+extern "C" cudaError_t
+gt_oz_combine_sums (const gt_oz_work *w, const double *sums_in,
+                    double *sums_out, float *C, size_t ldc, cudaStream_t s)
+{
+  return combine_rows (w, sums_in, sums_out, C, ldc, 0, w->m, s);
+}
+
+extern "C" cudaError_t
+gt_oz_combine_rows (const gt_oz_work *w, float *C, size_t ldc, size_t r0,
+                    size_t r1, cudaStream_t s)
+{
+  return combine_rows (w, NULL, NULL, C, ldc, r0, r1, s);
 }
 
 extern "C" cudaError_t
@@ -1029,6 +1051,8 @@ typedef struct
   size_t m, n, mp, np;
   int k_tile0;         /* the first tile of k read (a part of k) */
   int k_tiles;
+  int i_tile0;         /* the first tile of rows (a block of C's rows) */
+  int i_tiles;         /* tiles of rows from it: 0, all mp / GT_OZ_TILE_M */
   int accumulate;      /* residues added mod p to those in r */
   int tiles;           /* of all planes together */
   unsigned *next;      /* the tile counter, zero at launch and after */
@@ -1047,7 +1071,7 @@ typedef struct
 __device__ __forceinline__ oz_tile
 oz_tile_at (const oz_gemm_out &o, int t)
 {
-  const int tiles_i = (int) (o.mp / GT_OZ_TILE_M);
+  const int tiles_i = o.i_tiles;
   const int tiles_j = (int) (o.np / GT_OZ_TILE_N);
   oz_tile r;
   r.z = t / (tiles_i * tiles_j);
@@ -1055,7 +1079,7 @@ oz_tile_at (const oz_gemm_out &o, int t)
   const int band = x / (OZ_GROUP * tiles_i);
   const int width = min (OZ_GROUP, tiles_j - band * OZ_GROUP);
   const int in_band = x - band * OZ_GROUP * tiles_i;
-  r.i0 = (size_t) (in_band / width) * GT_OZ_TILE_M;
+  r.i0 = (size_t) (o.i_tile0 + in_band / width) * GT_OZ_TILE_M;
   r.j0 = (size_t) (band * OZ_GROUP + in_band % width) * GT_OZ_TILE_N;
   return r;
 }
@@ -1452,7 +1476,14 @@ oz_gemm_launch (const int8_t *a_planes, size_t mp, const int8_t *b_planes,
       || !oz_map (&mb, b_planes, planes * np, kp, GT_OZ_TILE_N))
     return cudaErrorInvalidValue;
   oz_gemm_out on = *o;
-  on.tiles = (int) (mp / GT_OZ_TILE_M * (np / GT_OZ_TILE_N)) * planes;
+  if (on.i_tiles == 0)
+    on.i_tiles = (int) (mp / GT_OZ_TILE_M);
+  if (on.i_tile0 < 0 || on.i_tiles < 0
+      || (size_t) (on.i_tile0 + on.i_tiles) * GT_OZ_TILE_M > mp)
+    return cudaErrorInvalidValue;
+  on.tiles = on.i_tiles * (int) (np / GT_OZ_TILE_N) * planes;
+  if (on.tiles == 0)
+    return cudaSuccess;
   oz_gemm<<<(unsigned) (on.tiles < d->sms ? on.tiles : d->sms), OZ_THREADS,
             OZ_SMEM_BYTES, s>>> (ma, mb, on);
   return cudaGetLastError ();
@@ -1464,6 +1495,39 @@ gt_oz_products (const gt_oz_work *w, cudaStream_t s)
   return gt_oz_products_part (w, 0, w->k, 0, s);
 }
 
+/* The products' output: C's residue planes of w, rows [r0, r1) (r0 a
+   multiple of GT_OZ_TILE_M; r1 too, or m).  */
+static int
+products_out (oz_gemm_out *o, const gt_oz_work *w, size_t r0, size_t r1)
+{
+  const size_t end = r1 == w->m ? w->mp : r1;
+  if (r0 % GT_OZ_TILE_M || end % GT_OZ_TILE_M || r0 > end || end > w->mp)
+    return 0;
+  *o = {};
+  o->i_tile0 = (int) (r0 / GT_OZ_TILE_M);
+  o->i_tiles = (int) ((end - r0) / GT_OZ_TILE_M);
+  return 1;
+}
+
+extern "C" cudaError_t
+gt_oz_products_rows (const gt_oz_work *w, size_t r0, size_t r1,
+                     cudaStream_t s)
+{
+  if (r0 == r1 && r1 <= w->m)   /* an empty last block */
+    return cudaSuccess;
+  oz_gemm_out o;
+  if (!products_out (&o, w, r0, r1))
+    return cudaErrorInvalidValue;
+  o.r = w->c_planes;
+  o.ldr = w->ldr;
+  o.plane = w->ldr * w->n;
+  o.m = w->m;  o.n = w->n;  o.mp = w->mp;  o.np = w->np;
+  o.k_tiles = (int) (w->kp / GT_OZ_TILE_K);
+  o.next = w->next_tile;
+  return oz_gemm_launch (w->a_planes, w->mp, w->b_planes, w->np, w->kp,
+                         w->moduli, &o, s);
+}
+
 extern "C" cudaError_t
 gt_oz_products_part (const gt_oz_work *w, size_t k0, size_t k1,
                      int accumulate, cudaStream_t s)
@@ -1471,7 +1535,8 @@ gt_oz_products_part (const gt_oz_work *w, size_t k0, size_t k1,
   const size_t end = k1 == w->k ? w->kp : k1;
   if (k0 % GT_OZ_TILE_K || end % GT_OZ_TILE_K || k0 >= end || end > w->kp)
     return cudaErrorInvalidValue;
-  oz_gemm_out o = {};
+  oz_gemm_out o;
+  products_out (&o, w, 0, w->m);
   o.r = w->c_planes;
   o.ldr = w->ldr;
   o.plane = w->ldr * w->n;

@@ -428,12 +428,34 @@ scan_all (const gt_gemm_args *g, k11_product *o, int count, cudaStream_t s)
   return err;
 }
 
+/* The products and combine of w by C's blocks of rows, each block's done
+   after it (gt_rows_out).  */
+static cudaError_t
+by_rows (const gt_oz_work *w, const gt_gemm_args *a, gt_rows_out *rows,
+         cudaStream_t s)
+{
+  cudaError_t err = cudaSuccess;
+  while (err == cudaSuccess && rows->called < rows->blocks)
+    {
+      size_t r0, r1;
+      gt_rows_block (a->m, rows->blocks, rows->called, &r0, &r1);
+      err = gt_oz_products_rows (w, r0, r1, s);
+      if (err == cudaSuccess)
+        err = gt_oz_combine_rows (w, (float *) a->C, a->ldc, r0, r1, s);
+      if (err == cudaSuccess)
+        err = gt_rows_out_next (rows, s);
+    }
+  return err;
+}
+
 /* Product i, whose scan chose moduli, queued: its slices (queued already
    where i is 0), products and combine (with a piece's sums: sums_in,
-   sums_out, as gt_oz_combine_sums); counted once queued.  */
+   sums_out, as gt_oz_combine_sums; or by C's blocks of rows: rows);
+   counted once queued.  */
 static cudaError_t
 finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
-                 const double *sums_in, double *sums_out, cudaStream_t s)
+                 const double *sums_in, double *sums_out, gt_rows_out *rows,
+                 cudaStream_t s)
 {
   cudaError_t err = cudaSuccess;
   if (i > 0)
@@ -441,9 +463,11 @@ finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
                               (const float *) a->B, a->ldb, o->a_have,
                               o->a_guessed, s);
   o->w.moduli = o->moduli;   /* the planes stay where the slices put them */
-  if (err == cudaSuccess)
+  if (err == cudaSuccess && rows)
+    err = by_rows (&o->w, a, rows, s);
+  else if (err == cudaSuccess)
     err = gt_oz_products (&o->w, s);
-  if (err == cudaSuccess)
+  if (err == cudaSuccess && !rows)
     err = gt_oz_combine_sums (&o->w, sums_in, sums_out, (float *) a->C,
                               a->ldc, s);
   if (err != cudaSuccess)
@@ -494,9 +518,15 @@ gt_k11_launch_many (const gt_gemm_args *g, int count, cudaStream_t s)
   for (int i = 0; i < count; i++)
     launch_layout (&o[i].w, &g[i]);
   cudaError_t err = scan_all (g, o, count, s);
+  /* by blocks of rows only where none declined: kernel 9 then runs last,
+     and blocks done before it would not be done */
+  int declines = 0;
+  for (int i = 0; i < count; i++)
+    declines += !o[i].moduli;
   for (int i = 0; i < count && err == cudaSuccess; i++)
     if (o[i].moduli)
-      err = finish_emulated (&g[i], &o[i], i, NULL, NULL, s);
+      err = finish_emulated (&g[i], &o[i], i, NULL, NULL,
+                             declines ? NULL : g[i].rows_out, s);
   if (err != cudaSuccess)   /* records of slices perhaps never queued */
     gt_k11_drop_kept ();
   for (int i = 0; i < count && err == cudaSuccess; i++)
@@ -699,7 +729,7 @@ gt_k11_piece_sums (int first, int last, const gt_gemm_args *a, double *sums,
   cudaError_t err = scan_all (&g, &o, 1, s);
   note_piece (err == cudaSuccess ? o.ratio : 0, a->k, which);
   if (err == cudaSuccess && o.moduli)
-    err = finish_emulated (&g, &o, 0, in, out, s);
+    err = finish_emulated (&g, &o, 0, in, out, NULL, s);
   gt_k11_drop_kept ();
   if (err == cudaSuccess && !o.moduli)
     {

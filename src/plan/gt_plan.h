@@ -99,6 +99,40 @@ typedef struct
    (k4_config, k8_mode, min_blocks) at GT_CHOOSE.  */
 gt_plan gt_plan_make (gt_type type, int kernel);
 
+/* C's rows out block by block as a run writes them (gt_gemm_args.rows_out):
+   kernel 11 alone (real singles, and Gauss's three's last product and
+   join) writes blocks of rows in turn, so that the copy of the first
+   ones out runs beside the products of the last; done is called on the
+   run's stream once block b of C is written, for every block in order,
+   whatever path the run took (all at its end where it took no blocks).
+   Block b's rows: gt_rows_block.  */
+#define GT_ROWS_OUT_MAX 8
+typedef struct
+{
+  int blocks;          /* 2 to GT_ROWS_OUT_MAX */
+  cudaError_t (*done) (void *arg, int b, cudaStream_t s);
+  void *arg;
+  int called;          /* blocks done so far (the run counts them) */
+} gt_rows_out;
+
+/* The blocks of rows a panel of C (m x w, plan p) goes out by: Gauss's
+   three on kernel 11 alone, where the panel is 48 MiB or more (the
+   copy out that the blocks overlap with the third product's last
+   blocks is then the longer; bench/RESULTS.md, "The last panel's C out
+   by blocks of rows"), else 0 (whole).  */
+#define GT_ROWS_OUT_BLOCKS 4
+#define GT_ROWS_OUT_MIN_ROWS 1024
+#define GT_ROWS_OUT_MIN_BYTES (48.0 * 1048576)
+int gt_plan_rows_out (const gt_plan *p, size_t m, size_t w);
+
+/* Rows [*r0, *r1) of block b of `blocks` of m rows: whole tiles of
+   kernel 11's products (256 rows) but the last, which may be empty.  */
+void gt_rows_block (size_t m, int blocks, int b, size_t *r0, size_t *r1);
+/* The next block's done (o->called of them so far), or every block's
+   not yet done.  */
+cudaError_t gt_rows_out_next (gt_rows_out *o, cudaStream_t s);
+cudaError_t gt_rows_out_rest (gt_rows_out *o, cudaStream_t s);
+
 /* The operands of one product (device pointers).  */
 typedef struct
 {
@@ -143,6 +177,8 @@ typedef struct
      gt_plan_prepare_a_piece): A points at the piece's first column, k0
      of them before it, a_planes_k in all; 0: planes of this k alone.  */
   size_t a_planes_k, a_planes_k0;
+  /* NULL, or C's rows out block by block (gt_rows_out).  */
+  gt_rows_out *rows_out;
 } gt_gemm_args;
 #define GT_A_SLOTS 3
 

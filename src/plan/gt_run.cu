@@ -21,6 +21,7 @@ block_of (const gt_gemm_args *a, gt_type type, size_t r0, size_t c0,
   b.C = (char *) a->C + (r0 + c0 * a->ldc) * es;
   b.m = m;
   b.n = n;
+  b.rows_out = NULL;   /* the blocks of rows are the whole run's */
   return b;
 }
 
@@ -149,6 +150,33 @@ three_operands (const gt_gemm_args *a, size_t es, const three_parts *t,
     }
 }
 
+/* The join of Gauss's three by blocks of rows, each block's after the
+   last product's block (gt_gemm_args.rows_out of that product), then the
+   caller's block done.  */
+typedef struct
+{
+  gt_rows_out out;     /* the last product's */
+  gt_rows_out *outer;  /* the caller's */
+  gt_type r;
+  const three_parts *t;
+  const gt_gemm_args *a;
+} three_rows;
+
+static cudaError_t
+three_join_rows (void *arg, int b, cudaStream_t s)
+{
+  const three_rows *x = (const three_rows *) arg;
+  const gt_gemm_args *a = x->a;
+  const size_t es = gt_type_size (x->r);
+  size_t r0, r1;
+  gt_rows_block (a->m, x->out.blocks, b, &r0, &r1);
+  cudaError_t err = gt_planes_join3 (
+    x->r, x->t->pp + r0 * es, x->t->ldp, (const char *) a->A + r0 * es,
+    a->lda, x->t->bp, x->t->ldb, a->k, (char *) a->C + 2 * r0 * es, a->ldc,
+    r1 - r0, a->n, NULL, s);
+  return err == cudaSuccess ? gt_rows_out_next (x->outer, s) : err;
+}
+
 /* Gauss's three products (p->three): B's planes [Br Bi Br+Bi], the
    products of A's three planes by them into [T1 T2 T3], joined into C.
    The real plan is the same for all three; they run in turn on s and
@@ -191,11 +219,19 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   g[0].idle_arg = a->idle_arg;
   /* kernel 11's three wait once for their scans, not once each */
   const int together = k11_alone (&rp);
+  three_rows rows = { { 0, three_join_rows, NULL, 0 }, a->rows_out, r, &t,
+                      a };
+  rows.out.arg = &rows;
+  if (together && a->rows_out && a->rows_out->called == 0)
+    {
+      rows.out.blocks = a->rows_out->blocks;
+      g[2].rows_out = &rows.out;
+    }
   if (together)
     err = gt_k11_launch_many (g, 3, s);
   for (int j = 0; j < 3 && err == cudaSuccess && !together; j++)
     err = gt_gemm_run (&rp, &g[j], s);
-  if (err == cudaSuccess)
+  if (err == cudaSuccess && rows.out.called == 0)
     err = gt_planes_join3 (r, t.pp, t.ldp, a->A, a->lda, t.bp, t.ldb, a->k,
                            a->C, a->ldc, a->m, a->n, NULL, s);
   return err;
@@ -330,8 +366,8 @@ run_planes (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   return err;
 }
 
-extern "C" cudaError_t
-gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+static cudaError_t
+run_any (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
 {
   if ((unsigned) p->type >= GT_TYPE_COUNT)
     return cudaErrorInvalidValue;
@@ -343,6 +379,54 @@ gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   if (p->edge_rows || p->edge_cols)
     return run_with_strips (r, p, a, s);
   return r->launch (p, a, s);
+}
+
+/* Every path of a run ends with all of C's blocks of rows done
+   (gt_rows_out): those that took no blocks, at their end.  */
+extern "C" cudaError_t
+gt_gemm_run (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
+{
+  cudaError_t err = run_any (p, a, s);
+  if (err == cudaSuccess && a->rows_out)
+    err = gt_rows_out_rest (a->rows_out, s);
+  return err;
+}
+
+extern "C" int
+gt_plan_rows_out (const gt_plan *p, size_t m, size_t w)
+{
+  const double bytes = (double) m * w * gt_type_size (p->type);
+  return k11_alone (p) && p->three && m >= GT_ROWS_OUT_MIN_ROWS
+         && bytes >= GT_ROWS_OUT_MIN_BYTES ? GT_ROWS_OUT_BLOCKS : 0;
+}
+
+extern "C" void
+gt_rows_block (size_t m, int blocks, int b, size_t *r0, size_t *r1)
+{
+  const size_t tile = GT_OZ_TILE_M;
+  const size_t per = (m + blocks - 1) / blocks;
+  const size_t rows = (per + tile - 1) / tile * tile;
+  *r0 = (size_t) b * rows < m ? (size_t) b * rows : m;
+  *r1 = b + 1 < blocks && *r0 + rows < m ? *r0 + rows : m;
+}
+
+extern "C" cudaError_t
+gt_rows_out_next (gt_rows_out *o, cudaStream_t s)
+{
+  if (o->called >= o->blocks)
+    return cudaErrorInvalidValue;
+  const cudaError_t err = o->done (o->arg, o->called, s);
+  o->called++;
+  return err;
+}
+
+extern "C" cudaError_t
+gt_rows_out_rest (gt_rows_out *o, cudaStream_t s)
+{
+  cudaError_t err = cudaSuccess;
+  while (err == cudaSuccess && o->called < o->blocks)
+    err = gt_rows_out_next (o, s);
+  return err;
 }
 
 /* Gauss's three products on kernel 9, whose pieces run plain kernel 9
