@@ -66,8 +66,8 @@
 ## products whose last column panel of C went out in blocks of rows, each
 ## block as soon as the INT8 tensor cores' products had written it, so
 ## that its copy out ran beside the rest of the panel (complex singles on
-## the INT8 tensor cores whose last panel holds 48 MiB or more; a product
-## run again after an Inf or NaN counts twice; see
+## the INT8 tensor cores whose last panel holds 48 MiB or more, not where
+## their operands hold Inf or NaN; see
 ## @file{doc/gpu_tiled.md}), since the device was set up.
 ## @item driver_version
 ## @itemx runtime_version

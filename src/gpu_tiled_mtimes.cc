@@ -2072,11 +2072,12 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! end_unwind_protect
 %!testif ; emu
 %! ## The last panel of C of Gauss's three on kernel 11, 48 MiB or more
-%! ## (here 8192 x 1024 complex singles), goes out by blocks of rows as the
-%! ## third product and the join write them: four blocks of 2048 rows.
-%! ## C poisoned (an element left unwritten shows), against double on
-%! ## rows at each block's edges.  Then an Inf in A: the three take the
-%! ## four products in one, whose blocks are all done at its end; the Inf
+%! ## (here 8192 or 7001 rows of 1024 complex singles), goes out by blocks
+%! ## of rows as the third product and the join write them: four blocks of
+%! ## 2048 rows; of 1792, the last of 1625 (its tiles past m, its last
+%! ## combine of one row).  C poisoned (an element left unwritten shows),
+%! ## against double on rows at each block's edges.  Then an Inf in A: the
+%! ## scans decline, and the blocks are all done at the run's end; the Inf
 %! ## placed as * places it.
 %! devs = gpu_tiled_devices ();
 %! setenv ("GPU_TILED_EMULATE", "always");
@@ -2084,21 +2085,24 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! unwind_protect
 %!   gpu_tiled_devices (devs(1));
 %!   gpu_tiled_reset ();
-%!   m = 8192;  k = 2048;  n = 8192;
-%!   edges = [1, 2048, 2049, 4096, 4097, 6144, 6145, 8192];
-%!   what = sprintf ("complex single %dx%dx%d", m, k, n);
-%!   A = make_operand ("csingle", m, k);  B = make_operand ("csingle", k, n);
-%!   n0 = last_rows ();
-%!   C = gpu_tiled_mtimes (A, B);
-%!   got = last_rows () - n0;
-%!   assert (got == 1, "%s: %d products' last panel by rows", what, got);
-%!   assert (! any (isnan (C(:))), "%s: unwritten elements", what);
-%!   check_parts (A, B, C, [edges, randi(m, 1, 4)], what);
-%!   A(5000, 7) = Inf;
-%!   C = gpu_tiled_mtimes (A, B);
-%!   assert (! any (isnan (C([1:4999, 5001:end], :)(:))),
-%!           "%s: unwritten elements", what);
-%!   check_parts (A, B, C, [5000, edges], [what ": Inf"]);
+%!   k = 2048;  n = 8192;
+%!   for m = [8192, 7001]
+%!     h = ceil (ceil (m / 4) / 256) * 256;
+%!     edges = unique ([1, h, h + 1, 2 * h, 2 * h + 1, 3 * h, 3 * h + 1, m]);
+%!     what = sprintf ("complex single %dx%dx%d", m, k, n);
+%!     A = make_operand ("csingle", m, k);  B = make_operand ("csingle", k, n);
+%!     n0 = last_rows ();
+%!     C = gpu_tiled_mtimes (A, B);
+%!     got = last_rows () - n0;
+%!     assert (got == 1, "%s: %d products' last panel by rows", what, got);
+%!     assert (! any (isnan (C(:))), "%s: unwritten elements", what);
+%!     check_parts (A, B, C, [edges, randi(m, 1, 4)], what);
+%!     A(5000, 7) = Inf;
+%!     C = gpu_tiled_mtimes (A, B);
+%!     assert (! any (isnan (C([1:4999, 5001:end], :)(:))),
+%!             "%s: unwritten elements", what);
+%!     check_parts (A, B, C, [5000, edges], [what ": Inf"]);
+%!   endfor
 %! unwind_protect_cleanup
 %!   restore_defaults ("GPU_TILED_EMULATE");
 %! end_unwind_protect

@@ -320,7 +320,7 @@ gt_other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
   size_t out = 0;               /* the first panel not yet sent out */
   const size_t last = c->panels - 1;
   const int blocks = c->panels ? rows_out_blocks (c, last) : 0;
-  gt_rows_out rows = { blocks, row_block_written, ctx, 0 };
+  gt_rows_out rows = { blocks, row_block_written, ctx, 0, 0 };
   for (size_t p = p_first; st == GT_OK && p < c->panels; p++)
     {
       next_upload next = { ctx, c, sg, p + 1, interrupted, 0, GT_OK, 0, 0 };
@@ -349,7 +349,7 @@ gt_other_panels (gt_context *ctx, const gt_call *c, gt_stager *sg,
     if (out == last && blocks && rows.called == blocks)
       {
         st = download_rows (ctx, c, sg, out, blocks);
-        ctx->last_rows_products++;
+        ctx->last_rows_products += st == GT_OK && rows.by_rows;
       }
     else
       st = download_panel (ctx, c, sg, out);

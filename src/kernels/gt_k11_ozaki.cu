@@ -1052,7 +1052,8 @@ typedef struct
   int k_tile0;         /* the first tile of k read (a part of k) */
   int k_tiles;
   int i_tile0;         /* the first tile of rows (a block of C's rows) */
-  int i_tiles;         /* tiles of rows from it: 0, all mp / GT_OZ_TILE_M */
+  int i_tiles;         /* tiles of rows from it (0 with i_tile0 0: all,
+                          mp / GT_OZ_TILE_M) */
   int accumulate;      /* residues added mod p to those in r */
   int tiles;           /* of all planes together */
   unsigned *next;      /* the tile counter, zero at launch and after */
@@ -1513,7 +1514,7 @@ extern "C" cudaError_t
 gt_oz_products_rows (const gt_oz_work *w, size_t r0, size_t r1,
                      cudaStream_t s)
 {
-  if (r0 == r1 && r1 <= w->m)   /* an empty last block */
+  if (r0 == r1 && r1 <= w->m)   /* an empty block (the last ones may be) */
     return cudaSuccess;
   oz_gemm_out o;
   if (!products_out (&o, w, r0, r1))

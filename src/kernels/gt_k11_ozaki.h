@@ -155,9 +155,9 @@ cudaError_t gt_oz_products_part (const gt_oz_work *w, size_t k0, size_t k1,
 cudaError_t gt_oz_combine (const gt_oz_work *w, float *C, size_t ldc,
                            cudaStream_t s);
 /* The products and the combine of C's rows [r0, r1) alone (r0 a multiple
-   of GT_OZ_TILE_M; r1 too, or m): C's rows out block by block as they
-   are done (gt_gemm_args.rows_out).  Each block's residues and values
-   are the whole product's, bit for bit.  */
+   of GT_OZ_TILE_M; r1 too, or m; an empty block does nothing): C's rows
+   out block by block as they are done (gt_gemm_args.rows_out).  Each
+   block's residues and values are the whole product's, bit for bit.  */
 cudaError_t gt_oz_products_rows (const gt_oz_work *w, size_t r0, size_t r1,
                                  cudaStream_t s);
 cudaError_t gt_oz_combine_rows (const gt_oz_work *w, float *C, size_t ldc,

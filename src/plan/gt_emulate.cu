@@ -435,6 +435,7 @@ by_rows (const gt_oz_work *w, const gt_gemm_args *a, gt_rows_out *rows,
          cudaStream_t s)
 {
   cudaError_t err = cudaSuccess;
+  rows->by_rows = 1;
   while (err == cudaSuccess && rows->called < rows->blocks)
     {
       size_t r0, r1;

@@ -100,11 +100,13 @@ typedef struct
 gt_plan gt_plan_make (gt_type type, int kernel);
 
 /* C's rows out block by block as a run writes them (gt_gemm_args.rows_out):
-   kernel 11 alone (real singles, and Gauss's three's last product and
-   join) writes blocks of rows in turn, so that the copy of the first
-   ones out runs beside the products of the last; done is called on the
-   run's stream once block b of C is written, for every block in order,
-   whatever path the run took (all at its end where it took no blocks).
+   kernel 11 alone can write blocks of rows in turn (a real single's
+   products and combine; Gauss's three's last product and the join), so
+   that the copy of the first ones out runs beside the products of the
+   last (gt_plan_rows_out says where that is taken); done is called on
+   the run's stream once block b of C is written, for every block in
+   order, whatever path the run took (all at its end where it took no
+   blocks: a scan that declined, the four products in one, strips).
    Block b's rows: gt_rows_block.  */
 #define GT_ROWS_OUT_MAX 8
 typedef struct
@@ -113,6 +115,7 @@ typedef struct
   cudaError_t (*done) (void *arg, int b, cudaStream_t s);
   void *arg;
   int called;          /* blocks done so far (the run counts them) */
+  int by_rows;         /* set where the run wrote C block by block */
 } gt_rows_out;
 
 /* The blocks of rows a panel of C (m x w, plan p) goes out by: Gauss's

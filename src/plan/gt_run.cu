@@ -174,6 +174,7 @@ three_join_rows (void *arg, int b, cudaStream_t s)
     x->r, x->t->pp + r0 * es, x->t->ldp, (const char *) a->A + r0 * es,
     a->lda, x->t->bp, x->t->ldb, a->k, (char *) a->C + 2 * r0 * es, a->ldc,
     r1 - r0, a->n, NULL, s);
+  x->outer->by_rows = x->out.by_rows;
   return err == cudaSuccess ? gt_rows_out_next (x->outer, s) : err;
 }
 
@@ -219,8 +220,8 @@ run_three (const gt_plan *p, const gt_gemm_args *a, cudaStream_t s)
   g[0].idle_arg = a->idle_arg;
   /* kernel 11's three wait once for their scans, not once each */
   const int together = k11_alone (&rp);
-  three_rows rows = { { 0, three_join_rows, NULL, 0 }, a->rows_out, r, &t,
-                      a };
+  three_rows rows = { { 0, three_join_rows, NULL, 0, 0 }, a->rows_out, r,
+                      &t, a };
   rows.out.arg = &rows;
   if (together && a->rows_out && a->rows_out->called == 0)
     {
