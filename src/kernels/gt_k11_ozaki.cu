@@ -1496,18 +1496,31 @@ gt_oz_products (const gt_oz_work *w, cudaStream_t s)
   return gt_oz_products_part (w, 0, w->k, 0, s);
 }
 
-/* The products' output: C's residue planes of w, rows [r0, r1) (r0 a
-   multiple of GT_OZ_TILE_M; r1 too, or m).  */
-static int
-products_out (oz_gemm_out *o, const gt_oz_work *w, size_t r0, size_t r1)
+/* The products of C's rows [r0, r1) (r0 a multiple of GT_OZ_TILE_M; r1
+   too, or m) over k's padded columns [k0, kend) (multiples of
+   GT_OZ_TILE_K), into w's residue planes (accumulate: added mod p).  */
+static cudaError_t
+products_launch (const gt_oz_work *w, size_t r0, size_t r1, size_t k0,
+                 size_t kend, int accumulate, cudaStream_t s)
 {
-  const size_t end = r1 == w->m ? w->mp : r1;
-  if (r0 % GT_OZ_TILE_M || end % GT_OZ_TILE_M || r0 > end || end > w->mp)
-    return 0;
-  *o = {};
-  o->i_tile0 = (int) (r0 / GT_OZ_TILE_M);
-  o->i_tiles = (int) ((end - r0) / GT_OZ_TILE_M);
-  return 1;
+  const size_t rend = r1 == w->m ? w->mp : r1;
+  if (r0 % GT_OZ_TILE_M || rend % GT_OZ_TILE_M || r0 > rend || rend > w->mp
+      || k0 % GT_OZ_TILE_K || kend % GT_OZ_TILE_K || k0 >= kend
+      || kend > w->kp)
+    return cudaErrorInvalidValue;
+  oz_gemm_out o = {};
+  o.r = w->c_planes;
+  o.ldr = w->ldr;
+  o.plane = w->ldr * w->n;
+  o.m = w->m;  o.n = w->n;  o.mp = w->mp;  o.np = w->np;
+  o.i_tile0 = (int) (r0 / GT_OZ_TILE_M);
+  o.i_tiles = (int) ((rend - r0) / GT_OZ_TILE_M);
+  o.k_tile0 = (int) (k0 / GT_OZ_TILE_K);
+  o.k_tiles = (int) ((kend - k0) / GT_OZ_TILE_K);
+  o.accumulate = accumulate;
+  o.next = w->next_tile;
+  return oz_gemm_launch (w->a_planes, w->mp, w->b_planes, w->np, w->kp,
+                         w->moduli, &o, s);
 }
 
 extern "C" cudaError_t
@@ -1516,38 +1529,15 @@ gt_oz_products_rows (const gt_oz_work *w, size_t r0, size_t r1,
 {
   if (r0 == r1 && r1 <= w->m)   /* an empty block (the last ones may be) */
     return cudaSuccess;
-  oz_gemm_out o;
-  if (!products_out (&o, w, r0, r1))
-    return cudaErrorInvalidValue;
-  o.r = w->c_planes;
-  o.ldr = w->ldr;
-  o.plane = w->ldr * w->n;
-  o.m = w->m;  o.n = w->n;  o.mp = w->mp;  o.np = w->np;
-  o.k_tiles = (int) (w->kp / GT_OZ_TILE_K);
-  o.next = w->next_tile;
-  return oz_gemm_launch (w->a_planes, w->mp, w->b_planes, w->np, w->kp,
-                         w->moduli, &o, s);
+  return products_launch (w, r0, r1, 0, w->kp, 0, s);
 }
 
 extern "C" cudaError_t
 gt_oz_products_part (const gt_oz_work *w, size_t k0, size_t k1,
                      int accumulate, cudaStream_t s)
 {
-  const size_t end = k1 == w->k ? w->kp : k1;
-  if (k0 % GT_OZ_TILE_K || end % GT_OZ_TILE_K || k0 >= end || end > w->kp)
-    return cudaErrorInvalidValue;
-  oz_gemm_out o;
-  products_out (&o, w, 0, w->m);
-  o.r = w->c_planes;
-  o.ldr = w->ldr;
-  o.plane = w->ldr * w->n;
-  o.m = w->m;  o.n = w->n;  o.mp = w->mp;  o.np = w->np;
-  o.k_tile0 = (int) (k0 / GT_OZ_TILE_K);
-  o.k_tiles = (int) ((end - k0) / GT_OZ_TILE_K);
-  o.accumulate = accumulate;
-  o.next = w->next_tile;
-  return oz_gemm_launch (w->a_planes, w->mp, w->b_planes, w->np, w->kp,
-                         w->moduli, &o, s);
+  return products_launch (w, 0, w->m, k0, k1 == w->k ? w->kp : k1,
+                          accumulate, s);
 }
 
 /* The benchmark's INT8 product has no scratch: its tile counter is this

@@ -467,10 +467,12 @@ finish_emulated (const gt_gemm_args *a, k11_product *o, int i,
   if (err == cudaSuccess && rows)
     err = by_rows (&o->w, a, rows, s);
   else if (err == cudaSuccess)
-    err = gt_oz_products (&o->w, s);
-  if (err == cudaSuccess && !rows)
-    err = gt_oz_combine_sums (&o->w, sums_in, sums_out, (float *) a->C,
-                              a->ldc, s);
+    {
+      err = gt_oz_products (&o->w, s);
+      if (err == cudaSuccess)
+        err = gt_oz_combine_sums (&o->w, sums_in, sums_out, (float *) a->C,
+                                  a->ldc, s);
+    }
   if (err != cudaSuccess)
     return err;
   __atomic_fetch_add (&emulated, 1, __ATOMIC_RELAXED);
