@@ -1218,14 +1218,14 @@ test_probe_parts (void)
   gt_probe_read_part (m1, b, part / 2, ev);
   gt_probe_read_part (m1, b + part / 2, part / 2, ev);
   events_pending = 1;
-  size_t said = gt_probe_parts_now (NULL, 1);
+  size_t said = gt_probe_parts_now (NULL, 1, NULL);
   check (probe_rows == 0 && said == 0,
          "the last launch, uploads under way: no probe");
   events_pending = 0;
   event_pending = (cudaEvent_t) 2;
   gt_probe_read_part (m1, b + part, part / 2, (cudaEvent_t) 2);
   probe_starts = 0;
-  said = gt_probe_parts_now (NULL, 1);
+  said = gt_probe_parts_now (NULL, 1, NULL);
   event_pending = NULL;
   check (probe_rows == part / step && probe_starts == 1 && said == part,
          "their uploads ended: both parts, as one, not the third, whose "
@@ -1247,7 +1247,7 @@ test_probe_parts (void)
       gt_probe_read_done (&m1, -1, ev);
       probe_starts = 0;
       probe_rows = 0;
-      gt_probe_parts_now (NULL, 1);
+      gt_probe_parts_now (NULL, 1, NULL);
       check (probe_starts == 1 && probe_rows == part / step,
              run ? "a later run's parts at the same bytes: one probe"
                  : "a run's parts: one probe");
@@ -1321,6 +1321,76 @@ test_probe_parts (void)
   munmap (m, 128 * MIB);
 }
 
+/* Another band's last launch probing its part of B, slowly.  */
+static void *
+band_probes_part (void *arg)
+{
+  const char *part = arg;
+  int m = gt_probe_reads_begin ();
+  gt_probe_read_part (m, part, 16 * MIB, (cudaEvent_t) 1);
+  gt_probe_read_done (&m, -1, (cudaEvent_t) 1);
+  gt_probe_parts_now (NULL, 1, NULL);
+  return NULL;
+}
+
+/* A band whose last launch finds another band's probe under way: while
+   the GPU's work ahead of the launch goes on (busy not happened) it
+   waits for that probe, then probes its own part; where that work has
+   ended, or no busy is given, it probes nothing there (its end will).  */
+static void
+test_probe_parts_wait (void)
+{
+  options ("268435456", NULL, NULL);
+  char *m = pages (128 * MIB);
+  char *a = m, *b = m + 64 * MIB;
+  const size_t bytes = 40 * MIB, part = 16 * MIB, step = GT_LOCKED_STEP;
+  const cudaEvent_t ev = (cudaEvent_t) 1, busy = (cudaEvent_t) 5;
+  operand_call (a, bytes, NULL, 1);
+  operand_call (b, bytes, NULL, 1);
+  for (int way = 0; way < 3; way++)
+    {
+      lock_both (a, b, bytes);
+      gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
+      gt_probe_expect (2, 1);
+      int m1 = gt_probe_reads_begin ();
+      gt_probe_read_part (m1, b, part, ev);
+      gt_probe_read_done (&m1, -1, ev);
+      probe_copies = probe_rows = 0;
+      syncs_done = 0;
+      copy_delay_us = 50000;
+      pthread_t t;
+      const int threaded = pthread_create (&t, NULL, band_probes_part,
+                                           b + part) == 0;
+      for (int i = 0; threaded && i < 2000
+                      && !__atomic_load_n (&probe_copies, __ATOMIC_SEQ_CST);
+           i++)
+        usleep (1000);
+      event_pending = way == 0 ? busy : NULL;
+      const size_t said = gt_probe_parts_now (NULL, 1, way < 2 ? busy
+                                                               : NULL);
+      const int syncs_then = __atomic_load_n (&syncs_done, __ATOMIC_SEQ_CST);
+      event_pending = NULL;
+      if (threaded)
+        pthread_join (t, NULL);
+      copy_delay_us = 0;
+      if (way == 0)
+        check (threaded && said == part && syncs_then >= 2
+               && probe_rows == 2 * part / step,
+               "the GPU still busy: waits for the other band's probe, then "
+               "probes its part");
+      else
+        check (threaded && said == 0 && syncs_then < 2
+               && probe_rows == part / step,
+               way == 1 ? "the GPU's work ahead done: no wait, no probe"
+                        : "no busy given: no wait, no probe");
+      gt_probe_now (1, NULL, 1);
+      check (gt_probe_end (1, NULL, 1) && probe_rows == 2 * bytes / step,
+             "then A and the rest of B at the end, each word once");
+    }
+  gt_locked_forget ();
+  munmap (m, 128 * MIB);
+}
+
 int
 main (void)
 {
@@ -1348,5 +1418,6 @@ main (void)
   test_operand_replace ();
   test_probe_later ();
   test_probe_parts ();
+  test_probe_parts_wait ();
   return checks_done ();
 }

@@ -82,10 +82,12 @@ void gt_probe_read_part (int mask, const void *p, size_t bytes,
                          cudaEvent_t after);
 void gt_probe_read_done (int *mask, int operand, cudaEvent_t after);
 size_t gt_probe_now (int wait, gt_workers *w, int threads);
-/* This run's parts of B whose uploads have ended probed now, where no
-   other probe runs (not waiting): for its last launch's wait; the bytes
-   probed.  */
-size_t gt_probe_parts_now (gt_workers *w, int threads);
+/* This run's parts of B whose uploads have ended probed now, for its
+   last launch's wait; the bytes probed.  Where another run's probe is
+   under way it waits for that one while `busy` (an event: the GPU's work
+   ahead of the launch) has not happened, else probes nothing; busy NULL:
+   does not wait.  */
+size_t gt_probe_parts_now (gt_workers *w, int threads, cudaEvent_t busy);
 int gt_probe_end (int ok, gt_workers *w, int threads);
 /* The seconds the calling thread spent probing at a run's end, or
    waiting for another run's probe (gt_probe_reads_begin, the probe's

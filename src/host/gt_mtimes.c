@@ -2,10 +2,13 @@
    need no device, then the product on one device or over several
    (gt_product.h names the drivers below it).  */
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "gt_heap.h"
 #include "gt_lock_choice.h"
 #include "gt_locked.h"
+#include "gt_options.h"   /* gt_trace_level */
 #include "gt_plan.h"
 #include "gt_product.h"
 #include "gt_stage.h"   /* gt_now */
@@ -193,14 +196,25 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
      product runs again with that operand staged.  */
   gt_probe_begin (A.data, a_bytes, a_locked, B.data, b_bytes, b_locked,
                   dev0, (double) m * n * k <= GT_PROBE_SHORT_KERNELS);
+  const double t1 = gt_now ();
   st = run_product (&p, device, interrupted);
+  const double t2 = gt_now ();
   if (!probe_clean (&p, st == GT_OK, dev0, a_bytes, b_bytes, bytes)
       && st == GT_OK)
     st = run_product (&p, device, interrupted);
   if (locked || a_locked || b_locked)
     gt_locked_settle (locked ? C : NULL, bytes, st == GT_OK);
+  const double t3 = gt_now ();
   if (timed)
-    gt_lock_choice_end (gt_now () - t0, a_locked || b_locked,
-                        gt_locked_fresh (), st == GT_OK);
+    gt_lock_choice_end (t3 - t0, a_locked || b_locked, gt_locked_fresh (),
+                        st == GT_OK);
+  /* the clock's times as the bands' lines give them (ms, modulo 1000 s) */
+  if (gt_trace_level () == 2)
+    fprintf (stderr, "gpu_tiled: the call's host side %.3f ms (%.3f-%.3f): "
+             "%.3f before the product (locks, the result's residence), the "
+             "product %.3f, %.3f after it (the probe's end, locks "
+             "settled)\n", 1e3 * (gt_now () - t0), 1e3 * fmod (t0, 1000.0),
+             1e3 * fmod (gt_now (), 1000.0), 1e3 * (t1 - t0),
+             1e3 * (t2 - t1), 1e3 * (t3 - t2));
   return st;
 }

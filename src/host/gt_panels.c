@@ -159,6 +159,20 @@ upload_next (void *arg)
     u->st = gt_upload_panel (u->ctx, u->c, u->sg, u->p, u->interrupted);
 }
 
+/* The work ahead of the last launch on the GPU, for its probe of B's
+   parts to wait by (gt_probe_parts_now), or NULL.  Where C goes out
+   staged, a band whose last launch found another band probing probed at
+   its end, with the host's copies of its last panel still to do, and
+   held them back past its last kernel (bench/RESULTS.md, "A band's
+   probe in its last launch after the other's").  Where C goes out
+   straight its copies are queued before that probe and run beside it,
+   and a wait in the launch could only hold its products back.  */
+static cudaEvent_t
+last_launch_busy (const next_upload *u)
+{
+  return !u->c->straight && u->p >= 2 ? u->ctx->panel_out[u->p - 2] : NULL;
+}
+
 /* The next panel in, then an operand whose uploads have ended probed
    (gt_probe_now), while the GPU scans; in the last launch, this run's
    parts of B first.  */
@@ -173,7 +187,8 @@ upload_and_probe (void *arg)
   size_t bytes = 0;
   /* the last launch: no upload left for B's probe to slow */
   if (u->p >= u->c->panels)
-    bytes = gt_probe_parts_now (u->ctx->workers, u->sg->threads);
+    bytes = gt_probe_parts_now (u->ctx->workers, u->sg->threads,
+                                last_launch_busy (u));
   bytes += gt_probe_now (0, u->ctx->workers, u->sg->threads);
   gt_mark_end_host (u->sg, mk, bytes);
 }

@@ -43,7 +43,10 @@
    waits for the GPU (kernel 11's scan), its parts whose uploads have
    ended are probed there (gt_probe_parts_now): no upload is left to
    slow, and the probe at its end, which ran past the GPU's last copy
-   out, shrinks to the last panel.  Not inside the launches before it:
+   out, shrinks to the last panel; where another band's probe is under
+   way there, it waits for that one while the GPU's work ahead of the
+   launch lasts, where its caller asks (C staged: gt_panels.c), rather
+   than leave its parts to its end.  Not inside the launches before it:
    there the parts' probes ran beside the next panels' uploads and
    slowed them (a split single 8192^3 1.04-1.06 of the time;
    bench/RESULTS.md, "B probed by its bands").  A run probes only its own
@@ -483,10 +486,45 @@ probe_own_parts (int wait, gt_workers *w, int threads)
     }
 }
 
+/* Under g.mu: whether the event has not happened yet (an error counts
+   as happened: nothing to wait for).  */
+static int
+still_busy (cudaEvent_t ev)
+{
+  const cudaError_t e = cudaEventQuery (ev);
+  if (e != cudaSuccess)
+    cudaGetLastError ();
+  return e == cudaErrorNotReady;
+}
+
+/* Under g.mu: another run's probe waited for while the GPU is still busy
+   with the work ahead of this launch (polled: the probe's end wakes the
+   wait at once, the GPU's end within WAIT_STEP_NS).  */
+#define WAIT_STEP_NS 200000L
+
+static void
+turn_while_busy (cudaEvent_t busy)
+{
+  while (g.probing && still_busy (busy))
+    {
+      struct timespec t;
+      clock_gettime (CLOCK_REALTIME, &t);
+      t.tv_nsec += WAIT_STEP_NS;
+      if (t.tv_nsec >= 1000000000L)
+        {
+          t.tv_sec++;
+          t.tv_nsec -= 1000000000L;
+        }
+      pthread_cond_timedwait (&g.cv, &g.mu, &t);
+    }
+}
+
 size_t
-gt_probe_parts_now (gt_workers *w, int threads)
+gt_probe_parts_now (gt_workers *w, int threads, cudaEvent_t busy)
 {
   pthread_mutex_lock (&g.mu);
+  if (busy)
+    turn_while_busy (busy);
   const size_t bytes = probe_own_parts (0, w, threads);
   pthread_mutex_unlock (&g.mu);
   return bytes;
