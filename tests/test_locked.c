@@ -1179,16 +1179,26 @@ band_in_thread (const char *part, int end)
    what no part took (each word of A and B once in all); a page replaced
    in a part is found; no parts where runs share B's bytes or A meets B,
    and none of another run's.  */
-static void
-test_probe_parts (void)
+/* 128 MiB of pages, A at their start and B 64 MiB on, each of `bytes`
+   seen in a call before (so that the next call locks them).  */
+static char *
+parts_operands (char **a, char **b, size_t bytes)
 {
   options ("268435456", NULL, NULL);
   char *m = pages (128 * MIB);
-  char *a = m, *b = m + 64 * MIB;
+  *a = m;
+  *b = m + 64 * MIB;
+  operand_call (*a, bytes, NULL, 1);
+  operand_call (*b, bytes, NULL, 1);
+  return m;
+}
+
+static void
+test_probe_parts (void)
+{
   const size_t bytes = 40 * MIB, part = 16 * MIB, step = GT_LOCKED_STEP;
+  char *a, *b, *m = parts_operands (&a, &b, bytes);
   const cudaEvent_t ev = (cudaEvent_t) 1;
-  operand_call (a, bytes, NULL, 1);
-  operand_call (b, bytes, NULL, 1);
   lock_both (a, b, bytes);
   gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
   gt_probe_expect (2, 1);
@@ -1340,13 +1350,9 @@ band_probes_part (void *arg)
 static void
 test_probe_parts_wait (void)
 {
-  options ("268435456", NULL, NULL);
-  char *m = pages (128 * MIB);
-  char *a = m, *b = m + 64 * MIB;
   const size_t bytes = 40 * MIB, part = 16 * MIB, step = GT_LOCKED_STEP;
+  char *a, *b, *m = parts_operands (&a, &b, bytes);
   const cudaEvent_t ev = (cudaEvent_t) 1, busy = (cudaEvent_t) 5;
-  operand_call (a, bytes, NULL, 1);
-  operand_call (b, bytes, NULL, 1);
   for (int way = 0; way < 3; way++)
     {
       lock_both (a, b, bytes);
