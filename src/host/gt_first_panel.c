@@ -525,6 +525,26 @@ a_after_pieces (gt_context *ctx, const gt_call *c, gt_stager *sg)
   return err;
 }
 
+/* A complex A's planes for the piece of columns [k0, k1) (first: the
+   first piece run), queued on ctx->comp: in the layout of all of k,
+   which g then reads from k0 on (c->planes_by_pieces), or the piece's
+   own in A's planes' place; a real A: nothing to do.  */
+static cudaError_t
+piece_planes (gt_context *ctx, const gt_call *c, size_t k0, size_t k1,
+              int first, gt_gemm_args *g)
+{
+  if (c->planes_by_pieces)
+    {
+      g->a_planes_k = c->k;
+      g->a_planes_k0 = k0;
+      return planes_of_columns (ctx, c, k0, k1, first, &g->A);
+    }
+  if (c->planes_bytes)
+    return gt_plan_prepare_a (&c->plan_full, c->dA + k0 * c->lda * c->es_a,
+                              c->lda, c->dP, c->m, k1 - k0, ctx->comp);
+  return cudaSuccess;
+}
+
 /* Panel 0 piece by piece of k, as A arrives (see first_panel_piece);
    where A is complex, each piece on the planes of its own columns of A,
    made where the planes of all of k put them where the panels are more
@@ -584,16 +604,8 @@ gt_first_panel_in_pieces (gt_context *ctx, gt_call *c, gt_stager *sg,
       cudaEvent_t in = ctx->panel_in[i % GT_MAX_PANELS];
       cudaError_t err = pre ? cudaStreamWaitEvent (ctx->comp, in, 0)
                             : comp_after_up (ctx, in);
-      if (err == cudaSuccess && c->planes_by_pieces)
-        {
-          err = planes_of_columns (ctx, c, k0, k1, i == 0, &g.A);
-          g.a_planes_k = c->k;
-          g.a_planes_k0 = k0;
-        }
-      else if (err == cudaSuccess && c->planes_bytes)
-        err = gt_plan_prepare_a (&c->plan_full,
-                                 c->dA + k0 * c->lda * c->es_a, c->lda,
-                                 c->dP, c->m, k1 - k0, ctx->comp);
+      if (err == cudaSuccess)
+        err = piece_planes (ctx, c, k0, k1, i == 0, &g);
       const int mk = gt_mark_begin (sg, 'K', 0, ctx->comp);
       if (err == cudaSuccess)
         err = gt_gemm_piece (pp, i == 0, i + 1 == count, &g, ctx->comp);
