@@ -166,11 +166,13 @@ upload_next (void *arg)
    held them back past its last kernel (bench/RESULTS.md, "A band's
    probe in its last launch after the other's").  Where C goes out
    straight its copies are queued before that probe and run beside it,
-   and a wait in the launch could only hold its products back.  */
+   and a wait in the launch could only hold its products back; so could
+   it where panels run side by side, the last beside the one before.  */
 static cudaEvent_t
 last_launch_busy (const next_upload *u)
 {
-  return !u->c->straight && u->p >= 2 ? u->ctx->panel_out[u->p - 2] : NULL;
+  return !u->c->straight && !u->c->side && u->p >= 2
+         ? u->ctx->panel_out[u->p - 2] : NULL;
 }
 
 /* The next panel in, then an operand whose uploads have ended probed
