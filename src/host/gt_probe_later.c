@@ -45,7 +45,8 @@
    slow, and the probe at its end, which ran past the GPU's last copy
    out, shrinks to the last panel; where another band's probe is under
    way there, it waits for that one while the GPU's work ahead of the
-   launch lasts, where its caller asks (C staged: gt_panels.c), rather
+   launch lasts, where its caller asks (gt_panels.c: C staged, panels
+   one after another), rather
    than leave its parts to its end.  Not inside the launches before it:
    there the parts' probes ran beside the next panels' uploads and
    slowed them (a split single 8192^3 1.04-1.06 of the time;
