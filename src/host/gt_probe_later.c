@@ -46,8 +46,8 @@
    out, shrinks to the last panel; where another band's probe is under
    way there, it waits for that one while the GPU's work ahead of the
    launch lasts, where its caller asks (gt_panels.c: C staged, panels
-   one after another), rather
-   than leave its parts to its end.  Not inside the launches before it:
+   one after another), rather than leave its parts to its end.  Not
+   inside the launches before it:
    there the parts' probes ran beside the next panels' uploads and
    slowed them (a split single 8192^3 1.04-1.06 of the time;
    bench/RESULTS.md, "B probed by its bands").  A run probes only its own
