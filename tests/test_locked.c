@@ -194,7 +194,9 @@ cudaEventQuery (cudaEvent_t e)
 {
   (void) e;
   return event_fails ? cudaErrorUnknown
-         : events_pending || (e && e == event_pending) ? cudaErrorNotReady
+         : events_pending
+           || (e && e == __atomic_load_n (&event_pending, __ATOMIC_SEQ_CST))
+           ? cudaErrorNotReady
          : cudaSuccess;
 }
 
@@ -1173,12 +1175,6 @@ band_in_thread (const char *part, int end)
   return 1;
 }
 
-/* B in parts: each band of a split by columns probes its own parts of B
-   at its end, while another band may still read the rest (not inside a
-   launch, beside its uploads), and B's probe after the runs takes only
-   what no part took (each word of A and B once in all); a page replaced
-   in a part is found; no parts where runs share B's bytes or A meets B,
-   and none of another run's.  */
 /* 128 MiB of pages, A at their start and B 64 MiB on, each of `bytes`
    seen in a call before (so that the next call locks them).  */
 static char *
@@ -1193,6 +1189,12 @@ parts_operands (char **a, char **b, size_t bytes)
   return m;
 }
 
+/* B in parts: each band of a split by columns probes its own parts of B
+   at its end, while another band may still read the rest (not inside a
+   launch, beside its uploads), and B's probe after the runs takes only
+   what no part took (each word of A and B once in all); a page replaced
+   in a part is found; no parts where runs share B's bytes or A meets B,
+   and none of another run's.  */
 static void
 test_probe_parts (void)
 {
@@ -1343,17 +1345,34 @@ band_probes_part (void *arg)
   return NULL;
 }
 
+/* The GPU's work ahead of a launch ending 20 ms on, while another
+   band's probe (of 100 ms) is under way.  */
+static void *
+busy_ends_soon (void *arg)
+{
+  (void) arg;
+  usleep (20000);
+  __atomic_store_n (&event_pending, NULL, __ATOMIC_SEQ_CST);
+  return NULL;
+}
+
 /* A band whose last launch finds another band's probe under way: while
    the GPU's work ahead of the launch goes on (busy not happened) it
    waits for that probe, then probes its own part; where that work has
-   ended, or no busy is given, it probes nothing there (its end will).  */
+   ended, or ends during the wait, or no busy is given, it probes nothing
+   there (its end will).  */
 static void
 test_probe_parts_wait (void)
 {
   const size_t bytes = 40 * MIB, part = 16 * MIB, step = GT_LOCKED_STEP;
   char *a, *b, *m = parts_operands (&a, &b, bytes);
   const cudaEvent_t ev = (cudaEvent_t) 1, busy = (cudaEvent_t) 5;
-  for (int way = 0; way < 3; way++)
+  static const char *const said_of[] = {
+    "the GPU's work ahead done: no wait, no probe",
+    "no busy given: no wait, no probe",
+    "the GPU's work ahead ends during the wait: no probe, the wait ended"
+  };
+  for (int way = 0; way < 4; way++)
     {
       lock_both (a, b, bytes);
       gt_probe_begin (a, bytes, 1, b, bytes, 1, 0, 0);
@@ -1371,24 +1390,30 @@ test_probe_parts_wait (void)
                       && !__atomic_load_n (&probe_copies, __ATOMIC_SEQ_CST);
            i++)
         usleep (1000);
-      event_pending = way == 0 ? busy : NULL;
-      const size_t said = gt_probe_parts_now (NULL, 1, way < 2 ? busy
-                                                               : NULL);
+      __atomic_store_n (&event_pending, way == 0 || way == 3 ? busy : NULL,
+                        __ATOMIC_SEQ_CST);
+      pthread_t ends;
+      const int timed = way == 3
+                        && pthread_create (&ends, NULL, busy_ends_soon,
+                                           NULL) == 0;
+      const size_t said = gt_probe_parts_now (NULL, 1, way != 2 ? busy
+                                                                : NULL);
       const int syncs_then = __atomic_load_n (&syncs_done, __ATOMIC_SEQ_CST);
-      event_pending = NULL;
+      if (timed)
+        pthread_join (ends, NULL);
+      __atomic_store_n (&event_pending, NULL, __ATOMIC_SEQ_CST);
       if (threaded)
         pthread_join (t, NULL);
       copy_delay_us = 0;
+      /* the other band's probe takes 2 syncs, and this band's 2 more */
       if (way == 0)
-        check (threaded && said == part && syncs_then >= 2
+        check (threaded && said == part && syncs_then >= 4
                && probe_rows == 2 * part / step,
                "the GPU still busy: waits for the other band's probe, then "
                "probes its part");
       else
-        check (threaded && said == 0 && syncs_then < 2
-               && probe_rows == part / step,
-               way == 1 ? "the GPU's work ahead done: no wait, no probe"
-                        : "no busy given: no wait, no probe");
+        check (threaded && (way < 3 || timed) && said == 0 && syncs_then < 2
+               && probe_rows == part / step, said_of[way - 1]);
       gt_probe_now (1, NULL, 1);
       check (gt_probe_end (1, NULL, 1) && probe_rows == 2 * bytes / step,
              "then A and the rest of B at the end, each word once");

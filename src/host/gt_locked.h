@@ -85,8 +85,9 @@ size_t gt_probe_now (int wait, gt_workers *w, int threads);
 /* This run's parts of B whose uploads have ended probed now, for its
    last launch's wait; the bytes probed.  Where another run's probe is
    under way it waits for that one while `busy` (an event: the GPU's work
-   ahead of the launch) has not happened, else probes nothing; busy NULL:
-   does not wait.  */
+   ahead of the launch) has not happened, and probes only where that
+   probe ended first; busy NULL: does not wait, and probes nothing while
+   another probe runs.  */
 size_t gt_probe_parts_now (gt_workers *w, int threads, cudaEvent_t busy);
 int gt_probe_end (int ok, gt_workers *w, int threads);
 /* The seconds the calling thread spent probing at a run's end, or

@@ -166,8 +166,9 @@ upload_next (void *arg)
    held them back past its last kernel (bench/RESULTS.md, "A band's
    probe in its last launch after the other's").  Where C goes out
    straight its copies are queued before that probe and run beside it,
-   and a wait in the launch could only hold its products back; so could
-   it where panels run side by side, the last beside the one before.  */
+   and a probe after a wait in the launch could only hold its products
+   back; so could it where panels run side by side, the last beside the
+   one before.  */
 static cudaEvent_t
 last_launch_busy (const next_upload *u)
 {

@@ -47,13 +47,12 @@
    way there, it waits for that one while the GPU's work ahead of the
    launch lasts, where its caller asks (gt_panels.c: C staged, panels
    one after another), rather than leave its parts to its end.  Not
-   inside the launches before it:
-   there the parts' probes ran beside the next panels' uploads and
-   slowed them (a split single 8192^3 1.04-1.06 of the time;
-   bench/RESULTS.md, "B probed by its bands").  A run probes only its own
-   parts: a later run (a block of C) may read the same bytes again, but
-   not while this run's probe of them runs (gt_probe_reads_begin waits
-   for it).  */
+   inside the launches before it: there the parts' probes ran beside the
+   next panels' uploads and slowed them (a split single 8192^3 1.04-1.06
+   of the time; bench/RESULTS.md, "B probed by its bands").  A run
+   probes only its own parts: a later run (a block of C) may read the
+   same bytes again, but not while this run's probe of them runs
+   (gt_probe_reads_begin waits for it).  */
 
 #include <pthread.h>
 #include <stdint.h>
@@ -498,12 +497,15 @@ still_busy (cudaEvent_t ev)
   return e == cudaErrorNotReady;
 }
 
-/* Under g.mu: another run's probe waited for while the GPU is still busy
-   with the work ahead of this launch (polled: the probe's end wakes the
-   wait at once, the GPU's end within WAIT_STEP_NS).  */
+/* The GPU's end is polled at this step: a CUDA event wakes no condition
+   variable, and a step of 0.2 ms is short beside the probe of a band's
+   part of B (a millisecond or more) that the wait makes room for.  */
 #define WAIT_STEP_NS 200000L
 
-static void
+/* Under g.mu: another run's probe waited for while the GPU is still busy
+   with the work ahead of this launch; whether this run may probe now
+   (that probe ended with the GPU still busy).  */
+static int
 turn_while_busy (cudaEvent_t busy)
 {
   while (g.probing && still_busy (busy))
@@ -518,15 +520,19 @@ turn_while_busy (cudaEvent_t busy)
         }
       pthread_cond_timedwait (&g.cv, &g.mu, &t);
     }
+  return !g.probing && still_busy (busy);
 }
 
+/* Where another run probes as this launch begins, its own probe waits
+   for that one (busy given); once the GPU's work ahead has ended, a probe
+   begun here would run on past the launch's wait and hold its products
+   back, so it is left to the run's end.  */
 size_t
 gt_probe_parts_now (gt_workers *w, int threads, cudaEvent_t busy)
 {
   pthread_mutex_lock (&g.mu);
-  if (busy)
-    turn_while_busy (busy);
-  const size_t bytes = probe_own_parts (0, w, threads);
+  const int may = !(busy && g.probing) || turn_while_busy (busy);
+  const size_t bytes = may ? probe_own_parts (0, w, threads) : 0;
   pthread_mutex_unlock (&g.mu);
   return bytes;
 }
