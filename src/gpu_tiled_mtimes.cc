@@ -298,6 +298,10 @@ product (gt_type c, const gt_operand& A, const gt_operand& B,
                                        GT_DEVICES_ALL, interrupted);
   if (st == GT_ERR_INTERRUPTED)
     octave_quit ();   // throws Octave's interrupt when Ctrl-C caused it
+  // without a driver or a device the runtime's words alone (a device
+  // query, an insufficient driver) do not say that the GPU is the problem
+  if (st == GT_ERR_NO_DEVICE)
+    error ("gpu_tiled_mtimes: no usable GPU: %s", gt_error_text ());
   if (st != GT_OK)
     error ("gpu_tiled_mtimes: %s", gt_error_text ());
   return ovl (C.release ());
@@ -728,6 +732,12 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!error <TILE must be 8, 16 or 32 \(a real scalar\), not a logical of size \[1 1\]> gpu_tiled_mtimes (ones (2, "single"), ones (2, "single"), true)
 %!error <nonconformant arguments \(A is 5x0, B is 1x1099511627776\)> gpu_tiled_mtimes (zeros (5, 0), 1:2^40)
 %!error <out of memory or dimension too large> gpu_tiled_mtimes (zeros (2^32, 0, "single"), zeros (0, 2^32, "single"))
+## Without a usable GPU (no driver, no device) a product says so first.
+%!testif ; ! gpu_tiled_info ().usable
+%! fail ("gpu_tiled_mtimes (single (rand (3)), single (rand (3)))",
+%!       "gpu_tiled_mtimes: no usable GPU: ");
+%! fail ("gpu_tiled_mtimes (rand (70, 3) - 0.5, rand (3, 5) - 0.5, 16)",
+%!       "gpu_tiled_mtimes: no usable GPU: ");
 ## What the fast path leaves to the checks gives an error that names the
 ## function, or what * gives (a scalar or an integer operand).
 %!test
