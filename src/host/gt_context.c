@@ -370,6 +370,13 @@ gt_ctx_workers (int device, int *threads)
   return contexts[device].workers;
 }
 
+int
+gt_ctx_trace (int device)
+{
+  return device >= 0 && device < GT_MAX_DEVICES && contexts[device].ready
+         ? contexts[device].opt.trace : 0;
+}
+
 gt_status
 gt_ctx_device_buffer (gt_context *c, void **buf, size_t *have, size_t bytes,
                       const char *what)

@@ -72,6 +72,9 @@ gt_status gt_ctx_get (int device, gt_context **ctx);
    it takes (*threads), where the context is set up; NULL (and 1)
    otherwise.  Changes no device.  */
 gt_workers *gt_ctx_workers (int device, int *threads);
+/* GPU_TILED_TRACE's level as ordinal device's context read it at its
+   set-up (0 where it is not set up).  Changes no device.  */
+int gt_ctx_trace (int device);
 
 /* The ordinal that device (GT_DEVICE_DEFAULT or an ordinal) stands for,
    or GT_ERR_ARG / GT_ERR_NO_DEVICE.  */

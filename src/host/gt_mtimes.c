@@ -8,7 +8,6 @@
 #include "gt_heap.h"
 #include "gt_lock_choice.h"
 #include "gt_locked.h"
-#include "gt_options.h"   /* gt_trace_level */
 #include "gt_plan.h"
 #include "gt_product.h"
 #include "gt_stage.h"   /* gt_now */
@@ -209,9 +208,11 @@ gt_mtimes_host (gt_type type, gt_operand A, gt_operand B, void *C, size_t m,
     gt_lock_choice_end (t3 - t0, a_locked || b_locked, gt_locked_fresh (),
                         st == GT_OK);
   /* the clock's times as the bands' lines give them (ms, modulo 1000 s);
-     a product run again after the probe's end counts as after it */
+     a product run again after the probe's end counts as after it.  The
+     level is the one the device read at its set-up, as the bands' lines
+     are: no reading of the environment in every call.  */
   const double t4 = gt_now ();
-  if (gt_trace_level () == 2)
+  if (gt_ctx_trace (dev0) == 2)
     fprintf (stderr, "gpu_tiled: the call's host side %.3f ms (%.3f-%.3f): "
              "%.3f before the product (locks, the result's residence), the "
              "product %.3f, %.3f after it (the probe's end, locks "
