@@ -1145,7 +1145,9 @@ lock_both (const char *a, const char *b, size_t bytes)
 }
 
 /* A band of a split by columns on a thread of its own: its part of B
-   said, its uploads done, and (end) the probe at its end.  */
+   said, its uploads done, and (end) the probe at its end, or (END_LAUNCH)
+   its parts' probe in its last launch's wait.  */
+#define END_LAUNCH 2
 typedef struct
 {
   const char *part;
@@ -1159,7 +1161,9 @@ band_with_part (void *arg)
   int m = gt_probe_reads_begin ();
   gt_probe_read_part (m, b->part, 16 * MIB, (cudaEvent_t) 1);
   gt_probe_read_done (&m, -1, (cudaEvent_t) 1);
-  if (b->end)
+  if (b->end == END_LAUNCH)
+    gt_probe_parts_now (NULL, 1, NULL);
+  else if (b->end)
     gt_probe_now (1, NULL, 1);
   return NULL;
 }
@@ -1333,18 +1337,6 @@ test_probe_parts (void)
   munmap (m, 128 * MIB);
 }
 
-/* Another band's last launch probing its part of B, slowly.  */
-static void *
-band_probes_part (void *arg)
-{
-  const char *part = arg;
-  int m = gt_probe_reads_begin ();
-  gt_probe_read_part (m, part, 16 * MIB, (cudaEvent_t) 1);
-  gt_probe_read_done (&m, -1, (cudaEvent_t) 1);
-  gt_probe_parts_now (NULL, 1, NULL);
-  return NULL;
-}
-
 /* The GPU's work ahead of a launch ending 20 ms on, while another
    band's probe (of 100 ms) is under way.  */
 static void *
@@ -1383,9 +1375,11 @@ test_probe_parts_wait (void)
       probe_copies = probe_rows = 0;
       syncs_done = 0;
       copy_delay_us = 50000;
+      /* the other band's last launch probing its part, slowly */
+      const band_arg other = { b + part, END_LAUNCH };
       pthread_t t;
-      const int threaded = pthread_create (&t, NULL, band_probes_part,
-                                           b + part) == 0;
+      const int threaded = pthread_create (&t, NULL, band_with_part,
+                                           (void *) &other) == 0;
       for (int i = 0; threaded && i < 2000
                       && !__atomic_load_n (&probe_copies, __ATOMIC_SEQ_CST);
            i++)
