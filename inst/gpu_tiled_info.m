@@ -136,9 +136,10 @@
 ## @code{last_moduli}: of the last emulated product.
 ## @item result_heap
 ## bytes: from Octave 7 and glibc 2.33, results of more than 32 MiB and up
-## to this size (at most 1.5 GiB) come from Octave's heap rather than
+## to this size (at most 2 GiB) come from Octave's heap rather than
 ## fresh memory, and the heap keeps up to a quarter more than this (at
-## most 2 GiB) of freed memory, so that a
+## most 2 GiB) of freed memory, and after a result of more than 1.5 GiB
+## all of it until the next result, so that a
 ## loop's next result finds the pages of the last one already there (fresh
 ## memory costs a page fault per 4 KiB page at its first write).  The
 ## heap grows by results only while it holds less than this; past it,

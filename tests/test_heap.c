@@ -128,9 +128,40 @@ test_off (void)
   check (gt_result_heap_begin ((size_t) 3 << 29),
          "a result of 1.5 GiB from the heap");
   gt_result_heap_end (1);
-  check (!gt_result_heap_begin (((size_t) 3 << 29) + 4096),
-         "a larger one not (a freed one would be trimmed)");
+  check (!gt_result_heap_begin (((size_t) 1 << 31) + 4096),
+         "one over 2 GiB not (a freed one would be trimmed)");
   gt_result_heap_end (0);
+}
+
+/* A result of 2 GiB (a complex single 16384^2), over the trim threshold
+   an int holds: trimming is off from it to the next result, so that a
+   freed one at the heap's top stays for the next; a smaller result
+   turns trimming on again.  */
+static void
+test_two_gib (void)
+{
+  const size_t g2 = (size_t) 1 << 31;
+  set_option ("4294967296");
+  int began;
+  const size_t before = mapped ();
+  char *p = result (g2, &began);
+  check (began && p && mapped () == before, "2 GiB from the heap");
+  if (!p)
+    return;
+  for (size_t i = 0; i < g2; i += 4096)
+    ((volatile char *) p)[i] = 0x3c;   /* every page, which free follows */
+  free (p);
+  check (mallinfo2 ().keepcost >= g2, "freed: kept at the heap's top");
+  const unsigned long reused = gt_result_heap_reused ();
+  char *q = result (g2, &began);
+  check (q == p && gt_result_resident (q, g2)
+         && gt_result_heap_reused () == reused + 1,
+         "the next 2 GiB result has its memory, resident");
+  free (q);
+  char *r = result (64 * MIB, &began);
+  free (r);
+  check (began && mallinfo2 ().keepcost < 64 * MIB,
+         "a smaller result: trimming on again, the heap trimmed");
 }
 
 static void
@@ -182,6 +213,7 @@ main (void)
   test_on ();
   test_kept ();
   test_off ();
+  test_two_gib ();
   test_defaults ();
   check (!gt_result_resident (NULL, 1 << 20), "an unmapped range");
   gt_heap_forget ();

@@ -39,15 +39,24 @@
    above it, is an int for mallopt (whose -1, never trim, would keep every
    freed array of the heap for good): at most 2 GiB less 2 MiB.  Results
    up to 1.5 GiB (a complex double 10000x10000) come from the heap, so
-   that a freed one at the heap's top stays under that threshold.  */
+   that a freed one at the heap's top stays under that threshold.  Results
+   up to 2 GiB (a complex single or double 16384^2) come from it too, with
+   trimming off from such a result to the next result of any size: the
+   loop's freed result stays for the next, and where the loop ends (or
+   makes smaller results) trimming comes back at the next result.  Off
+   for good, it would keep every freed array of the heap in the process.  */
 #define BUDGET_SHARE 16
 #define BUDGET_DEFAULT_MAX ((size_t) 4 << 30)
-#define RESULT_MAX ((size_t) 3 << 29)
+#define RESULT_TRIMMED_MAX ((size_t) 3 << 29)
+#define RESULT_MAX ((size_t) 1 << 31)
 #define TRIM_MAX (((size_t) 1 << 31) - ((size_t) 2 << 20))
 
 static int state;        /* 0 not read since gt_reset, 1 on, -1 off */
 static int applied;      /* the settings: 0 glibc's own, 1 made for this
                             reading, 2 made for one before gt_reset */
+static int held;         /* trimming off (a result over
+                            RESULT_TRIMMED_MAX), until the next result;
+                            -1: neither set yet */
 static size_t budget;    /* bytes; 0 where off */
 static int given;        /* GPU_TILED_RESULT_HEAP set it */
 static unsigned long reused;   /* results found in memory already */
@@ -111,15 +120,32 @@ apply (void)
   if (state > 0 && applied != 1)
     {
       mallopt (M_MMAP_THRESHOLD, (int) GLIBC_THRESHOLD_MAX);
-      const size_t trim = budget + budget / 4;   /* budget <= SIZE_MAX / 2 */
-      mallopt (M_TRIM_THRESHOLD, (int) (trim < TRIM_MAX ? trim : TRIM_MAX));
       applied = 1;
+      held = -1;   /* the trim threshold: hold_trim's, next */
     }
-  else if (state < 0 && applied == 2)
+  else if (state < 0 && (applied == 2 || held))
     {
       mallopt (M_TRIM_THRESHOLD, (int) (2 * GLIBC_THRESHOLD_MAX));
       applied = 0;
+      held = 0;
     }
+#endif
+}
+
+/* Trimming off (hold) for a result over RESULT_TRIMMED_MAX from the
+   heap, else the threshold a quarter above the budget.  */
+static void
+hold_trim (int hold)
+{
+#if HAVE_MALLOPT
+  if (hold == held || state < 0)
+    return;
+  const size_t trim = budget + budget / 4;   /* budget <= SIZE_MAX / 2 */
+  mallopt (M_TRIM_THRESHOLD,
+           hold ? -1 : (int) (trim < TRIM_MAX ? trim : TRIM_MAX));
+  held = hold;
+#else
+  (void) hold;
 #endif
 }
 
@@ -147,8 +173,10 @@ gt_result_heap_begin (size_t bytes)
 {
   settle ();
   apply ();
-  if (state < 0 || bytes <= GLIBC_THRESHOLD_MAX || bytes > budget
-      || bytes > RESULT_MAX || !heap_takes (bytes))
+  const int take = state > 0 && bytes > GLIBC_THRESHOLD_MAX && bytes <= budget
+                   && bytes <= RESULT_MAX && heap_takes (bytes);
+  hold_trim (take && bytes > RESULT_TRIMMED_MAX);
+  if (!take)
     return 0;
 #if HAVE_MALLOPT
   mallopt (M_MMAP_MAX, 0);
