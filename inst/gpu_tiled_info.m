@@ -139,7 +139,7 @@
 ## to this size (at most 2 GiB) come from Octave's heap rather than
 ## fresh memory, and the heap keeps up to a quarter more than this (at
 ## most 2 GiB) of freed memory, and after a result of more than 1.5 GiB
-## all of it until the next result, so that a
+## all of it until the next result or @code{gpu_tiled_reset}, so that a
 ## loop's next result finds the pages of the last one already there (fresh
 ## memory costs a page fault per 4 KiB page at its first write).  The
 ## heap grows by results only while it holds less than this; past it,

@@ -162,6 +162,16 @@ test_two_gib (void)
   free (r);
   check (began && mallinfo2 ().keepcost < 64 * MIB,
          "a smaller result: trimming on again, the heap trimmed");
+  p = result (g2, &began);   /* (its pages not touched) */
+  free (p);
+  check (began && mallinfo2 ().keepcost >= g2, "trimming off again");
+  gt_heap_forget ();
+  r = malloc (MIB);   /* from the top, and back to it */
+  if (r)
+    ((volatile char *) r)[0] = 1;   /* (a malloc and free the compiler keeps) */
+  free (r);
+  check (mallinfo2 ().keepcost < 64 * MIB,
+         "a reset: trimming on again, the heap trimmed at the next free");
 }
 
 static void

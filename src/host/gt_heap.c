@@ -43,7 +43,8 @@
    up to 2 GiB (a complex single or double 16384^2) come from it too, with
    trimming off from such a result to the next result of any size: the
    loop's freed result stays for the next, and where the loop ends (or
-   makes smaller results) trimming comes back at the next result.  Off
+   makes smaller results) trimming comes back at the next result or at
+   gt_reset.  Off
    for good, it would keep every freed array of the heap in the process.  */
 #define BUDGET_SHARE 16
 #define BUDGET_DEFAULT_MAX ((size_t) 4 << 30)
@@ -218,6 +219,7 @@ gt_result_heap_reused (void)
 void
 gt_heap_forget (void)
 {
+  hold_trim (0);   /* a reset ends a loop: trimming on, not left off */
   state = 0;
   if (applied)
     applied = 2;   /* to be made again, or undone, at the next result */
