@@ -44,8 +44,8 @@
    trimming off from such a result to the next result of any size: the
    loop's freed result stays for the next, and where the loop ends (or
    makes smaller results) trimming comes back at the next result or at
-   gt_reset.  Off
-   for good, it would keep every freed array of the heap in the process.  */
+   gt_reset.  Off for good, it would keep every freed array of the heap
+   in the process.  */
 #define BUDGET_SHARE 16
 #define BUDGET_DEFAULT_MAX ((size_t) 4 << 30)
 #define RESULT_TRIMMED_MAX ((size_t) 3 << 29)
@@ -56,8 +56,7 @@ static int state;        /* 0 not read since gt_reset, 1 on, -1 off */
 static int applied;      /* the settings: 0 glibc's own, 1 made for this
                             reading, 2 made for one before gt_reset */
 static int held;         /* trimming off (a result over
-                            RESULT_TRIMMED_MAX), until the next result;
-                            -1: neither set yet */
+                            RESULT_TRIMMED_MAX), until the next result */
 static size_t budget;    /* bytes; 0 where off */
 static int given;        /* GPU_TILED_RESULT_HEAP set it */
 static unsigned long reused;   /* results found in memory already */
@@ -110,6 +109,14 @@ settle (void)
   state = budget ? 1 : -1;
 }
 
+/* The trim threshold while on: a quarter above the budget, an int.  */
+static int
+trim_threshold (void)
+{
+  const size_t trim = budget + budget / 4;   /* budget <= SIZE_MAX / 2 */
+  return (int) (trim < TRIM_MAX ? trim : TRIM_MAX);
+}
+
 /* The settings the first result bracket needs, once per reading; turned
    off after a reset, the trim threshold as glibc's own ceiling would set
    it (the mmap threshold stays at that ceiling: glibc has no way back to
@@ -121,29 +128,27 @@ apply (void)
   if (state > 0 && applied != 1)
     {
       mallopt (M_MMAP_THRESHOLD, (int) GLIBC_THRESHOLD_MAX);
+      mallopt (M_TRIM_THRESHOLD, trim_threshold ());
       applied = 1;
-      held = -1;   /* the trim threshold: hold_trim's, next */
     }
-  else if (state < 0 && (applied == 2 || held))
+  else if (state < 0 && applied == 2)
     {
       mallopt (M_TRIM_THRESHOLD, (int) (2 * GLIBC_THRESHOLD_MAX));
       applied = 0;
-      held = 0;
     }
 #endif
 }
 
 /* Trimming off (hold) for a result over RESULT_TRIMMED_MAX from the
-   heap, else the threshold a quarter above the budget.  */
+   heap, else on again at the budget's threshold (held only while the
+   heap is on: a reset turns it on before reading the option again).  */
 static void
 hold_trim (int hold)
 {
 #if HAVE_MALLOPT
-  if (hold == held || state < 0)
+  if (hold == held)
     return;
-  const size_t trim = budget + budget / 4;   /* budget <= SIZE_MAX / 2 */
-  mallopt (M_TRIM_THRESHOLD,
-           hold ? -1 : (int) (trim < TRIM_MAX ? trim : TRIM_MAX));
+  mallopt (M_TRIM_THRESHOLD, hold ? -1 : trim_threshold ());
   held = hold;
 #else
   (void) hold;
