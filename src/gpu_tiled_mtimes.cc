@@ -1972,7 +1972,8 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## (A's planes for the others made after the pieces).  Against double
 %! ## on sampled rows.  Then an Inf in A's third piece and a NaN in B's
 %! ## fourth: the product runs again, whole, on the flags the pieces left.
-%! ## One device: bands of a split that share A take no pieces.
+%! ## One device: bands of a split that share A take pieces wherever they
+%! ## have several panels (the split test below).
 %! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");   # kernel 9
 %! devs = gpu_tiled_devices ();
@@ -2324,15 +2325,19 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## each band taking its own pieces and the other's (whose columns that
 %! ## band hands on) in turn: k of 7777 in parts of 3888 and 3889 columns
 %! ## puts a piece across the parts' boundary, and the last piece is
-%! ## short; single and double; the same bits call after call (bands
-%! ## alike: each call after a reset, so no speeds measured)
+%! ## short; single, double and complex double (Gauss's three on kernel 9,
+%! ## its checks left in a device word: an Inf in the other band's part of
+%! ## A and a NaN in B, and such a band's C is written again, A not
+%! ## shared); the same bits call after call (bands alike: each call
+%! ## after a reset, so no speeds measured)
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");
 %! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
 %! setenv ("GPU_TILED_SPLIT", "always");
 %! unwind_protect
-%!   for cls = {"single", "double"}
+%!   for cls = {"single", "double", "cdouble"}
 %!     gpu_tiled_reset ();
-%!     A = randn (3001, 7777, cls{1});  B = randn (7777, 4097, cls{1});
+%!     A = make_operand (cls{1}, 3001, 7777);
+%!     B = make_operand (cls{1}, 7777, 4097);
 %!     check_default (A, B, ["bands in pieces, " cls{1}]);
 %!     assert (pieces () > 0 || ! hopper, "%s: no band in pieces", cls{1});
 %!     gpu_tiled_reset ();
@@ -2341,6 +2346,12 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     assert (isequal (C, gpu_tiled_mtimes (A, B)),
 %!             "%s: other bits on another call", cls{1});
 %!   endfor
+%!   before = pieces ();
+%!   A(10, 5000) = complex (Inf, 1);  B(3100, 7) = complex (NaN, 2);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   check_parts (A, B, C, [10, randi(3001, 1, 6)],
+%!                "bands in pieces, complex double, Inf and NaN");
+%!   assert (pieces () > before || ! hopper, "complex double: no pieces");
 %! unwind_protect_cleanup
 %!   restore_defaults ("GPU_TILED_SPLIT");
 %! end_unwind_protect

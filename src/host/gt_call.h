@@ -109,14 +109,15 @@ typedef struct
 
 /* Whether the call's three products leave their operands' checks in a
    device word (gt_call.dK) rather than waiting in each panel: a band of
-   a split sharing A only on kernel 11 (whose panel 0 may go in pieces,
-   which cannot wait), its C written again by gt_multi.c where they are
-   set (gt_product.again).  */
+   a split sharing A only on kernels 9 and 11 (whose panel 0 may go in
+   pieces, which cannot wait), its C written again by gt_multi.c where
+   they are set (gt_product.again).  */
 static inline int
 defers_checks (const gt_call *c)
 {
   return (c->plan_full.three || c->plan_tail.three || c->plan_last.three)
-         && (!c->shared_a || c->plan_full.kernel == GT_K11_OZAKI)
+         && (!c->shared_a || c->plan_full.kernel == GT_K11_OZAKI
+             || c->plan_full.kernel == GT_K9_DMMA)
          && !c->wait;
 }
 

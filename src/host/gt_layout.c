@@ -95,6 +95,19 @@ a_in_seconds (const gt_call *c)
 
 static int out_bound (const gt_call *c);
 
+/* A band of a split sharing A whose plan is Gauss's three on kernel 9,
+   in several panels: its GPU has nothing to run until all of A is there
+   (no blocks of A's rows, which would come from several places), so its
+   panel 0 goes in pieces as A's parts arrive, however the copies compare
+   with the kernels (complex double 8192^3 split: 0.92 of the time;
+   bench/RESULTS.md, "Complex double's bands in pieces").  */
+static int
+band_three_pieces (const gt_call *c)
+{
+  return c->shared_a && c->panels >= 2 && c->plan_full.three
+         && c->plan_full.kernel == GT_K9_DMMA;
+}
+
 /* Panel 0's pieces (see piece_of), or 0 where pieces would not pay;
    *k11: kernel 11's own pieces (gt_plan_head_pieces).  In a split by
    columns the bands' pieces may differ (their plans' least pieces, their
@@ -145,7 +158,8 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
   if (!kc)
     return 0;
   const int pays = gt_plan_pieces_pay (&c->plan_full, c->m, c->w, c->n, c->k,
-                                       c->total / PIECES_HOST_RATE);
+                                       c->total / PIECES_HOST_RATE)
+                   || band_three_pieces (c);
   /* A complex plan's pieces leave their operands' checks in the call's
      word (the pieces cannot wait on them), and go only where the GPU has
      time to spare for their own passes.  A product of one panel takes

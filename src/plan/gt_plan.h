@@ -357,7 +357,9 @@ size_t gt_plan_piece_max_k (const gt_plan *whole, size_t k);
    tiles, 0.89-0.97x; single and double 2000x20000x2000 0.82-0.84x:
    bench/RESULTS.md).  Gauss's three on kernel 11: 1 where the product
    has several panels (gt_plan_head_pieces judges them), else 0.  0 for
-   other plans.  */
+   other plans.  (The host layer also gives pieces to a split's band
+   sharing A on Gauss's three on kernel 9: band_three_pieces in
+   gt_layout.c.)  */
 int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                         size_t k, double copy_seconds);
 /* How panel 0 of a product streamed in panels (m x w, depth k), whose A
