@@ -2356,6 +2356,24 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!   restore_defaults ("GPU_TILED_SPLIT");
 %! end_unwind_protect
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
+%! ## a split's complex double bands whose k is too short for pieces leave
+%! ## their operands' checks in a device word too: an Inf in the shared A
+%! ## and a NaN in B's columns of the second band, and the bands' C is
+%! ## written again, A not shared; C poisoned
+%! setenv ("GPU_TILED_SPLIT", "always");
+%! unwind_protect
+%!   gpu_tiled_reset ();
+%!   A = make_operand ("cdouble", 2100, 1500);
+%!   B = make_operand ("cdouble", 1500, 3100);
+%!   check_default (A, B, "split complex double, finite");
+%!   A(7, 800) = complex (Inf, 1);  B(20, 2900) = complex (NaN, 2);
+%!   C = gpu_tiled_mtimes (A, B);
+%!   check_parts (A, B, C, [7, randi(2100, 1, 6)],
+%!                "split complex double, Inf and NaN");
+%! unwind_protect_cleanup
+%!   restore_defaults ("GPU_TILED_SPLIT");
+%! end_unwind_protect
+%!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## one of two devices fails in the middle of a split call: an error that
 %! ## names it, every device's buffers freed, and the next call works
 %! devs = gpu_tiled_devices ();
