@@ -162,7 +162,8 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
                    || band_three_pieces (c);
   /* A complex plan's pieces leave their operands' checks in the call's
      word (the pieces cannot wait on them), and go only where the GPU has
-     time to spare for their own passes.  A product of one panel takes
+     time to spare for their own passes, or would wait for all of A
+     (band_three_pieces).  A product of one panel takes
      pieces where they run its own kernel, or where the GPU has that time
      to spare.  */
   if ((c->planes_bytes && (!defers_checks (c) || !pays))
