@@ -2325,31 +2325,34 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## each band taking its own pieces and the other's (whose columns that
 %! ## band hands on) in turn: k of 7777 in parts of 3888 and 3889 columns
 %! ## puts a piece across the parts' boundary, and the last piece is
-%! ## short; single, double and complex double (Gauss's three on kernel 9,
-%! ## its checks left in a device word: an Inf in the other band's part of
-%! ## A and a NaN in B, and such a band's C is written again, A not
+%! ## short; single and double, and complex double (Gauss's three on
+%! ## kernel 9, in pieces where panel 0's tiles fill the GPU: 8449 rows, 67
+%! ## tiles, two tiles of columns or more; k of 4100, a last piece of 4;
+%! ## its checks left in a device word: an Inf in the other band's part
+%! ## of A and a NaN in B, and such a band's C is written again, A not
 %! ## shared); the same bits call after call (bands alike: each call
 %! ## after a reset, so no speeds measured)
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");
 %! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
 %! setenv ("GPU_TILED_SPLIT", "always");
 %! unwind_protect
-%!   for cls = {"single", "double", "cdouble"}
+%!   for s = {"single", 3001, 7777; "double", 3001, 7777; "cdouble", 8449, 4100}'
+%!     [cls, m, k] = s{:};
 %!     gpu_tiled_reset ();
-%!     A = make_operand (cls{1}, 3001, 7777);
-%!     B = make_operand (cls{1}, 7777, 4097);
-%!     check_default (A, B, ["bands in pieces, " cls{1}]);
-%!     assert (pieces () > 0 || ! hopper, "%s: no band in pieces", cls{1});
+%!     A = make_operand (cls, m, k);
+%!     B = make_operand (cls, k, 4097);
+%!     check_default (A, B, ["bands in pieces, " cls]);
+%!     assert (pieces () > 0 || ! hopper, "%s: no band in pieces", cls);
 %!     gpu_tiled_reset ();
 %!     C = gpu_tiled_mtimes (A, B);
 %!     gpu_tiled_reset ();
 %!     assert (isequal (C, gpu_tiled_mtimes (A, B)),
-%!             "%s: other bits on another call", cls{1});
+%!             "%s: other bits on another call", cls);
 %!   endfor
 %!   before = pieces ();
-%!   A(10, 5000) = complex (Inf, 1);  B(3100, 7) = complex (NaN, 2);
+%!   A(10, 3000) = complex (Inf, 1);  B(3100, 7) = complex (NaN, 2);
 %!   C = gpu_tiled_mtimes (A, B);
-%!   check_parts (A, B, C, [10, randi(3001, 1, 6)],
+%!   check_parts (A, B, C, [10, randi(m, 1, 6)],
 %!                "bands in pieces, complex double, Inf and NaN");
 %!   assert (pieces () > before || ! hopper, "complex double: no pieces");
 %! unwind_protect_cleanup

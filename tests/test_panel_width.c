@@ -5,7 +5,8 @@
    below 32 MiB, for a given tile or for complex products; and the
    first panel's blocks of A's rows (gt_panel_rows); a complex product's
    panels in eighths (gt_panel_eighths); whether complex singles on
-   kernel 11 take panel 0 in pieces (gt_plan_head_pieces).  Needs no GPU:
+   kernel 11 take panel 0 in pieces (gt_plan_head_pieces); whether a
+   split's complex double band does (gt_plan_band_pieces).  Needs no GPU:
    without one the plan layer takes the facts of a 132-SM Hopper; with one,
    its own, so every check holds for any device's facts.  Linked with the
    library's objects as test_device is.  Prints "N passed, N failed".  */
@@ -227,5 +228,23 @@ main (void)
       check (gt_panel_eighths (GT_COMPLEX_DOUBLE, e->m, e->n, e->k, e->tile,
                                e->w) == e->want, e->what);
     }
+
+  /* gt_plan_band_pieces: a split's band on Gauss's three on kernel 9 in
+     pieces where panel 0's tiles of 128 fill the GPU (the measured
+     cases: 32 tiles lost, 1024 gained), on no other plan */
+  gt_plan k9 = c11;
+  k9.kernel = GT_K9_DMMA;
+  k9.complex_a = k9.complex_b = k9.three = 1;
+  check (!gt_plan_band_pieces (&k9, 2000, 256),
+         "band of 2000 rows, 256 columns (32 tiles): not in pieces");
+  check (gt_plan_band_pieces (&k9, 16384, 1024),
+         "band of 16384 rows, 1024 columns: in pieces");
+  k9.three = 0;
+  check (!gt_plan_band_pieces (&k9, 16384, 1024),
+         "four products in one: not in pieces");
+  k9.three = 1;
+  k9.kernel = GT_K11_OZAKI;
+  check (!gt_plan_band_pieces (&k9, 16384, 1024),
+         "Gauss's three on kernel 11: not by this rule");
   return checks_done ();
 }

@@ -95,16 +95,19 @@ a_in_seconds (const gt_call *c)
 
 static int out_bound (const gt_call *c);
 
-/* A band of a split sharing A whose plan is Gauss's three on kernel 9,
-   in several panels: its GPU has nothing to run until all of A is there
-   (no blocks of A's rows, which would come from several places), so its
-   panel 0 goes in pieces as A's parts arrive, however the copies compare
-   with the kernels (complex double 8192^3 split: 0.92 of the time;
-   bench/RESULTS.md, "Complex double's bands in pieces").  */
+/* A band of a split sharing A whose plan is Gauss's three on kernel 9:
+   its GPU has nothing to run until all of A is there (no blocks of A's
+   rows, which would come from several places), so with two panels or
+   more its panel 0 goes in pieces as A's parts arrive, however the
+   copies compare with the kernels, where the panel's tiles fill the GPU
+   (gt_plan_band_pieces; complex double 8192^3 split: 0.92 of the time),
+   and not where they do not, even where the copies outweigh the kernels
+   (2000x20000x2000 split lost 1.225 in pieces: bench/RESULTS.md,
+   "Complex double's bands in pieces").  */
 static int
-band_three_pieces (const gt_call *c)
+band_three (const gt_call *c)
 {
-  return c->shared_a && c->panels >= 2 && c->plan_full.three
+  return c->shared_a && c->plan_full.three
          && c->plan_full.kernel == GT_K9_DMMA;
 }
 
@@ -157,13 +160,15 @@ first_panel_piece (const gt_context *ctx, const gt_call *c, int *k11)
     }
   if (!kc)
     return 0;
-  const int pays = gt_plan_pieces_pay (&c->plan_full, c->m, c->w, c->n, c->k,
-                                       c->total / PIECES_HOST_RATE)
-                   || band_three_pieces (c);
+  const int pays
+    = band_three (c)
+      ? c->panels >= 2 && gt_plan_band_pieces (&c->plan_full, c->m, c->w)
+      : gt_plan_pieces_pay (&c->plan_full, c->m, c->w, c->n, c->k,
+                            c->total / PIECES_HOST_RATE);
   /* A complex plan's pieces leave their operands' checks in the call's
      word (the pieces cannot wait on them), and go only where the GPU has
      time to spare for their own passes, or would wait for all of A
-     (band_three_pieces).  A product of one panel takes
+     (band_three).  A product of one panel takes
      pieces where they run its own kernel, or where the GPU has that time
      to spare.  */
   if ((c->planes_bytes && (!defers_checks (c) || !pays))

@@ -357,11 +357,15 @@ size_t gt_plan_piece_max_k (const gt_plan *whole, size_t k);
    tiles, 0.89-0.97x; single and double 2000x20000x2000 0.82-0.84x:
    bench/RESULTS.md).  Gauss's three on kernel 11: 1 where the product
    has several panels (gt_plan_head_pieces judges them), else 0.  0 for
-   other plans.  (The host layer also gives pieces to a split's band
-   sharing A on Gauss's three on kernel 9: band_three_pieces in
-   gt_layout.c.)  */
+   other plans.  (A split's band sharing A on Gauss's three on kernel 9
+   goes by gt_plan_band_pieces instead.)  */
 int gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
                         size_t k, double copy_seconds);
+/* Whether a split's band sharing A whose plan is Gauss's three on kernel
+   9 takes its panel 0 (m x w) in pieces of k: where that panel's tiles
+   fill the GPU (its GPU would otherwise wait for all of A; the host
+   layer asks only where the band has two panels or more).  */
+int gt_plan_band_pieces (const gt_plan *whole, size_t m, size_t w);
 /* How panel 0 of a product streamed in panels (m x w, depth k), whose A
    takes a_seconds to come in (its first piece's columns a_first_seconds,
    a panel's B b_panel_seconds), goes: GT_HEAD_PIECES (gt_plan_piece's

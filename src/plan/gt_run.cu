@@ -487,6 +487,21 @@ gt_plan_pieces_pay (const gt_plan *whole, size_t m, size_t w, size_t n,
   return seconds < 0.5 * copy_seconds;
 }
 
+/* A split's band sharing A, on Gauss's three on kernel 9: its panel 0's
+   pieces run plain kernel 9 on the panel's tiles, which must fill about
+   this share of the SMs: complex double 4096^3 to 16384^3 split over two
+   H200s (128 tiles of 132 SMs and more) took 0.92-0.97 of the time in
+   pieces, 2000x20000x2000 (eighths of 256 columns: 32 tiles) 1.225
+   (bench/RESULTS.md, "Complex double's bands in pieces").  */
+#define BAND_PIECES_FILL 0.9
+
+extern "C" int
+gt_plan_band_pieces (const gt_plan *whole, size_t m, size_t w)
+{
+  return whole->three && whole->kernel == GT_K9_DMMA
+         && pieces_busy (m, w) >= BAND_PIECES_FILL;
+}
+
 /* Plain kernel 9's pieces of a real single panel (singles widened, 512
    of k a piece, the sums in doubles through device memory): 32 TFLOP/s of
    2 m w k on an H200, where kernel 11 ran the same panel whole at 168
