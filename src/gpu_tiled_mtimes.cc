@@ -1972,8 +1972,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## (A's planes for the others made after the pieces).  Against double
 %! ## on sampled rows.  Then an Inf in A's third piece and a NaN in B's
 %! ## fourth: the product runs again, whole, on the flags the pieces left.
-%! ## One device: bands of a split that share A take pieces wherever they
-%! ## have several panels (the split test below).
+%! ## One device: bands of a split that share A take pieces by another
+%! ## rule, where they have several panels whose tiles fill the GPU (the
+%! ## split test below).
 %! pieces = @() sum ([gpu_tiled_info().devices.piece_products]);
 %! hopper = strcmp (gpu_tiled_info ().compute_capability, "9.0");   # kernel 9
 %! devs = gpu_tiled_devices ();
