@@ -1,6 +1,8 @@
 ## e2e_option (OPTION, VALUES, CASES, CSV, DEVICE, ROUNDS) -- an A/B of a
 ## GPU_TILED_* option end to end from Octave, in one process: for each
-## case (a row of CASES: class, m, k, n, GPUs), ROUNDS rounds (default 2)
+## case (a row of CASES: class, m, k, n, GPUs; the class of a mixed product
+## as A's and B's joined by "*", e.g. "complex single*single"), ROUNDS
+## rounds (default 2)
 ## in turn, each value of the option after gpu_tiled_reset (the options
 ## are read at a device's set-up), 8 warm-up calls (4 from 10^12 flops;
 ## the operands' locked-or-staged trial among them) and 7 timed calls,
@@ -32,7 +34,8 @@ function e2e_option (option, values, cases, csv, device = "", rounds = 2)
         continue;
       endif
       gpu_tiled_devices (all(1:g));
-      A = random_operand (cls, m, k);  B = random_operand (cls, k, n);
+      ab = strsplit (cls, "*");
+      A = random_operand (ab{1}, m, k);  B = random_operand (ab{end}, k, n);
       t = time_option_values (A, B, option, values, rounds,
                               8 - 4 * (m * n * k >= 1e12), 7);
       clear A B;
