@@ -95,6 +95,9 @@ typedef struct
                                     memory midway and went on, in blocks
                                     or (a band of a split) on another
                                     device, since it was set up */
+  unsigned long long peers;    /* bit d: this device can read device d's
+                                  memory directly (peer access), as a
+                                  split's bands sharing A need */
   int driver_version, runtime_version;
   char build_archs[128];       /* architectures compiled in */
 } gt_info;

@@ -2390,6 +2390,29 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! unsetenv ("GPU_TILED_SPLIT");
 %! gpu_tiled_reset ();
 %!testif ; gpu && numel (gpu_tiled_devices ()) > 1
+%! ## a tall product (m > n) whose split by rows would not pay (each band
+%! ## would take all of B through the host) splits by columns between
+%! ## devices that reach each other, A shared, by the rule's own choice
+%! ## (not forced): 12000x6000x4000 single after a reset (C staged); both
+%! ## devices hold buffers after it, against double on sampled rows.  Two
+%! ## devices that do not reach each other run it on one.
+%! devs = gpu_tiled_devices ();
+%! d = gpu_tiled_info ().devices;
+%! peers = (any (d(devs(1) + 1).peers == devs(2))
+%!          && any (d(devs(2) + 1).peers == devs(1)));
+%! unwind_protect
+%!   gpu_tiled_devices (devs(1:2));
+%!   gpu_tiled_reset ();
+%!   check_default (randn (12000, 6000, "single"),
+%!                  randn (6000, 4000, "single"), "tall, split by the rule");
+%!   d = gpu_tiled_info ().devices;
+%!   used = [d(devs(1:2) + 1).cached_device_memory] > 0;
+%!   assert (isequal (used, [true, peers]), "devices used: %s, peers %d",
+%!           mat2str (used), peers);
+%! unwind_protect_cleanup
+%!   restore_defaults ();
+%! end_unwind_protect
+%!testif ; gpu && numel (gpu_tiled_devices ()) > 1
 %! ## split by columns, the bands' first panels in pieces of k on Hopper,
 %! ## each band taking its own pieces and the other's (whose columns that
 %! ## band hands on) in turn: k of 7777 in parts of 3888 and 3889 columns

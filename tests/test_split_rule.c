@@ -7,18 +7,26 @@
 #include "gt_split_rule.h"
 #include "test_check.h"
 
-/* Two devices that reach each other; real or complex, single or double
-   (es: a real element's bytes), as gt_multi.c asks.  */
+/* Two devices that reach each other, split by columns (A shared between
+   them) or by rows (B through the host to each); real or complex, single
+   or double (es: a real element's bytes), as gt_multi.c asks.  */
 static int
-pays (size_t m, size_t k, size_t n, int complex_, int es, int c_locked)
+pays_by (size_t m, size_t k, size_t n, int complex_, int es, int c_locked,
+         int by_cols)
 {
-  const int by_cols = n >= m;
   const double e = es * (complex_ ? 2 : 1);
   const gt_split_case s = {
     2.0 * m * n * k * (complex_ ? 4 : 1), es == 4,
     by_cols ? (double) m * k * e : (double) k * n * e,
     (double) m * n * e, 2, by_cols, by_cols, c_locked };
   return gt_split_pays (&s);
+}
+
+/* As gt_multi.c's shapes alone would split: by columns where n >= m.  */
+static int
+pays (size_t m, size_t k, size_t n, int complex_, int es, int c_locked)
+{
+  return pays_by (m, k, n, complex_, es, c_locked, n >= m);
 }
 
 int
@@ -50,5 +58,27 @@ main (void)
   gt_split_times (&far, &saved, &added);
   check (added > 0.3e-3 + 2 * 3000.0 * 700 * 4 / 47e9 - 1e-9,
          "devices that are not peers: the shared operand counted twice");
+  /* the direction: a tall product between peers by columns, where n
+     leaves room for the bands; by rows without peers, where n is narrow,
+     and where the split is forced (the tests' shapes) */
+  check (gt_split_by_cols (16384, 8192, 512, 1, 0)
+         && gt_split_by_cols (8192, 8192, 512, 0, 0)
+         && gt_split_by_cols (100, 8192, 512, 0, 1),
+         "by columns: n >= m, or m > n between peers");
+  check (!gt_split_by_cols (16384, 8192, 512, 0, 0)
+         && !gt_split_by_cols (100000, 256, 512, 1, 0)
+         && !gt_split_by_cols (16384, 8192, 512, 1, 1),
+         "by rows: m > n without peers, n narrow, or the split forced");
+  /* a real single 16384x8192x8192 (a complex single 8192^3 times a real
+     one read as real) split by rows ran as long as one GPU: all of B
+     through the host twice outweighs the kernel time saved; by columns
+     between peers it pays, C staged or locked; so does a complex double
+     8192^3 times a real one (16384x8192x8192 double) */
+  check (!pays_by (16384, 8192, 8192, 0, 4, 0, 0)
+         && pays_by (16384, 8192, 8192, 0, 4, 0, 1)
+         && pays_by (16384, 8192, 8192, 0, 4, 1, 1),
+         "single 16384x8192x8192: not by rows, by columns");
+  check (pays_by (16384, 8192, 8192, 0, 8, 0, 1),
+         "double 16384x8192x8192: by columns");
   return checks_done ();
 }

@@ -555,5 +555,14 @@ gt_device_info (int device, gt_info *info)
   info->head_products = c->head_products;
   info->eighths_products = c->eighths_products;
   info->last_rows_products = c->last_rows_products;
+  for (int d = 0; d < info->device_count && d < GT_MAX_DEVICES; d++)
+    {
+      int can = 0;
+      if (d != c->device
+          && cudaDeviceCanAccessPeer (&can, c->device, d) == cudaSuccess
+          && can)
+        info->peers |= 1ULL << d;
+    }
+  cudaGetLastError ();
   return GT_OK;
 }

@@ -450,16 +450,23 @@ bands_finish (band *b, int used, gt_interrupt_fn interrupted)
   return st;
 }
 
-/* Whether splitting p over count devices pays (gt_split_rule.c; always
-   under GPU_TILED_SPLIT=always, read at the first call and after
-   gt_reset, for the tests); peers: A is shared in parts, device to
-   device, not through the host a second time.  */
+/* GPU_TILED_SPLIT=always (for the tests), read at the first call and
+   after gt_reset.  */
 static int
-split_pays (const gt_product *p, int count, int by_cols, int peers)
+split_forced (void)
 {
   if (split_always < 0)
     split_always = gt_option_split_always ();
-  if (split_always)
+  return split_always;
+}
+
+/* Whether splitting p over count devices pays (gt_split_rule.c; always
+   where forced); peers: A is shared in parts, device to device, not
+   through the host a second time.  */
+static int
+split_pays (const gt_product *p, int count, int by_cols, int peers)
+{
+  if (split_forced ())
     return 1;
   const gt_split_case s = {
     gt_flops (p->type, p->m, p->n, p->k),
@@ -476,13 +483,17 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
 {
   int devs[GT_MAX_DEVICES];
   const int count = gt_get_devices (devs, GT_MAX_DEVICES);
-  const int by_cols = p->n >= p->m;
-  const size_t total = by_cols ? p->n : p->m;
   if (count == 0)   /* says why there is no device */
     return gt_device_product (GT_DEVICE_DEFAULT, p, interrupted);
-  if (count == 1 || total < 2 * BAND_STEP)
+  if (count == 1)
     return gt_device_product (devs[0], p, interrupted);
-  const int peers = by_cols && all_peers (devs, count);
+  const int peers_all = all_peers (devs, count);
+  const int by_cols = gt_split_by_cols (p->m, p->n, 2 * BAND_STEP, peers_all,
+                                        split_forced ());
+  const size_t total = by_cols ? p->n : p->m;
+  if (total < 2 * BAND_STEP)
+    return gt_device_product (devs[0], p, interrupted);
+  const int peers = by_cols && peers_all;
   if (!split_pays (p, count, by_cols, peers))
     return gt_device_product (devs[0], p, interrupted);
   band b[GT_MAX_DEVICES];

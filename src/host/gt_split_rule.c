@@ -11,7 +11,9 @@
    the split goes by columns, each device's copies out go straight over
    its own link: the split also saves C's bytes at a link's rate on all
    but one device, and costs less.  By rows it lost (100000x256x256: a
-   band's blocks of A's rows go staged).  The rates are those measured on
+   band's blocks of A's rows go staged), and a tall product split by rows
+   sends all of B through the host to every device: between peers it goes
+   by columns instead where it can (gt_split_by_cols).  The rates are those measured on
    Hopper hosts (bench/RESULTS.md, "Several GPUs", and the fourteenth
    section's run 8).  */
 
@@ -40,6 +42,13 @@ gt_split_times (const gt_split_case *s, double *saved, double *added)
                              / SPLIT_HOST_RATE
                              + (straight ? SPLIT_FIXED_STRAIGHT_S
                                          : SPLIT_FIXED_S));
+}
+
+int
+gt_split_by_cols (size_t m, size_t n, size_t min_cols, int peers,
+                  int forced)
+{
+  return n >= m || (!forced && peers && n >= min_cols);
 }
 
 int

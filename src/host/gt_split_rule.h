@@ -6,6 +6,8 @@
 #ifndef GT_SPLIT_RULE_H
 #define GT_SPLIT_RULE_H
 
+#include <stddef.h>
+
 /* A product of `flops` (gt_flops) of a single class or a double one,
    whose result has c_bytes, split into `count` bands by
    columns (C and B cut, A shared) or by rows (C and A cut, B shared):
@@ -24,5 +26,15 @@ typedef struct
    added).  */
 void gt_split_times (const gt_split_case *s, double *saved, double *added);
 int gt_split_pays (const gt_split_case *s);
+
+/* Whether a split of an m x n product goes by columns (C and B cut, A
+   shared), else by rows (C and A cut, B shared).  By columns where
+   n >= m; where m > n too, if the devices reach each other (peers) and n
+   has min_cols columns or more: between peers A crosses the host once,
+   where by rows every band takes all of B through the host, so by the
+   terms above by columns saves at least what by rows does.  forced
+   (GPU_TILED_SPLIT=always, for the tests): by the shape alone.  */
+int gt_split_by_cols (size_t m, size_t n, size_t min_cols, int peers,
+                      int forced);
 
 #endif
