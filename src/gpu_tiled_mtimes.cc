@@ -2204,7 +2204,9 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## stream the last one in narrower sub-panels where those still fill
 %! ## the GPU (4500 rows: 512 columns on a 132-SM Hopper, the last panel
 %! ## at least 1024 wide at n = 8192); every class pair that makes a
-%! ## complex product, and doubles for the sub-panels after pieces of k
+%! ## complex product (a complex double A times a real B as the real
+%! ## product of A's storage), and doubles for the sub-panels after pieces
+%! ## of k
 %! for s = {"double", "double", [4500 600 8192];
 %!          "cdouble", "cdouble", [4500 600 8192];
 %!          "double", "cdouble", [3001 1000 2816];
@@ -2303,17 +2305,19 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## or more and at most 8 times as far from the next (quarters of m in
 %! ## whole tiles: 512 rows at m = 1600, the last 64 rows staged; 768 at
 %! ## 3001), staged in the first call: the same bits both ways, every
-%! ## element written (C poisoned), against double complex.  B real, its
-%! ## columns of 1999 doubles staged (under 32 KiB, padded on the device),
-%! ## so that an operand read straight is A.  One device (a split's bands
-%! ## sharing A take no blocks of rows).
+%! ## element written (C poisoned), against double complex.  B complex
+%! ## with k of 600 (too short for pieces: blocks of rows), its columns of
+%! ## 9600 bytes staged (under 32 KiB, padded on the device), so that an
+%! ## operand read straight is A (a real B would make the product a real
+%! ## one of A's storage, read straight whole).  One device (a split's
+%! ## bands sharing A take no blocks of rows).
 %! d = gpu_tiled_devices ();
 %! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
 %! unwind_protect
 %!   gpu_tiled_devices (d(1));
-%!   for s = {[1600 1999 2049], [3001 1999 2816]}
+%!   for s = {[1600 600 2049], [3001 600 2816]}
 %!     m = s{1}(1);  k = s{1}(2);  n = s{1}(3);
-%!     A = make_operand ("cdouble", m, k);  B = make_operand ("double", k, n);
+%!     A = make_operand ("cdouble", m, k);  B = make_operand ("cdouble", k, n);
 %!     gpu_tiled_reset ();
 %!     C1 = gpu_tiled_mtimes (A, B);
 %!     C2 = gpu_tiled_mtimes (A, B);

@@ -2,8 +2,9 @@
 
    C is cut into one band per device, by columns (B and C go in column
    panels, so each device's band is contiguous on the host) or, where C
-   has more rows than columns, by rows; each device gets all of the other
-   operand.  One host thread per device runs its band through that
+   has more rows than columns and the devices cannot share A (not peers,
+   too few columns, A too large for each), by rows; each device gets all
+   of the other operand.  One host thread per device runs its band through that
    device's own context (streams, staging, helper threads), so the
    devices' copies and kernels overlap.  Bands are sized by each device's
    speed as measured on earlier split calls (flops per second of its band,
@@ -478,6 +479,40 @@ split_pays (const gt_product *p, int count, int by_cols, int peers)
   return gt_split_pays (&s);
 }
 
+/* Whether a band by columns, all of A on its device, fits in three
+   quarters of the device's memory (the first device's, the others taken
+   alike): where it does not, a band runs out of memory and goes on in
+   blocks, each taking A through the host, where a band by rows holds only
+   its rows of A.  */
+static int
+cols_band_fits (const gt_product *p, int device, int count)
+{
+  size_t free_b = 0, total_b = 0;
+  if (cudaSetDevice (device) != cudaSuccess
+      || cudaMemGetInfo (&free_b, &total_b) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  const gt_product band = gt_product_block (p, 0, 0, p->m,
+                                            (p->n + count - 1) / count);
+  return gt_product_device_bytes (&band) <= total_b / 4 * 3;
+}
+
+/* Whether p splits by columns (gt_split_by_cols), each band at least one
+   step wide; the devices are asked (which turns peer access on, each
+   device's context made) only where a tall product could go by columns.  */
+static int
+split_by_cols (const gt_product *p, const int *devs, int count)
+{
+  const size_t min_cols = (size_t) count * BAND_STEP;
+  const int forced = split_forced ();
+  const int could = p->m > p->n && p->n >= min_cols && !forced;
+  const int share = could && all_peers (devs, count)
+                    && cols_band_fits (p, devs[0], count);
+  return gt_split_by_cols (p->m, p->n, min_cols, share, forced);
+}
+
 gt_status
 gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
 {
@@ -485,15 +520,11 @@ gt_multi_product (const gt_product *p, gt_interrupt_fn interrupted)
   const int count = gt_get_devices (devs, GT_MAX_DEVICES);
   if (count == 0)   /* says why there is no device */
     return gt_device_product (GT_DEVICE_DEFAULT, p, interrupted);
-  if (count == 1)
-    return gt_device_product (devs[0], p, interrupted);
-  const int peers_all = all_peers (devs, count);
-  const int by_cols = gt_split_by_cols (p->m, p->n, 2 * BAND_STEP, peers_all,
-                                        split_forced ());
+  const int by_cols = count > 1 && split_by_cols (p, devs, count);
   const size_t total = by_cols ? p->n : p->m;
-  if (total < 2 * BAND_STEP)
+  if (count == 1 || total < 2 * BAND_STEP)
     return gt_device_product (devs[0], p, interrupted);
-  const int peers = by_cols && peers_all;
+  const int peers = by_cols && all_peers (devs, count);
   if (!split_pays (p, count, by_cols, peers))
     return gt_device_product (devs[0], p, interrupted);
   band b[GT_MAX_DEVICES];

@@ -29,12 +29,14 @@ int gt_split_pays (const gt_split_case *s);
 
 /* Whether a split of an m x n product goes by columns (C and B cut, A
    shared), else by rows (C and A cut, B shared).  By columns where
-   n >= m; where m > n too, if the devices reach each other (peers) and n
-   has min_cols columns or more: between peers A crosses the host once,
-   where by rows every band takes all of B through the host, so by the
-   terms above by columns saves at least what by rows does.  forced
-   (GPU_TILED_SPLIT=always, for the tests): by the shape alone.  */
-int gt_split_by_cols (size_t m, size_t n, size_t min_cols, int peers,
+   n >= m; where m > n too, if the devices can share A (share: they reach
+   each other, and each can hold all of A beside its band) and n has
+   min_cols columns or more (a band for every device): between peers A
+   crosses the host once, where by rows every band takes all of B through
+   the host, so by the terms above by columns saves at least what by rows
+   does.  forced (GPU_TILED_SPLIT=always, for the tests): by the shape
+   alone.  */
+int gt_split_by_cols (size_t m, size_t n, size_t min_cols, int share,
                       int forced);
 
 #endif
