@@ -4,12 +4,13 @@
    panels, so each device's band is contiguous on the host) or, where C
    has more rows than columns and the devices cannot share A (not peers,
    too few columns, A too large for each), by rows; each device gets all
-   of the other operand.  One host thread per device runs its band through that
-   device's own context (streams, staging, helper threads), so the
-   devices' copies and kernels overlap.  Bands are sized by each device's
-   speed as measured on earlier split calls (flops per second of its band,
-   call to return, relative to the call's mean; the median of its last
-   five: gt_band_share.c), so a slower or busier device gets less.  */
+   of the other operand.  One host thread per device runs its band
+   through that device's own context (streams, staging, helper threads),
+   so the devices' copies and kernels overlap.  Bands are sized by each
+   device's speed as measured on earlier split calls (flops per second of
+   its band, call to return, relative to the call's mean; the median of
+   its last five: gt_band_share.c), so a slower or busier device gets
+   less.  */
 
 #include <pthread.h>
 #include <stdint.h>
