@@ -2306,12 +2306,14 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %! ## whole tiles: 512 rows at m = 1600, the last 64 rows staged; 768 at
 %! ## 3001), staged in the first call: the same bits both ways, every
 %! ## element written (C poisoned), against double complex.  B complex
-%! ## with k of 600 (too short for pieces: blocks of rows), its columns of
-%! ## 9600 bytes staged (under 32 KiB, padded on the device), so that an
-%! ## operand read straight is A (a real B would make the product a real
-%! ## one of A's storage, read straight whole).  One device (a split's
-%! ## bands sharing A take no blocks of rows).
+%! ## with k of 600 (too short for pieces: blocks of rows, counted in
+%! ## rows_products); in the second call a copy of B at a new address,
+%! ## seen for the first time and so staged, so that the operand read
+%! ## straight is A (a real B would make the product a real one of A's
+%! ## storage, read straight whole).  One device (a split's bands sharing
+%! ## A take no blocks of rows).
 %! d = gpu_tiled_devices ();
+%! rows = @() sum ([gpu_tiled_info().devices.rows_products]);
 %! setenv ("GPU_TILED_LOCK_OPERANDS", "1");
 %! unwind_protect
 %!   gpu_tiled_devices (d(1));
@@ -2320,8 +2322,10 @@ class (Z), iscomplex (Z)            # double, complex\n\
 %!     A = make_operand ("cdouble", m, k);  B = make_operand ("cdouble", k, n);
 %!     gpu_tiled_reset ();
 %!     C1 = gpu_tiled_mtimes (A, B);
-%!     C2 = gpu_tiled_mtimes (A, B);
+%!     B2 = B + 0;
+%!     C2 = gpu_tiled_mtimes (A, B2);
 %!     assert (gpu_tiled_info ().operands_direct >= 1);
+%!     assert (rows () >= 2, "%dx%dx%d: %d in blocks of rows", m, k, n, rows ());
 %!     assert (! any (isnan (C2(:))));
 %!     assert (isequal (C1, C2), "%dx%dx%d: staged and straight differ", m, k, n);
 %!     check_parts (A, B, C2, unique ([1:300, m-300:m]), "A's rows straight");

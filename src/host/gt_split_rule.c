@@ -45,10 +45,10 @@ gt_split_times (const gt_split_case *s, double *saved, double *added)
 }
 
 int
-gt_split_by_cols (size_t m, size_t n, size_t min_cols, int peers,
+gt_split_by_cols (size_t m, size_t n, size_t min_cols, int share,
                   int forced)
 {
-  return n >= m || (!forced && peers && n >= min_cols);
+  return n >= m || (!forced && share && n >= min_cols);
 }
 
 int
