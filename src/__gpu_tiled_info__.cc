@@ -36,15 +36,15 @@ assign_device (octave_scalar_map& s, const gt_info& info)
             static_cast<double> (info.eighths_products));
   s.assign ("last_rows_products",
             static_cast<double> (info.last_rows_products));
-  RowVector peers;
+  octave_idx_type count = 0;
+  for (int d = 0; d < GT_MAX_DEVICES; d++)
+    count += info.peers >> d & 1;
+  Matrix peers (1, count);   // 1x0 where it reaches none
+  count = 0;
   for (int d = 0; d < GT_MAX_DEVICES; d++)
     if (info.peers >> d & 1)
-      {
-        peers.resize (peers.numel () + 1);
-        peers(peers.numel () - 1) = d;
-      }
-  s.assign ("peers", peers.numel () ? octave_value (peers)
-                                    : octave_value (Matrix (1, 0)));
+      peers(count++) = d;
+  s.assign ("peers", peers);
 }
 
 // Every device the driver shows, one element each.

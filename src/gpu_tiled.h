@@ -144,11 +144,11 @@ gt_status gt_mtimes_host (gt_type c, gt_operand A, gt_operand B, void *C,
    quarter more than the budget (at most 2 GiB), and all of it from a
    result over 1.5 GiB to the next result or gt_reset: a loop's freed
    result is the next one's memory, its pages already there, and the
-   copies out need no page faults.  The heap grows by results only while it holds
-   less than the budget (Octave's arrays of 32 MiB and less count); past
-   it, results kept (not freed) are fresh mappings as before.  The
-   budget: GPU_TILED_RESULT_HEAP (bytes; 0 off), by default a sixteenth
-   of the host's memory, at most 4 GiB; off where the user
+   copies out need no page faults.  The heap grows by results only while
+   it holds less than the budget (Octave's arrays of 32 MiB and less
+   count); past it, results kept (not freed) are fresh mappings as
+   before.  The budget: GPU_TILED_RESULT_HEAP (bytes; 0 off), by default
+   a sixteenth of the host's memory, at most 4 GiB; off where the user
    tuned malloc (MALLOC_*_ or GLIBC_TUNABLES) and on other C libraries.
    Read again after gt_reset.  gt_result_heap_begin returns what
    gt_result_heap_end takes.  One caller thread.  */

@@ -501,17 +501,18 @@ cols_band_fits (const gt_product *p, int device, int count)
 }
 
 /* Whether p splits by columns (gt_split_by_cols), each band at least one
-   step wide; the devices are asked (which turns peer access on, each
-   device's context made) only where a tall product could go by columns.  */
+   step wide; whether the devices can share A is asked (which turns peer
+   access on, each device's context made) only where the rule's answer
+   turns on it.  */
 static int
 split_by_cols (const gt_product *p, const int *devs, int count)
 {
   const size_t min_cols = (size_t) count * BAND_STEP;
   const int forced = split_forced ();
-  const int could = p->m > p->n && p->n >= min_cols && !forced;
-  const int share = could && all_peers (devs, count)
-                    && cols_band_fits (p, devs[0], count);
-  return gt_split_by_cols (p->m, p->n, min_cols, share, forced);
+  const int alone = gt_split_by_cols (p->m, p->n, min_cols, 0, forced);
+  if (alone || !gt_split_by_cols (p->m, p->n, min_cols, 1, forced))
+    return alone;
+  return all_peers (devs, count) && cols_band_fits (p, devs[0], count);
 }
 
 gt_status

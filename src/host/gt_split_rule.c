@@ -13,9 +13,9 @@
    but one device, and costs less.  By rows it lost (100000x256x256: a
    band's blocks of A's rows go staged), and a tall product split by rows
    sends all of B through the host to every device: between peers it goes
-   by columns instead where it can (gt_split_by_cols).  The rates are those measured on
-   Hopper hosts (bench/RESULTS.md, "Several GPUs", and the fourteenth
-   section's run 8).  */
+   by columns instead where it can (gt_split_by_cols).  The rates are
+   those measured on Hopper hosts (bench/RESULTS.md, "Several GPUs", and
+   the fourteenth section's run 8).  */
 
 #include "gt_split_rule.h"
 
